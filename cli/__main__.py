@@ -1,0 +1,7 @@
+"""``python -m ticdc_conformance.cli``."""
+
+from __future__ import annotations
+
+from ticdc_conformance.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,207 @@
+"""Argument parsing and the commands ``encode``, ``decode`` and ``demo``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from importlib import resources
+from typing import IO
+
+from ticdc_conformance.reference import CODECS, Message, ProtocolError
+from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError
+from ticdc_conformance.reference.events import ChangeEvent
+from ticdc_conformance.reference.forms import (
+    read_change_event,
+    read_message,
+    write_decoded_event,
+    write_message,
+)
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
+
+
+def _json_lines(stream: IO[str]) -> Iterator[tuple[int, object]]:
+    for number, line in enumerate(stream, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as error:
+            raise FormError(f"not JSON: {error.msg}", line=number) from None
+
+
+def _emit(document: object, out: IO[str]) -> None:
+    out.write(json.dumps(document, separators=(",", ":")) + "\n")
+
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise argparse.ArgumentTypeError(f"--option takes NAME=VALUE, got {pair!r}")
+        options[name] = value
+    return options
+
+
+def _read_events(stream: IO[str]) -> list[ChangeEvent]:
+    return [read_change_event(raw, line=number) for number, raw in _json_lines(stream)]
+
+
+def _encode(args: argparse.Namespace, out: IO[str]) -> int:
+    codec = CODECS[args.protocol]
+    config = codec.config_from_options(_parse_options(args.option), profile=args.profile)
+    for message in codec.encode(_read_events(sys.stdin), config):
+        _emit(write_message(message), out)
+    return EXIT_OK
+
+
+def _messages(args: argparse.Namespace) -> Iterator[tuple[int, Message | FormError]]:
+    if args.key_file or args.value_file:
+        key = open(args.key_file, "rb").read() if args.key_file else None  # noqa: SIM115, PTH123
+        value = open(args.value_file, "rb").read() if args.value_file else None  # noqa: SIM115, PTH123
+        yield 0, Message(key=key, value=value)
+        return
+    for number, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, read_message(json.loads(line), line=number)
+        except json.JSONDecodeError as error:
+            yield number, FormError(f"not JSON: {error.msg}", line=number)
+        except FormError as error:
+            yield number, error
+
+
+def _decode(args: argparse.Namespace, out: IO[str]) -> int:
+    codec = CODECS[args.protocol]
+    status = EXIT_OK
+    for index, (line, item) in enumerate(_messages(args)):
+        try:
+            if isinstance(item, FormError):
+                raise item
+            events = codec.decode(item, message_index=index)
+        except FormError as error:  # already says its line
+            print(f"error: {error}", file=sys.stderr)
+            status = EXIT_FAILURE
+            continue
+        except DecodeError as error:
+            print(f"error: line {line}: {error}", file=sys.stderr)
+            status = EXIT_FAILURE
+            continue
+        for event in events:
+            _emit(write_decoded_event(event), out)
+    return status
+
+
+def _demo(args: argparse.Namespace, out: IO[str]) -> int:
+    del args
+    examples = sorted(
+        (entry.name, entry.read_text(encoding="utf-8"))
+        for entry in resources.files("ticdc_conformance.cli").joinpath("examples").iterdir()
+        if entry.name.endswith(".change.jsonl")
+    )
+    for protocol, codec in CODECS.items():
+        for profile in codec.PROFILES:
+            config = codec.config_from_options({}, profile=profile)
+            for name, text in examples:
+                events = [read_change_event(json.loads(line)) for line in text.splitlines() if line]
+                messages = codec.encode(events, config)
+                size = sum(len(m.key or b"") + len(m.value or b"") for m in messages)
+                print(
+                    f"{protocol} ({profile}) {name}: {len(events)} event(s) -> "
+                    f"{len(messages)} message(s), {size} bytes of key plus value",
+                    file=sys.stderr,
+                )
+                for index, message in enumerate(messages):
+                    decoded = [
+                        write_decoded_event(e) for e in codec.decode(message, message_index=index)
+                    ]
+                    _emit(
+                        {"protocol": protocol, "profile": profile, "example": name,
+                         "message": write_message(message), "decoded": decoded},
+                        out,
+                    )  # fmt: skip
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ticdc-conformance",
+        description="Conformance kit for TiCDC's Kafka message protocols.",
+        epilog="Exit codes: 0 success, 1 conformance failure, 2 usage error, 3 the run broke.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    protocols = sorted(CODECS)
+
+    option_lines = "\n".join(
+        f"  {protocol}: {name}  {text}"
+        for protocol, codec in sorted(CODECS.items())
+        for name, text in codec.OPTIONS.items()
+    )
+    encode = commands.add_parser(
+        "encode",
+        help="change events (JSON Lines, stdin) -> Kafka messages (JSON Lines, stdout)",
+        description="Read change events as JSON Lines on stdin and write one line per Kafka "
+        'message on stdout: {"key": base64 or null, "value": base64 or null}, plus '
+        '"claim_checks" when TiCDC would have stored files next to the message.',
+        epilog=f"options (TiCDC sink option names):\n{option_lines}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    encode.add_argument("--protocol", required=True, choices=protocols)
+    encode.add_argument(
+        "--profile", choices=("tiflow", "ticdc"), default="tiflow",
+        help="producer line to imitate: tiflow (classic TiCDC) or ticdc (new architecture)",
+    )  # fmt: skip
+    encode.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE",
+        help="a TiCDC sink option (listed below), repeatable",
+    )  # fmt: skip
+
+    decode = commands.add_parser(
+        "decode",
+        help="Kafka messages (JSON Lines, stdin) -> decoded events (JSON Lines, stdout)",
+        description="Read message lines on stdin (or one raw message from --key-file and "
+        "--value-file) and write decoded events as JSON Lines. An invalid message prints "
+        "one line on stderr with its location and nothing on stdout; the others are still "
+        "decoded, and the exit status is 1.",
+    )
+    decode.add_argument("--protocol", required=True, choices=protocols)
+    decode.add_argument("--key-file", help="raw Kafka key bytes of one message")
+    decode.add_argument("--value-file", help="raw Kafka value bytes of one message")
+
+    commands.add_parser(
+        "demo",
+        help="encode the bundled example events with every protocol and profile, decode back",
+        description="Encode the bundled example change events with every implemented "
+        "protocol and profile, decode each message back, and print message and decoded "
+        "events as JSON Lines (a size summary goes to stderr).",
+    )
+    return parser
+
+
+_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args, sys.stdout)
+    except (EncodeError, FormError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILURE if args.command != "encode" or not _is_config(error) else EXIT_USAGE
+    except (argparse.ArgumentTypeError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # noqa: BLE001 - any other exception is a broken run, said as such
+        print(f"error: the run broke: {type(error).__name__}: {error}", file=sys.stderr)
+        return EXIT_BROKEN
+
+
+def _is_config(error: ProtocolError) -> bool:
+    return isinstance(error, EncodeError) and error.event_index is None

@@ -1,0 +1,54 @@
+"""Pure-Python, sans-IO reference codecs for TiCDC's Kafka message protocols.
+
+No Kafka, files or clocks here: codecs turn change events into ``Message`` objects and
+messages into decoded events. Every decoder raises only ``DecodeError``.
+
+Protocol modules (same surface, see ``Codec``): ``open_protocol``.
+"""
+
+from __future__ import annotations
+
+from ticdc_conformance.reference import open_protocol
+from ticdc_conformance.reference.decoded import (
+    DecodedColumn,
+    DecodedDDL,
+    DecodedEvent,
+    DecodedResolved,
+    DecodedRow,
+)
+from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError, ProtocolError
+from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, ResolvedEvent, RowChangedEvent
+from ticdc_conformance.reference.message import ClaimCheckObject, Codec, Message
+from ticdc_conformance.reference.tables import ColumnInfo, IndexInfo, Profile, TableInfo
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = [
+    "CODECS",
+    "ChangeEvent",
+    "ClaimCheckObject",
+    "Codec",
+    "ColumnInfo",
+    "DDLEvent",
+    "DecimalValue",
+    "DecodeError",
+    "DecodedColumn",
+    "DecodedDDL",
+    "DecodedEvent",
+    "DecodedResolved",
+    "DecodedRow",
+    "EncodeError",
+    "FormError",
+    "IndexInfo",
+    "Message",
+    "Profile",
+    "ProtocolError",
+    "ResolvedEvent",
+    "RowChangedEvent",
+    "TableInfo",
+    "TimestampValue",
+    "Value",
+    "open_protocol",
+]
+
+CODECS: dict[str, Codec[object]] = {open_protocol.PROTOCOL: open_protocol}  # type: ignore[dict-item]
+"""Protocol name → codec module, for tools that pick a protocol by name."""

@@ -1,0 +1,167 @@
+r"""JSON text exactly as TiCDC's two Go JSON writers produce it (ground truth §1.4).
+
+Two styles:
+
+* ``GO_STD``: Go ``encoding/json`` ``Marshal`` (Go 1.25, classic TiCDC). Strings: ``\"``,
+  ``\\``, ``\b \f \n \r \t`` (two-character escapes since Go 1.22), other bytes below
+  0x20 as ``\u00xx`` (lower-case hex); ``<`` ``>`` ``&`` as ``\u003c`` ``\u003e``
+  ``\u0026``; U+2028/U+2029 escaped; every byte that is not part of valid UTF-8 becomes
+  ``\ufffd``; DEL is written raw. Floats: shortest round-trip digits (32-bit shortest for
+  FLOAT), ``'e'`` notation when |x| < 1e-6 or |x| ≥ 1e21, and ``e-07`` cleaned to ``e-7``.
+* ``JSONITER``: json-iterator v1.1.12 ``Stream.WriteString`` with ``EscapeHTML: false``
+  (new-arch TiCDC). Strings: ``\"``, ``\\``, ``\n \r \t``, every other byte below 0x20
+  (including BS and FF) as ``\u00xx``; everything else, invalid UTF-8 and U+2028 included,
+  copied raw. Floats: as ``GO_STD`` but without the exponent clean-up (``1e-07``).
+
+Text is handled as ``str`` in which bytes that are not valid UTF-8 are carried as the
+surrogate-escape code points U+DC80–U+DCFF; ``to_bytes`` turns the finished JSON back into
+the exact bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal
+from enum import Enum
+from fractions import Fraction
+
+__all__ = ["JsonStyle", "format_float", "quote", "text_of", "to_bytes"]
+
+
+class JsonStyle(Enum):
+    """Which Go JSON writer to imitate."""
+
+    GO_STD = "encoding/json"
+    JSONITER = "jsoniter"
+
+
+_GO_STD_SPECIAL = re.compile('[\x00-\x1f"\\\\<>&\u2028\u2029\udc80-\udcff]')
+_JSONITER_SPECIAL = re.compile('[\x00-\x1f"\\\\]')
+_TWO_CHAR = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_GO_STD_TWO_CHAR = {**_TWO_CHAR, "\b": "\\b", "\f": "\\f"}
+
+
+def _go_std_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _GO_STD_TWO_CHAR:
+        return _GO_STD_TWO_CHAR[char]
+    if "\udc80" <= char <= "\udcff":
+        return "\\ufffd"
+    return f"\\u{ord(char):04x}"
+
+
+def _jsoniter_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _TWO_CHAR.get(char) or f"\\u{ord(char):04x}"
+
+
+def text_of(data: str | bytes) -> str:
+    """``data`` as text, with bytes that are not valid UTF-8 kept as surrogate escapes."""
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "surrogateescape")
+    try:
+        data.encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates: Go sees their (invalid) UTF-8 bytes, one escape per byte.
+        return data.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape")
+    return data
+
+
+def quote(data: str | bytes, style: JsonStyle) -> str:
+    """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
+    text = text_of(data)
+    if style is JsonStyle.GO_STD:
+        return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
+    return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'
+
+
+def to_bytes(json_text: str) -> bytes:
+    """The bytes of finished JSON text (surrogate escapes become their raw bytes again)."""
+    return json_text.encode("utf-8", "surrogateescape")
+
+
+def _float32(x: float) -> float:
+    return float(struct.unpack("<f", struct.pack("<f", x))[0])
+
+
+_F32_SMALL = _float32(1e-6)
+_F32_LARGE = _float32(1e21)
+
+
+def _float32_bits(x: float) -> int:
+    return int(struct.unpack("<I", struct.pack("<f", x))[0])
+
+
+def _float32_from_bits(bits: int) -> float:
+    return float(struct.unpack("<f", struct.pack("<I", bits))[0])
+
+
+def _shortest_float32(x: float) -> Decimal:
+    """Fewest significant digits that read back as float32 ``x`` (x > 0), nearest first.
+
+    Exact: the candidates are tested against x's rounding interval with rationals, so no
+    double rounding through float64 can creep in.
+    """
+    bits = _float32_bits(x)
+    exact = Fraction(x)
+    lower = Fraction(_float32_from_bits(bits - 1)) if bits > 1 else Fraction(0)
+    if bits + 1 < 0x7F800000:
+        upper = Fraction(_float32_from_bits(bits + 1))
+    else:
+        upper = exact + (exact - lower)
+    low, high = (exact + lower) / 2, (exact + upper) / 2
+    inclusive = bits % 2 == 0  # round-half-even: midpoints go to the even neighbour
+
+    def reads_back(candidate: Decimal) -> bool:
+        value = Fraction(candidate)
+        if inclusive:
+            return low <= value <= high
+        return low < value < high
+
+    for digits in range(1, 10):
+        candidates = {
+            Context(prec=digits, rounding=rounding).plus(Decimal(x))
+            for rounding in (ROUND_FLOOR, ROUND_CEILING, ROUND_HALF_EVEN)
+        }
+        good = [c for c in candidates if reads_back(c)]
+        if good:
+            nearest = Context(prec=digits, rounding=ROUND_HALF_EVEN).plus(Decimal(x))
+            return nearest if nearest in good else min(good, key=lambda c: abs(Fraction(c) - exact))
+    return Decimal(x)  # unreachable: 9 digits always identify a float32
+
+
+def _digits(x: float, bits: int) -> tuple[str, int]:
+    """Shortest digits ``d`` and exponent ``e`` with |x| ≈ int(d) × 10**e (x ≠ 0)."""
+    magnitude = abs(x)
+    number = _shortest_float32(magnitude) if bits == 32 else Decimal(repr(magnitude))
+    sign, digit_tuple, exponent = number.normalize().as_tuple()
+    del sign
+    assert isinstance(exponent, int)
+    return "".join(map(str, digit_tuple)), exponent
+
+
+def format_float(x: float, bits: int, style: JsonStyle) -> str:
+    """``x`` as the Go JSON writer prints a float of ``bits`` (32 for FLOAT, 64 for DOUBLE)."""
+    if bits == 32:
+        x = _float32(x)
+    sign = "-" if x < 0 or (x == 0 and str(x).startswith("-")) else ""
+    if x == 0:
+        return sign + "0"
+    digits, exponent = _digits(x, bits)
+    magnitude = abs(x)
+    # Go compares in the float's own width: float32(abs) < 1e-6 converts the constant too.
+    small, large = (_F32_SMALL, _F32_LARGE) if bits == 32 else (1e-6, 1e21)
+    if magnitude < small or magnitude >= large:
+        point = exponent + len(digits) - 1
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        exp_text = f"{abs(point):02d}"
+        if style is JsonStyle.GO_STD and point < 0 and exp_text.startswith("0"):
+            exp_text = exp_text[1:]  # encoding/json cleans e-07 to e-7; jsoniter does not
+        return f"{sign}{mantissa}e{'-' if point < 0 else '+'}{exp_text}"
+    if exponent >= 0:
+        return sign + digits + "0" * exponent
+    whole = len(digits) + exponent
+    if whole > 0:
+        return f"{sign}{digits[:whole]}.{digits[whole:]}"
+    return f"{sign}0.{'0' * -whole}{digits}"

@@ -1,0 +1,75 @@
+"""Decoded events: what a consumer extracts from messages (the decoders' output).
+
+Every protocol decodes into these classes; members a protocol does not carry are ``None``.
+Envelope members follow shared/design/architecture.md ("Two JSON forms"): ``commit_ts``,
+``schema``, ``table``; rows add ``op`` and the ``before``/``after`` column lists in wire order.
+
+The classes are frozen and slotted and are not meant for subclassing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.values import Value
+
+__all__ = ["DecodedColumn", "DecodedDDL", "DecodedEvent", "DecodedResolved", "DecodedRow"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedColumn:
+    """One column of a decoded row image."""
+
+    name: str
+    value: Value
+    type_code: int | None = None
+    """MySQL type code when the protocol carries it (Open ``t``, Craft)."""
+    flags: int | None = None
+    """Column flag bits when carried (Open ``f``; ``None`` for legacy messages without it)."""
+    handle_key: bool | None = None
+    """Whether the column is part of the handle key, when the protocol says (Open ``h``)."""
+    mysql_type: str | None = None
+    """MySQL type name when the protocol carries it (Simple, Debezium)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedRow:
+    """A row change as the consumer sees it."""
+
+    commit_ts: int
+    schema: str
+    table: str
+    op: Operation
+    before: tuple[DecodedColumn, ...] | None
+    after: tuple[DecodedColumn, ...] | None
+    partition_id: int | None = None
+    table_id: int | None = None
+    row_id: int | None = None
+    schema_version: int | None = None
+    handle_key_only: bool = False
+    """The message carries only handle-key columns (large-message ``handle-key-only``)."""
+    claim_check_location: str | None = None
+    """Where the full message was stored (large-message ``claim-check``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedDDL:
+    """A DDL as the consumer sees it."""
+
+    commit_ts: int
+    schema: str
+    table: str
+    query: str
+    ddl_type: int | None = None
+    """TiDB ActionType when the protocol carries it (Open, Craft)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedResolved:
+    """A checkpoint (resolved ts, watermark) as the consumer sees it."""
+
+    commit_ts: int
+
+
+DecodedEvent = DecodedRow | DecodedDDL | DecodedResolved

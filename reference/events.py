@@ -1,0 +1,112 @@
+"""Change events: what TiCDC holds before it encodes (the encoders' input).
+
+Three kinds, named as TiCDC names them: ``RowChangedEvent`` (one row of a committed
+transaction), ``DDLEvent`` and ``ResolvedEvent`` (a checkpoint: every change with a commit ts
+at or below it has been sent). Row images are tuples aligned with ``table.columns``; a virtual
+generated column is not stored, so its slot is always ``None`` and no codec outputs it.
+
+The classes are frozen and slotted and are not meant for subclassing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ticdc_conformance.reference.tables import TableInfo
+from ticdc_conformance.reference.values import Value, check_value
+
+__all__ = ["ChangeEvent", "DDLEvent", "Operation", "ResolvedEvent", "RowChangedEvent"]
+
+Operation = Literal["insert", "update", "delete"]
+
+_UINT64 = 2**64
+_IMAGES = {"insert": (False, True), "update": (True, True), "delete": (True, False)}
+_IMAGE_NAMES = {"insert": "an after image", "update": "both images", "delete": "a before image"}
+
+
+def _check_ts(name: str, ts: int) -> None:
+    if isinstance(ts, bool) or not isinstance(ts, int) or not 0 <= ts < _UINT64:
+        raise ValueError(f"{name} must be a uint64, got {ts!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RowChangedEvent:
+    """One changed row; ``before``/``after`` follow ``op`` as in TiCDC's RowChangedEvent."""
+
+    commit_ts: int
+    table: TableInfo
+    op: Operation
+    before: tuple[Value, ...] | None = None
+    """Old image: required for ``update`` and ``delete``, absent for ``insert``."""
+    after: tuple[Value, ...] | None = None
+    """New image: required for ``insert`` and ``update``, absent for ``delete``."""
+    row_id: int | None = None
+    """TiDB's int row handle (Open ``rid``); ``None`` derives it from an integer primary key."""
+
+    def __post_init__(self) -> None:
+        _check_ts("commit_ts", self.commit_ts)
+        if self.op not in _IMAGES:
+            raise ValueError(f"unknown operation {self.op!r}")
+        if ((self.before is not None), (self.after is not None)) != _IMAGES[self.op]:
+            raise ValueError(f"{self.op} takes {_IMAGE_NAMES[self.op]} only")
+        for image in (self.before, self.after):
+            if image is None:
+                continue
+            if len(image) != len(self.table.columns):
+                raise ValueError("a row image needs one value per column")
+            for column, value in zip(self.table.columns, image, strict=True):
+                problem = check_value(value)
+                if problem:
+                    raise ValueError(f"column {column.name!r}: {problem}")
+        if self.row_id is not None and not -(2**63) <= self.row_id < 2**63:
+            raise ValueError("row_id must be an int64")
+
+    def effective_row_id(self) -> int:
+        """TiCDC's RowID: explicit, else the value of a single integer primary key, else 0.
+
+        An integer primary key is the row handle in TiDB (PKIsHandle); clustered non-integer
+        keys have no int handle, so TiCDC leaves RowID at 0 (ground truth §2.3).
+        """
+        if self.row_id is not None:
+            return self.row_id
+        primary = self.table.primary_key()
+        image = self.after if self.after is not None else self.before
+        if len(primary) != 1 or image is None:
+            return 0
+        column = self.table.columns[primary[0]]
+        value = image[primary[0]]
+        integer_types = {"tinyint", "smallint", "mediumint", "int", "bigint"}
+        if column.type in integer_types and isinstance(value, int) and value < 2**63:
+            return value
+        return 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DDLEvent:
+    """A DDL statement that TiDB finished at ``commit_ts``."""
+
+    commit_ts: int
+    schema: str
+    table: str
+    query: str
+    ddl_type: int
+    """TiDB ActionType (ground truth §1.7): any byte value, not only the documented 1–36."""
+
+    def __post_init__(self) -> None:
+        _check_ts("commit_ts", self.commit_ts)
+        if isinstance(self.ddl_type, bool) or not 0 <= self.ddl_type <= 255:
+            raise ValueError(f"ddl_type {self.ddl_type!r} is not an ActionType byte")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedEvent:
+    """A checkpoint: everything with a commit ts at or below ``commit_ts`` has been sent."""
+
+    commit_ts: int
+
+    def __post_init__(self) -> None:
+        _check_ts("commit_ts", self.commit_ts)
+
+
+ChangeEvent = RowChangedEvent | DDLEvent | ResolvedEvent

@@ -1,0 +1,76 @@
+"""Kafka messages and the surface every protocol module offers.
+
+A ``Message`` is what TiCDC hands to the Kafka producer: key and value bytes (either may be
+absent; Craft and Simple bootstraps have no key). When the large-message option
+``claim-check`` is on, the message also says what TiCDC wrote to external storage.
+
+Every protocol module (``open_protocol``, later ``craft``, ``simple``, ``debezium``) satisfies
+``Codec``: the constants ``PROTOCOL`` and ``PROFILES``, a frozen ``Config`` built from TiCDC's
+sink option names, ``encode`` (change events → messages) and ``decode`` (one message → events).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from ticdc_conformance.reference.decoded import DecodedEvent
+    from ticdc_conformance.reference.events import ChangeEvent
+
+__all__ = ["RECORD_OVERHEAD", "ClaimCheckObject", "Codec", "Message"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimCheckObject:
+    """A file TiCDC writes to external storage for one oversized message (ground truth §1.5)."""
+
+    location: str
+    """Storage URI without trailing slash, ``/``, then the file name."""
+    content: bytes
+    """The file's bytes."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """One Kafka message."""
+
+    key: bytes | None
+    value: bytes | None
+    claim_checks: tuple[ClaimCheckObject, ...] = ()
+    """Files TiCDC stored elsewhere for rows of this message it replaced by a reference."""
+
+    def length(self) -> int:
+        """TiCDC's size accounting: key, value and the 36-byte record overhead (§1.5)."""
+        return len(self.key or b"") + len(self.value or b"") + RECORD_OVERHEAD
+
+
+RECORD_OVERHEAD = 36
+"""``MaxRecordOverhead`` = 5 × MaxVarintLen32 + MaxVarintLen64 + 1 (ground truth §1.5)."""
+
+
+ConfigT = TypeVar("ConfigT")
+
+
+class Codec(Protocol[ConfigT]):
+    """The surface of a protocol module; ``ConfigT`` is the module's ``Config``."""
+
+    PROTOCOL: str
+    PROFILES: tuple[str, ...]
+    OPTIONS: Mapping[str, str]
+    """TiCDC option name → one-line help, for the options ``config_from_options`` takes."""
+
+    def config_from_options(
+        self, options: Mapping[str, str], *, profile: str | None = None
+    ) -> ConfigT:
+        """Build a config from TiCDC sink option names and their text values."""
+        ...
+
+    def encode(self, events: Iterable[ChangeEvent], config: ConfigT | None = None) -> list[Message]:
+        """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
+        ...
+
+    def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
+        """Decode one message; raise only ``DecodeError``."""
+        ...

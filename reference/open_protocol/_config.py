@@ -1,0 +1,106 @@
+"""Open Protocol encoder options, named after TiCDC's sink options (ground truth §1.5, §2.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Literal
+
+from ticdc_conformance.reference.errors import EncodeError
+from ticdc_conformance.reference.tables import Profile
+
+PROTOCOL = "open"
+PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
+
+LargeMessageHandleOption = Literal["none", "handle-key-only", "claim-check"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    """Encoder options; field names are TiCDC's sink option names with ``_`` for ``-``."""
+
+    profile: Profile = "tiflow"
+    max_message_bytes: int = 10 * 1024 * 1024
+    """Kafka ``max-message-bytes`` (default 10 MiB, ground truth §1.5)."""
+    max_batch_size: int = 16
+    """Rows per message at most (default 16)."""
+    max_batched_bytes: int | None = None
+    """``ticdc`` only: byte limit for batching (``MaxBatchedBytes``); ``None`` = max-message-bytes."""
+    output_old_value: bool = True
+    """``[sink.open] output-old-value``: write ``p`` for updates."""
+    delete_only_output_handle_key_columns: bool = False
+    only_output_updated_columns: bool = False
+    large_message_handle_option: LargeMessageHandleOption = "none"
+    claim_check_storage_uri: str = ""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.profile not in PROFILES:
+            problems.append(f"profile must be one of {', '.join(PROFILES)}")
+        if self.max_message_bytes <= 0 or self.max_batch_size <= 0:
+            problems.append("max-message-bytes and max-batch-size must be positive")
+        if self.max_batched_bytes is not None:
+            if self.profile != "ticdc":
+                problems.append("max-batched-bytes exists only in profile ticdc")
+            elif not 0 < self.max_batched_bytes <= self.max_message_bytes:
+                problems.append("max-batched-bytes must be in 1..max-message-bytes")
+        if self.large_message_handle_option not in ("none", "handle-key-only", "claim-check"):
+            problems.append(
+                "large-message-handle-option must be none, handle-key-only or claim-check"
+            )
+        if (self.large_message_handle_option == "claim-check") != bool(
+            self.claim_check_storage_uri
+        ):
+            problems.append(
+                "claim-check-storage-uri goes with large-message-handle-option=claim-check"
+            )
+        if problems:
+            raise EncodeError("; ".join(problems), protocol=PROTOCOL)
+
+    @property
+    def batch_limit(self) -> int:
+        """The byte limit batching compares against (§2.2)."""
+        if self.profile == "ticdc" and self.max_batched_bytes is not None:
+            return self.max_batched_bytes
+        return self.max_message_bytes
+
+
+OPTIONS: Mapping[str, str] = {
+    "max-message-bytes": "bytes per Kafka message at most (default 10485760)",
+    "max-batch-size": "rows per Kafka message at most (default 16)",
+    "max-batched-bytes": "profile ticdc: byte limit for batching rows (default max-message-bytes)",
+    "output-old-value": "true|false: write the old image 'p' of updates (default true)",
+    "delete-only-output-handle-key-columns": "true|false: deletes carry handle-key columns only",
+    "only-output-updated-columns": "true|false: 'p' keeps only the columns that changed",
+    "large-message-handle-option": "none|handle-key-only|claim-check (default none)",
+    "claim-check-storage-uri": "storage URI for claim-check files, e.g. file:///tmp/cc",
+    "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
+}
+
+
+def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
+    """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
+    known = {f.name: f for f in fields(Config)}
+    values: dict[str, object] = {}
+    for name, text in options.items():
+        if name == "large-message-handle-compression":
+            if text != "none":
+                raise EncodeError(f"compression {text!r} is not implemented", protocol=PROTOCOL)
+            continue
+        attribute = name.replace("-", "_")
+        if name not in OPTIONS or attribute not in known:
+            raise EncodeError(f"unknown option {name!r}", protocol=PROTOCOL)
+        default = getattr(Config(), attribute)
+        if isinstance(default, bool):
+            if text not in ("true", "false"):
+                raise EncodeError(f"option {name} takes true or false", protocol=PROTOCOL)
+            values[attribute] = text == "true"
+        elif isinstance(default, int) or attribute == "max_batched_bytes":
+            if not text.isdigit():
+                raise EncodeError(f"option {name} takes a whole number", protocol=PROTOCOL)
+            values[attribute] = int(text)
+        else:
+            values[attribute] = text
+    if profile is not None:
+        values["profile"] = profile
+    return Config(**values)  # type: ignore[arg-type]

@@ -1,0 +1,263 @@
+"""Open Protocol encoder: change events → Kafka messages (ground truth §2.1–§2.7).
+
+Each row is encoded to a key JSON and a value JSON first; the large-message rules (§2.6) may
+replace it by a handle-key-only or claim-check row; then it joins the current batch or opens a
+new message (§2.2). DDL and resolved events close the batch and go out alone, as TiCDC flushes
+rows before it writes a DDL or a checkpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
+from ticdc_conformance.reference.errors import EncodeError
+from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
+from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
+from ticdc_conformance.reference.open_protocol._columns import write_value
+from ticdc_conformance.reference.open_protocol._config import PROTOCOL, Config
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.values import Value
+
+__all__ = ["encode"]
+
+VERSION_HEADER = (1).to_bytes(8, "big")
+"""``BatchVersion1`` (§2.1)."""
+LENGTH_BYTES = 8
+RESOLVED_VALUE = bytes(LENGTH_BYTES)
+"""A resolved event's value entry: a zero length and no JSON (§2.8 O4)."""
+_CLAIM_CHECK_NAMES = uuid.UUID("6f0c1e2a-8b1d-4c3e-9a55-3a1f0d7e2b90")
+
+
+def _style(config: Config) -> JsonStyle:
+    return JsonStyle.GO_STD if config.profile == "tiflow" else JsonStyle.JSONITER
+
+
+def _entry(data: bytes) -> bytes:
+    return len(data).to_bytes(LENGTH_BYTES, "big") + data
+
+
+@dataclass(slots=True)
+class _Batch:
+    key: bytearray = field(default_factory=lambda: bytearray(VERSION_HEADER))
+    value: bytearray = field(default_factory=bytearray)
+    rows: int = 0
+    claim_checks: list[ClaimCheckObject] = field(default_factory=list)
+
+    def length(self) -> int:
+        return len(self.key) + len(self.value) + RECORD_OVERHEAD
+
+    def message(self) -> Message:
+        return Message(
+            key=bytes(self.key), value=bytes(self.value), claim_checks=tuple(self.claim_checks)
+        )
+
+
+def _columns_json(
+    event: RowChangedEvent,
+    image: Sequence[Value],
+    positions: Sequence[int],
+    flags: Sequence[int],
+    config: Config,
+) -> str:
+    style = _style(config)
+    columns = event.table.columns
+    if config.profile == "tiflow":
+        # classic TiCDC builds a Go map, and encoding/json sorts map keys (§2.4)
+        positions = sorted(positions, key=lambda i: columns[i].name)
+    parts = []
+    for i in positions:
+        column = columns[i]
+        type_code = column.effective_type_code
+        handle = '"h":true,' if flags[i] & HANDLE_KEY_FLAG else ""
+        try:
+            value = write_value(type_code, image[i], flags[i], style)
+        except ValueError as error:
+            raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
+        parts.append(
+            f'{quote(column.name, style)}:{{"t":{type_code},{handle}"f":{flags[i]},"v":{value}}}'
+        )
+    return "{" + ",".join(parts) + "}"
+
+
+def _updated(event: RowChangedEvent, positions: Sequence[int]) -> list[int]:
+    """Columns of ``p`` under only-output-updated-columns (§2.4): NULL to NULL is no change."""
+    assert event.before is not None
+    assert event.after is not None
+    before, after = event.before, event.after
+    return [i for i in positions if before[i] != after[i]]
+
+
+def _row_value(event: RowChangedEvent, config: Config, handle_key_only: bool) -> str:
+    flags = event.table.column_flags(config.profile)
+    stored = [i for i, column in enumerate(event.table.columns) if not column.is_virtual]
+    handle = [i for i in stored if flags[i] & HANDLE_KEY_FLAG]
+    if handle_key_only and not handle:
+        raise EncodeError("handle-key-only needs a table with a handle key", protocol=PROTOCOL)
+    chosen = handle if handle_key_only else stored
+    members = []
+    if event.after is not None:
+        members.append(f'"u":{_columns_json(event, event.after, chosen, flags, config)}')
+    if event.op == "update" and config.output_old_value:
+        assert event.before is not None
+        old = _updated(event, chosen) if config.only_output_updated_columns else chosen
+        # tiflow's struct tag is omitempty: an update where nothing changed loses "p" (§2.4)
+        if old or config.profile == "ticdc":
+            members.append(f'"p":{_columns_json(event, event.before, old, flags, config)}')
+    if event.op == "delete":
+        assert event.before is not None
+        if config.delete_only_output_handle_key_columns:
+            if not handle:
+                raise EncodeError(
+                    "no handle-key column to output for the delete", protocol=PROTOCOL
+                )
+            chosen = handle
+        members.append(f'"d":{_columns_json(event, event.before, chosen, flags, config)}')
+    return "{" + ",".join(members) + "}"
+
+
+def _row_key(
+    event: RowChangedEvent, config: Config, handle_key_only: bool, location: str | None
+) -> str:
+    style = _style(config)
+    table = event.table
+    members = [f'"ts":{event.commit_ts}']
+    if config.profile == "tiflow":
+        if table.schema:
+            members.append(f'"scm":{quote(table.schema, style)}')
+        if table.name:
+            members.append(f'"tbl":{quote(table.name, style)}')
+        if row_id := event.effective_row_id():
+            members.append(f'"rid":{row_id}')
+        if table.partition_id is not None:
+            members.append(f'"ptn":{table.partition_id}')
+        members.append('"t":1')
+        if handle_key_only and location is None:
+            members.append('"ohk":true')
+        if location is not None:
+            members.append(f'"ccl":{quote(location, style)}')
+    else:
+        members += [f'"scm":{quote(table.schema, style)}', f'"tbl":{quote(table.name, style)}']
+        members.append('"t":1')
+        if handle_key_only:
+            members.append('"ohk":true')
+        if location is not None:
+            # new-arch writes the flag a second time before the location (§2.3 quirk)
+            members += ['"ohk":false', f'"ccl":{quote(location, style)}']
+        if table.partition_id is not None:
+            members.append(f'"ptn":{table.partition_id}')
+    return "{" + ",".join(members) + "}"
+
+
+def _encode_row(
+    event: RowChangedEvent,
+    config: Config,
+    handle_key_only: bool = False,
+    location: str | None = None,
+) -> tuple[bytes, bytes]:
+    key = to_bytes(_row_key(event, config, handle_key_only, location))
+    value = to_bytes(_row_value(event, config, handle_key_only))
+    return key, value
+
+
+def _single_row_length(key: bytes, value: bytes) -> int:
+    # one key and value, the record overhead, two length prefixes and the version (§2.2)
+    return len(key) + len(value) + RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
+
+
+def _claim_check(key: bytes, value: bytes, config: Config) -> ClaimCheckObject:
+    """The external file: the full single-row message as base64 key and value (§1.5)."""
+    content = json.dumps(
+        {
+            "key": base64.b64encode(VERSION_HEADER + _entry(key)).decode(),
+            "value": base64.b64encode(_entry(value)).decode(),
+        },
+        separators=(",", ":"),
+    ).encode()
+    # TiCDC names the file with a random UUID; the reference derives one from the content
+    # so that its output is reproducible.
+    name = uuid.uuid5(_CLAIM_CHECK_NAMES, hashlib.sha256(content).hexdigest())
+    location = config.claim_check_storage_uri.rstrip("/") + f"/{name}.json"
+    return ClaimCheckObject(location=location, content=content)
+
+
+def _fit_row(
+    event: RowChangedEvent, config: Config
+) -> tuple[bytes, bytes, ClaimCheckObject | None]:
+    key, value = _encode_row(event, config)
+    if _single_row_length(key, value) <= config.max_message_bytes:
+        return key, value, None
+    option = config.large_message_handle_option
+    too_large = (
+        f"row needs {_single_row_length(key, value)} bytes, "
+        f"max-message-bytes is {config.max_message_bytes}"
+    )
+    if option == "none":
+        raise EncodeError(too_large + " (ErrMessageTooLarge)", protocol=PROTOCOL)
+    claim_check = _claim_check(key, value, config) if option == "claim-check" else None
+    location = None if claim_check is None else claim_check.location
+    key, value = _encode_row(event, config, handle_key_only=True, location=location)
+    if _single_row_length(key, value) > config.max_message_bytes:
+        raise EncodeError(too_large + f" and still too large after {option}", protocol=PROTOCOL)
+    return key, value, claim_check
+
+
+def _control_message(key_json: str, value: bytes) -> Message:
+    return Message(key=VERSION_HEADER + _entry(to_bytes(key_json)), value=value)
+
+
+def _encode_ddl(event: DDLEvent, config: Config) -> Message:
+    style = _style(config)
+    members = [f'"ts":{event.commit_ts}']
+    if config.profile == "ticdc" or event.schema:
+        members.append(f'"scm":{quote(event.schema, style)}')
+    if config.profile == "ticdc" or event.table:
+        members.append(f'"tbl":{quote(event.table, style)}')
+    members.append('"t":2')
+    value_json = f'{{"q":{quote(event.query, style)},"t":{event.ddl_type}}}'
+    return _control_message("{" + ",".join(members) + "}", _entry(to_bytes(value_json)))
+
+
+def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:
+    """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
+    config = config or Config()
+    messages: list[Message] = []
+    batch: _Batch | None = None
+    for index, event in enumerate(events):
+        try:
+            if isinstance(event, RowChangedEvent):
+                key, value, claim_check = _fit_row(event, config)
+                row_bytes = len(key) + len(value) + 2 * LENGTH_BYTES
+                if (
+                    batch is None
+                    or batch.rows >= config.max_batch_size
+                    or batch.length() + row_bytes > config.batch_limit
+                ):
+                    if batch is not None:
+                        messages.append(batch.message())
+                    batch = _Batch()
+                batch.key += _entry(key)
+                batch.value += _entry(value)
+                batch.rows += 1
+                if claim_check is not None:
+                    batch.claim_checks.append(claim_check)
+                continue
+            if batch is not None:
+                messages.append(batch.message())
+                batch = None
+            if isinstance(event, DDLEvent):
+                messages.append(_encode_ddl(event, config))
+            else:
+                messages.append(
+                    _control_message(f'{{"ts":{event.commit_ts},"t":3}}', RESOLVED_VALUE)
+                )
+        except EncodeError as error:
+            raise EncodeError(error.reason, protocol=PROTOCOL, event_index=index) from None
+    if batch is not None:
+        messages.append(batch.message())
+    return messages

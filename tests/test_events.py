@@ -1,0 +1,72 @@
+"""Change events and values validate on construction (ground truth §1.1, §2.3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ticdc_conformance.reference import (
+    ColumnInfo,
+    DDLEvent,
+    DecimalValue,
+    IndexInfo,
+    ResolvedEvent,
+    RowChangedEvent,
+    TableInfo,
+    TimestampValue,
+)
+from ticdc_conformance.reference.values import check_value
+
+INT_PK = TableInfo(
+    schema="s", name="t", columns=(ColumnInfo(name="id", type="bigint", key="primary"),)
+)
+TEXT_PK = TableInfo(
+    schema="s", name="t", columns=(ColumnInfo(name="id", type="varchar", key="primary"),)
+)
+PK_INDEX = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="id", type="int"),),
+                     indexes=(IndexInfo(name="PRIMARY", columns=("id",), primary=True),))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("event", "row_id"),
+    [
+        (RowChangedEvent(commit_ts=1, table=INT_PK, op="insert", after=(42,)), 42),
+        (RowChangedEvent(commit_ts=1, table=INT_PK, op="delete", before=(7,)), 7),
+        (RowChangedEvent(commit_ts=1, table=PK_INDEX, op="insert", after=(5,)), 5),
+        (RowChangedEvent(commit_ts=1, table=TEXT_PK, op="insert", after=("a",)), 0),
+        (RowChangedEvent(commit_ts=1, table=TEXT_PK, op="insert", after=("a",), row_id=9), 9),
+    ],
+)  # fmt: skip
+def test_row_id_is_the_int_handle(event: RowChangedEvent, row_id: int) -> None:
+    assert event.effective_row_id() == row_id
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RowChangedEvent(commit_ts=-1, table=INT_PK, op="insert", after=(1,)),
+        lambda: RowChangedEvent(commit_ts=2**64, table=INT_PK, op="insert", after=(1,)),
+        lambda: RowChangedEvent(commit_ts=1, table=INT_PK, op="merge", after=(1,)),  # type: ignore[arg-type]
+        lambda: RowChangedEvent(commit_ts=1, table=INT_PK, op="insert", before=(1,)),
+        lambda: RowChangedEvent(commit_ts=1, table=INT_PK, op="update", after=(1,)),
+        lambda: RowChangedEvent(commit_ts=1, table=INT_PK, op="insert", after=(1, 2)),
+        lambda: RowChangedEvent(commit_ts=1, table=INT_PK, op="insert", after=(True,)),
+        lambda: RowChangedEvent(commit_ts=1, table=INT_PK, op="insert", after=(1,), row_id=2**63),
+        lambda: DDLEvent(commit_ts=1, schema="", table="", query="", ddl_type=256),
+        lambda: ResolvedEvent(commit_ts=True),
+        lambda: DecimalValue("1e5"),
+        lambda: TimestampValue("2020-01-01T00:00:00"),
+    ],
+)
+def test_invalid_events_are_rejected(make: object) -> None:
+    with pytest.raises(ValueError):  # noqa: PT011 - each message is specific to its case
+        make()  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [(None, None), (2**64 - 1, None), (-(2**63), None), (b"", None), (1.5, None),
+     (2**64, "outside"), (float("nan"), "NaN"), (True, "BOOL"), ([1], "list")],
+)  # fmt: skip
+def test_check_value(value: object, problem: str | None) -> None:
+    result = check_value(value)
+    assert (result is None) if problem is None else (problem in (result or ""))

@@ -1,0 +1,179 @@
+"""Hypothesis properties of the Open Protocol codec.
+
+* Round trip: decoding what the encoder wrote gives what a consumer should see, computed here
+  independently of the encoder from the change events (``expected``): the column set, order
+  and value forms of ground truth §2.4–§2.5 and the JSON writers of §1.4.
+* Totality: on any bytes, and on every proper prefix of a valid message, the decoder returns
+  events or raises ``DecodeError``, nothing else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from helpers import frame
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from ticdc_conformance.generators.strategies import change_events
+from ticdc_conformance.reference import (
+    ChangeEvent,
+    ColumnInfo,
+    DDLEvent,
+    DecodedColumn,
+    DecodedDDL,
+    DecodedEvent,
+    DecodedResolved,
+    DecodedRow,
+    DecodeError,
+    Message,
+    ResolvedEvent,
+    TimestampValue,
+    Value,
+    open_protocol,
+)
+from ticdc_conformance.reference._gojson import JsonStyle, format_float
+
+_RAW_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _as_bytes(value: str | bytes) -> bytes:
+    return value if isinstance(value, bytes) else value.encode()
+
+
+def _text_or_bytes(data: bytes, profile: str) -> Value:
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        if profile == "ticdc":
+            return data  # jsoniter copies the bytes raw (§1.4)
+        # encoding/json writes one U+FFFD per byte that is not valid UTF-8 (§1.4)
+        return _RAW_BYTE.sub("\ufffd", data.decode("utf-8", "surrogateescape"))
+
+
+def _seen(column: ColumnInfo, value: Value, flags: int, profile: str) -> Value:
+    """The value a consumer reads back for ``value`` in ``column`` (§2.5)."""
+    code = column.effective_type_code
+    if value is None:
+        return None
+    if code in (15, 254) and isinstance(value, str | bytes):
+        return _as_bytes(value) if flags & 1 else _text_or_bytes(_as_bytes(value), profile)
+    if code in (249, 250, 251, 252) and isinstance(value, str | bytes):
+        data = _as_bytes(value)  # base64 carries the bytes exactly
+        return data if flags & 1 else _text_or_bytes(data, "ticdc")
+    if code == 4 and isinstance(value, float):
+        return float(format_float(value, 32, JsonStyle.GO_STD))
+    if isinstance(value, TimestampValue):
+        return TimestampValue(value.text, None)
+    return value
+
+
+def expected(event: ChangeEvent, config: open_protocol.Config) -> DecodedEvent:
+    """What decoding the encoded ``event`` must give (no large-message substitution)."""
+    if isinstance(event, ResolvedEvent):
+        return DecodedResolved(commit_ts=event.commit_ts)
+    if isinstance(event, DDLEvent):
+        return DecodedDDL(commit_ts=event.commit_ts, schema=event.schema, table=event.table,
+                          query=event.query, ddl_type=event.ddl_type)  # fmt: skip
+    table, profile = event.table, config.profile
+    flags = table.column_flags(profile)
+    order = [i for i, c in enumerate(table.columns) if not c.is_virtual]
+    if profile == "tiflow":
+        order.sort(key=lambda i: table.columns[i].name)
+
+    def image(values: Sequence[Value] | None) -> tuple[DecodedColumn, ...] | None:
+        if values is None:
+            return None
+        return tuple(
+            DecodedColumn(
+                name=table.columns[i].name,
+                value=_seen(table.columns[i], values[i], flags[i], profile),
+                type_code=table.columns[i].effective_type_code,
+                flags=flags[i],
+                handle_key=bool(flags[i] & 2),
+            )
+            for i in order
+        )
+
+    op, before = event.op, event.before
+    if op == "update" and not config.output_old_value:
+        op, before = "insert", None  # without "p" an update reads as an insert (§6.4)
+    return DecodedRow(
+        commit_ts=event.commit_ts, schema=table.schema, table=table.name, op=op,
+        before=image(before), after=image(event.after), partition_id=table.partition_id,
+        row_id=(event.effective_row_id() or None) if profile == "tiflow" else None,
+    )  # fmt: skip
+
+
+configs = st.builds(
+    open_protocol.Config,
+    profile=st.sampled_from(open_protocol.PROFILES),
+    max_batch_size=st.integers(1, 4),
+    output_old_value=st.booleans(),
+)
+
+
+@given(st.lists(change_events(), max_size=6), configs)
+def test_decode_after_encode_gives_what_consumers_should_see(
+    events: list[ChangeEvent], config: open_protocol.Config
+) -> None:
+    messages = open_protocol.encode(events, config)
+    decoded = [e for i, m in enumerate(messages) for e in open_protocol.decode(m, message_index=i)]
+    assert decoded == [expected(e, config) for e in events]
+
+
+def _decode_or_reject(message: Message) -> None:
+    try:
+        open_protocol.decode(message)
+    except DecodeError:
+        pass
+
+
+@given(st.none() | st.binary(), st.none() | st.binary())
+@example(b"\x00" * 7 + b"\x01", b"")
+@example((1).to_bytes(8, "big") + (5).to_bytes(8, "big") + b'{"t":', bytes(8))
+def test_decoder_is_total_on_any_bytes(key: bytes | None, value: bytes | None) -> None:
+    _decode_or_reject(Message(key=key, value=value))
+
+
+json_fragments = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["ts", "t", "u", "p", "d", "v", "f", "h", "q", "c", "scm", "ohk"]),
+        inner, max_size=4),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@given(json_fragments, json_fragments)
+def test_decoder_is_total_on_any_json(key: object, value: object) -> None:
+    import json
+
+    def encoded(document: object) -> bytes:
+        return json.dumps(document, allow_nan=True).encode()
+
+    _decode_or_reject(frame([encoded(key)], [encoded(value)]))
+
+
+@given(st.lists(change_events(), min_size=1, max_size=3), configs)
+def test_every_proper_prefix_is_rejected(
+    events: list[ChangeEvent], config: open_protocol.Config
+) -> None:
+    for message in open_protocol.encode(events, config):
+        key, value = message.key or b"", message.value or b""
+        for cut in range(len(key)):
+            _assert_rejected(Message(key=key[:cut], value=value), "key", cut)
+        for cut in range(len(value)):
+            _assert_rejected(Message(key=key, value=value[:cut]), "value", cut)
+
+
+def _assert_rejected(message: Message, part: str, cut: int) -> None:
+    try:
+        open_protocol.decode(message)
+    except DecodeError as error:
+        if error.part == part:
+            assert error.offset is not None
+            assert error.offset <= cut
+    else:
+        raise AssertionError(f"a {part} cut at {cut} bytes decoded")

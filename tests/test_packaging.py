@@ -1,0 +1,54 @@
+"""The distribution exposes one import name, ``ticdc_conformance``, over the owner's folders."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_FOLDERS = ("cli", "fixtures", "generators", "reference", "suites")
+
+
+def _declared() -> set[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return set(config["tool"]["setuptools"]["packages"])
+
+
+def test_package_list_matches_the_folders() -> None:
+    """setuptools cannot prefix discovered packages, so every folder must be listed."""
+    on_disk = {
+        "ticdc_conformance." + ".".join(init.parent.relative_to(ROOT).parts)
+        for folder in PACKAGE_FOLDERS
+        for init in (ROOT / folder).rglob("__init__.py")
+    }
+    assert on_disk == _declared()
+
+
+@pytest.mark.slow
+def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    [wheel] = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"ticdc_conformance", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
+    for data in ("ticdc_conformance/reference/schemas/change-event.schema.json",
+                 "ticdc_conformance/reference/schemas/decoded-event.schema.json",
+                 "ticdc_conformance/cli/examples/ddl.change.jsonl",
+                 "ticdc_conformance/reference/py.typed"):  # fmt: skip
+        assert data in names
+
+
+def test_bare_folder_names_are_not_importable(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", "import reference"], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert result.returncode != 0
