@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import IO
 
 from ticdc_conformance.reference import CODECS, Message, ProtocolError
@@ -22,6 +23,10 @@ from ticdc_conformance.reference.forms import (
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
+
+
+class _UsageError(Exception):
+    """Options or arguments the command cannot run with (exit status 2)."""
 
 
 def _json_lines(stream: IO[str]) -> Iterator[tuple[int, object]]:
@@ -43,7 +48,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, str]:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep:
-            raise argparse.ArgumentTypeError(f"--option takes NAME=VALUE, got {pair!r}")
+            raise _UsageError(f"--option takes NAME=VALUE, got {pair!r}")
         options[name] = value
     return options
 
@@ -54,43 +59,48 @@ def _read_events(stream: IO[str]) -> list[ChangeEvent]:
 
 def _encode(args: argparse.Namespace, out: IO[str]) -> int:
     codec = CODECS[args.protocol]
-    config = codec.config_from_options(_parse_options(args.option), profile=args.profile)
+    try:
+        config = codec.config_from_options(_parse_options(args.option), profile=args.profile)
+    except EncodeError as error:
+        raise _UsageError(str(error)) from None
     for message in codec.encode(_read_events(sys.stdin), config):
         _emit(write_message(message), out)
     return EXIT_OK
 
 
-def _messages(args: argparse.Namespace) -> Iterator[tuple[int, Message | FormError]]:
+def _messages(args: argparse.Namespace) -> Iterator[tuple[str, Message | FormError]]:
+    """Each message with where it came from, or the reason its line is not a message."""
     if args.key_file or args.value_file:
-        key = open(args.key_file, "rb").read() if args.key_file else None  # noqa: SIM115, PTH123
-        value = open(args.value_file, "rb").read() if args.value_file else None  # noqa: SIM115, PTH123
-        yield 0, Message(key=key, value=value)
+        try:
+            key = Path(args.key_file).read_bytes() if args.key_file else None
+            value = Path(args.value_file).read_bytes() if args.value_file else None
+        except OSError as error:
+            raise _UsageError(str(error)) from None
+        yield "files", Message(key=key, value=value)
         return
     for number, line in enumerate(sys.stdin, start=1):
         if not line.strip():
             continue
         try:
-            yield number, read_message(json.loads(line), line=number)
+            yield f"line {number}", read_message(json.loads(line), line=number)
         except json.JSONDecodeError as error:
-            yield number, FormError(f"not JSON: {error.msg}", line=number)
+            yield f"line {number}", FormError(f"not JSON: {error.msg}", line=number)
         except FormError as error:
-            yield number, error
+            yield f"line {number}", error
 
 
 def _decode(args: argparse.Namespace, out: IO[str]) -> int:
     codec = CODECS[args.protocol]
     status = EXIT_OK
-    for index, (line, item) in enumerate(_messages(args)):
-        try:
-            if isinstance(item, FormError):
-                raise item
-            events = codec.decode(item, message_index=index)
-        except FormError as error:  # already says its line
-            print(f"error: {error}", file=sys.stderr)
+    for index, (where, item) in enumerate(_messages(args)):
+        if isinstance(item, FormError):  # it names its line itself
+            print(f"error: {item}", file=sys.stderr)
             status = EXIT_FAILURE
             continue
+        try:
+            events = codec.decode(item, message_index=index)
         except DecodeError as error:
-            print(f"error: line {line}: {error}", file=sys.stderr)
+            print(f"error: {where}: {error}", file=sys.stderr)
             status = EXIT_FAILURE
             continue
         for event in events:
@@ -192,16 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args, sys.stdout)
-    except (EncodeError, FormError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILURE if args.command != "encode" or not _is_config(error) else EXIT_USAGE
-    except (argparse.ArgumentTypeError, OSError) as error:
+    except _UsageError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except Exception as error:  # noqa: BLE001 - any other exception is a broken run, said as such
+    except ProtocolError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_FAILURE
+    except Exception as error:  # noqa: BLE001 - anything else is a broken run, said as such
         print(f"error: the run broke: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_BROKEN
-
-
-def _is_config(error: ProtocolError) -> bool:
-    return isinstance(error, EncodeError) and error.event_index is None

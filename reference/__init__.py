@@ -8,6 +8,8 @@ Protocol modules (same surface, see ``Codec``): ``open_protocol``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ticdc_conformance.reference import open_protocol
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
@@ -17,7 +19,13 @@ from ticdc_conformance.reference.decoded import (
     DecodedRow,
 )
 from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError, ProtocolError
-from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, ResolvedEvent, RowChangedEvent
+from ticdc_conformance.reference.events import (
+    ChangeEvent,
+    DDLEvent,
+    Operation,
+    ResolvedEvent,
+    RowChangedEvent,
+)
 from ticdc_conformance.reference.message import ClaimCheckObject, Codec, Message
 from ticdc_conformance.reference.tables import ColumnInfo, IndexInfo, Profile, TableInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
@@ -40,6 +48,7 @@ __all__ = [
     "FormError",
     "IndexInfo",
     "Message",
+    "Operation",
     "Profile",
     "ProtocolError",
     "ResolvedEvent",
@@ -50,5 +59,5 @@ __all__ = [
     "open_protocol",
 ]
 
-CODECS: dict[str, Codec[object]] = {open_protocol.PROTOCOL: open_protocol}  # type: ignore[dict-item]
+CODECS: dict[str, Codec[Any]] = {open_protocol.PROTOCOL: open_protocol}
 """Protocol name → codec module, for tools that pick a protocol by name."""

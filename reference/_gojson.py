@@ -26,7 +26,7 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decima
 from enum import Enum
 from fractions import Fraction
 
-__all__ = ["JsonStyle", "format_float", "quote", "text_of", "to_bytes"]
+__all__ = ["JsonStyle", "format_float", "quote", "to_bytes"]
 
 
 class JsonStyle(Enum):
@@ -56,7 +56,7 @@ def _jsoniter_escape(match: re.Match[str]) -> str:
     return _TWO_CHAR.get(char) or f"\\u{ord(char):04x}"
 
 
-def text_of(data: str | bytes) -> str:
+def _text_of(data: str | bytes) -> str:
     """``data`` as text, with bytes that are not valid UTF-8 kept as surrogate escapes."""
     if isinstance(data, bytes):
         return data.decode("utf-8", "surrogateescape")
@@ -70,7 +70,7 @@ def text_of(data: str | bytes) -> str:
 
 def quote(data: str | bytes, style: JsonStyle) -> str:
     """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
-    text = text_of(data)
+    text = _text_of(data)
     if style is JsonStyle.GO_STD:
         return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
     return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'

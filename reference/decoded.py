@@ -4,12 +4,14 @@ Every protocol decodes into these classes; members a protocol does not carry are
 Envelope members follow shared/design/architecture.md ("Two JSON forms"): ``commit_ts``,
 ``schema``, ``table``; rows add ``op`` and the ``before``/``after`` column lists in wire order.
 
-The classes are frozen and slotted and are not meant for subclassing.
+The event classes are frozen and slotted, columns are named tuples; none is meant for
+subclassing.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.values import Value
@@ -17,9 +19,13 @@ from ticdc_conformance.reference.values import Value
 __all__ = ["DecodedColumn", "DecodedDDL", "DecodedEvent", "DecodedResolved", "DecodedRow"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DecodedColumn:
-    """One column of a decoded row image."""
+class DecodedColumn(NamedTuple):
+    """One column of a decoded row image.
+
+    A named tuple rather than a dataclass: decoders build one per column, and a frozen
+    dataclass costs about four times as much to construct, which alone would exceed the
+    ``json.loads`` floor of the Open Protocol decode benchmark (benchmarks/README.md).
+    """
 
     name: str
     value: Value

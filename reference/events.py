@@ -25,7 +25,7 @@ _IMAGES = {"insert": (False, True), "update": (True, True), "delete": (True, Fal
 _IMAGE_NAMES = {"insert": "an after image", "update": "both images", "delete": "a before image"}
 
 
-def _check_ts(name: str, ts: int) -> None:
+def _check_ts(name: str, ts: object) -> None:
     if isinstance(ts, bool) or not isinstance(ts, int) or not 0 <= ts < _UINT64:
         raise ValueError(f"{name} must be a uint64, got {ts!r}")
 

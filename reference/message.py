@@ -56,10 +56,20 @@ ConfigT = TypeVar("ConfigT")
 class Codec(Protocol[ConfigT]):
     """The surface of a protocol module; ``ConfigT`` is the module's ``Config``."""
 
-    PROTOCOL: str
-    PROFILES: tuple[str, ...]
-    OPTIONS: Mapping[str, str]
-    """TiCDC option name → one-line help, for the options ``config_from_options`` takes."""
+    @property
+    def PROTOCOL(self) -> str:  # noqa: N802 - a module constant
+        """The protocol's name as TiCDC's sink URI spells it (``protocol=open``)."""
+        ...
+
+    @property
+    def PROFILES(self) -> tuple[str, ...]:  # noqa: N802 - a module constant
+        """The producer profiles the encoder can imitate."""
+        ...
+
+    @property
+    def OPTIONS(self) -> Mapping[str, str]:  # noqa: N802 - a module constant
+        """TiCDC option name → one-line help, for the options ``config_from_options`` takes."""
+        ...
 
     def config_from_options(
         self, options: Mapping[str, str], *, profile: str | None = None

@@ -60,7 +60,7 @@ def test_decode_reports_bad_messages_and_keeps_going() -> None:
     resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
     good = run("encode", "--protocol", "open", stdin=resolved).stdout.strip()
     broken = json.dumps({"key": base64.b64encode(b"\x00" * 8).decode(), "value": None})
-    stdin = "\n".join([good, broken, "not json", good]) + "\n"
+    stdin = f"{good}\n{broken}\nnot json\n{good}\n"
     result = run("decode", "--protocol", "open", stdin=stdin)
     assert result.returncode == 1
     assert [e["kind"] for e in lines(result.stdout)] == ["resolved", "resolved"]
@@ -112,8 +112,8 @@ def test_demo_encodes_and_decodes_every_example() -> None:
         ("open", "ticdc"),
     }
     assert all(r["decoded"] for r in records)
-    assert "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), " \
-           "708 bytes of key plus value" in result.stderr  # fmt: skip
+    summary = "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), "
+    assert summary + "708 bytes of key plus value" in result.stderr
 
 
 @pytest.mark.parametrize("command", ["encode", "decode", "demo"])
@@ -124,3 +124,16 @@ def test_help_is_complete(command: str) -> None:
         for option in ("max-message-bytes", "output-old-value", "large-message-handle-option",
                        "--profile", "claim-check-storage-uri"):  # fmt: skip
             assert option in result.stdout
+
+
+def test_a_broken_run_exits_3(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ticdc_conformance.cli import main as cli
+
+    def broken(*_: object) -> int:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setitem(cli._COMMANDS, "demo", broken)
+    assert cli.main(["demo"]) == 3
+    assert capsys.readouterr().err == "error: the run broke: RuntimeError: disk on fire\n"

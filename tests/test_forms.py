@@ -20,6 +20,7 @@ from ticdc_conformance.reference import (
     FormError,
     Message,
     TimestampValue,
+    Value,
     open_protocol,
 )
 from ticdc_conformance.reference.forms import (
@@ -36,7 +37,7 @@ from ticdc_conformance.reference.forms import (
 
 CHANGE, DECODED = json_schema("change-event"), json_schema("decoded-event")
 REGISTRY = Registry().with_resources(
-    [(s["$id"], Resource.from_contents(s)) for s in (CHANGE, DECODED)]  # type: ignore[misc]
+    [(str(s["$id"]), Resource.from_contents(s)) for s in (CHANGE, DECODED)]
 )
 CHANGE_VALIDATOR = Draft202012Validator(CHANGE, registry=REGISTRY)
 DECODED_VALIDATOR = Draft202012Validator(DECODED, registry=REGISTRY)
@@ -83,9 +84,9 @@ def test_generated_events_fit_both_schemas(events: list[ChangeEvent], profile: s
      ({"timestamp": "2020-01-01 00:00:00.5", "zone": "UTC"},
       TimestampValue("2020-01-01 00:00:00.5", "UTC"))],
 )  # fmt: skip
-def test_values_both_ways(raw: object, value: object) -> None:
+def test_values_both_ways(raw: object, value: Value) -> None:
     assert read_value(raw) == value
-    assert write_value(value) == raw  # type: ignore[arg-type]
+    assert write_value(value) == raw
 
 
 ROW = {"kind": "row", "commit_ts": 1, "op": "insert", "after": {"a": 1},
@@ -93,9 +94,9 @@ ROW = {"kind": "row", "commit_ts": 1, "op": "insert", "after": {"a": 1},
 
 
 def _with(path: str, value: Any) -> dict[str, Any]:
-    raw = json.loads(json.dumps(ROW))
+    raw: dict[str, Any] = json.loads(json.dumps(ROW))
     *parents, last = path.strip("/").split("/")
-    target = raw
+    target: Any = raw
     for part in parents:
         target = target[int(part)] if isinstance(target, list) else target[part]
     if value is KeyError:
@@ -116,7 +117,7 @@ def _with(path: str, value: Any) -> dict[str, Any]:
         (_with("/extra", 1), "/extra", "unknown member"),
         (_with("/op", "upsert"), "", "unknown operation"),
         (_with("/after", KeyError), "", "insert takes an after image"),
-        (_with("/after/a", True), "/after/a", "not a value"),
+        (_with("/after/a", value=True), "/after/a", "not a value"),
         (_with("/after/a", 2**64), "/after/a", "range"),
         (_with("/after/b", 1), "/after/b", "no such column"),
         (_with("/after", {}), "/after", "missing column 'a'"),

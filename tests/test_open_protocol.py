@@ -96,7 +96,7 @@ def delete(table: TableInfo, *values: Any) -> RowChangedEvent:
 CASES = [
     Case("insert-sorted-columns-tiflow", [insert(VARCHAR_PK, "aa", "bb")],
          [([KEY_T], [ROW_AA_BB])], [row("insert", None, [A_AA, B_BB])]),
-    Case("insert-table-order-ticdc", [insert(TableInfo(schema="test", name="t", columns=tuple(reversed(VARCHAR_PK.columns))), "bb", "aa")],  # noqa: E501
+    Case("insert-table-order-ticdc", [insert(TableInfo(schema="test", name="t", columns=tuple(reversed(VARCHAR_PK.columns))), "bb", "aa")],
          [([KEY_T], ['{"u":{"b":{"t":15,"f":64,"v":"bb"},"a":{"t":15,"h":true,"f":10,"v":"aa"}}}'])],
          [row("insert", None, [B_BB, A_AA])], {"profile": "ticdc"}),
     Case("update-with-old-value", [update(VARCHAR_PK, ("aa", "b0"), ("aa", "bb"))],

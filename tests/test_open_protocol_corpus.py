@@ -18,6 +18,7 @@ from ticdc_conformance.reference import (
     DecodedRow,
     DecodeError,
     Message,
+    Value,
     open_protocol,
 )
 from ticdc_conformance.reference.forms import read_change_event
@@ -77,7 +78,7 @@ def _seed_logs(shared: Path) -> dict[int, tuple[bytes, str]]:
     return logs
 
 
-def _legacy(name: str, value: object, t: int, handle: bool = False) -> DecodedColumn:
+def _legacy(name: str, value: Value, t: int, handle: bool = False) -> DecodedColumn:
     return DecodedColumn(name=name, value=value, type_code=t, flags=None, handle_key=handle)
 
 
@@ -168,7 +169,7 @@ UPSTREAM = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("kind", "number"), sorted(UPSTREAM), ids=lambda p: str(p))
+@pytest.mark.parametrize(("kind", "number"), sorted(UPSTREAM), ids=str)
 def test_legacy_java_example_batches(shared: Path, kind: str, number: int) -> None:
     """shared/upstream/README.md: 1 or 3 DDLs, 1 or 4 rows, 1 or 3 resolved, empty batches."""
     assert open_protocol.decode(_upstream(shared, kind, number)) == UPSTREAM[kind, number]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from types import EllipsisType
 from typing import Any
 
 import pytest
@@ -42,9 +43,9 @@ class Case:
     """JSON text of ``v`` for profile tiflow."""
     wire_ticdc: str | None = None
     """JSON text of ``v`` for profile ticdc when it differs."""
-    decoded: Value | type[Ellipsis] = ...
+    decoded: Value | EllipsisType = ...
     """Decoded value when it differs from ``value`` (for tiflow)."""
-    decoded_ticdc: Value | type[Ellipsis] = ...
+    decoded_ticdc: Value | EllipsisType = ...
 
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -134,7 +135,7 @@ def _wire(case: Case, profile: str) -> tuple[bytes, bytes]:
 
 def _decoded(case: Case, profile: str) -> DecodedRow:
     expected = case.decoded_ticdc if profile == "ticdc" else case.decoded
-    value = case.value if expected is ... else expected
+    value = case.value if isinstance(expected, EllipsisType) else expected
     table = _table(case)
     c = DecodedColumn(name="c", value=value, type_code=table.columns[1].effective_type_code,
                       flags=case.flags, handle_key=False)  # fmt: skip
@@ -180,7 +181,7 @@ def test_decode_reads_exact_value(case: Case, profile: str) -> None:
         ({"type": "date"}, 20200101),
         ({"type": "blob"}, 1),
     ],
-    ids=lambda p: repr(p),
+    ids=repr,
 )
 def test_encode_rejects_values_that_do_not_fit(column: dict[str, Any], value: Value) -> None:
     table = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="c", **column),))

@@ -20,11 +20,12 @@ def _declared() -> set[str]:
 
 
 def test_package_list_matches_the_folders() -> None:
-    """setuptools cannot prefix discovered packages, so every folder must be listed."""
+    """setuptools cannot prefix discovered packages, so every folder (code or data) is listed."""
     on_disk = {
-        "ticdc_conformance." + ".".join(init.parent.relative_to(ROOT).parts)
+        "ticdc_conformance." + ".".join(path.relative_to(ROOT).parts)
         for folder in PACKAGE_FOLDERS
-        for init in (ROOT / folder).rglob("__init__.py")
+        for path in [ROOT / folder, *(ROOT / folder).rglob("*")]
+        if path.is_dir() and "__pycache__" not in path.parts
     }
     assert on_disk == _declared()
 
@@ -52,3 +53,17 @@ def test_bare_folder_names_are_not_importable(tmp_path: Path) -> None:
         [sys.executable, "-c", "import reference"], cwd=tmp_path, capture_output=True, check=False
     )
     assert result.returncode != 0
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """.ci/run calls the README's test command and nothing else."""
+    ci_lines = [
+        line
+        for line in (ROOT / ".ci" / "run").read_text().splitlines()
+        if line and not line.startswith(("#", "set ", "cd "))
+    ]
+    assert len(ci_lines) == 1
+    readme = (ROOT / "README.md").read_text()
+    blocks = readme.split("```bash\n")
+    assert blocks[2].split("\n```")[0] == ci_lines[0], "the second README command is the tests"
+    assert "tox run -e demo" in blocks[1].split("\n```")[0], "the first runs the main job"

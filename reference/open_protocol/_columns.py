@@ -19,7 +19,7 @@ from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["READERS", "WRITERS", "read_value", "write_value"]
+__all__ = ["PASS_THROUGH", "READERS", "WRITERS", "read_value", "write_value"]
 
 Writer = Callable[[Value, int, JsonStyle], str]
 Reader = Callable[[object, int | None], Value]
@@ -91,6 +91,8 @@ def _write_string(value: Value, flags: int, style: JsonStyle) -> str:
 def _from_text(text: str) -> Value:
     # Surrogate escapes stand for bytes that were not valid UTF-8 on the wire (profile
     # ticdc copies them raw): such a value is bytes, not text.
+    if text.isascii():
+        return text
     try:
         text.encode()
     except UnicodeEncodeError:
@@ -222,6 +224,16 @@ READERS: dict[int, Reader] = {
     246: _read_decimal,
     255: _read_generic,
 }
+
+
+PASS_THROUGH: dict[int, type] = {
+    **dict.fromkeys(INTEGER_CODES, int),
+    **dict.fromkeys(TEXT_CODES, str),
+    4: float,
+    5: float,
+}
+"""Type codes whose parsed ``v`` already is the ``Value`` when it has this JSON type (for
+integers, once its range is checked): the decoder's shortcut past ``READERS``."""
 
 
 def write_value(type_code: int, value: Value, flags: int, style: JsonStyle) -> str:

@@ -25,7 +25,7 @@ class Config:
     max_batch_size: int = 16
     """Rows per message at most (default 16)."""
     max_batched_bytes: int | None = None
-    """``ticdc`` only: byte limit for batching (``MaxBatchedBytes``); ``None`` = max-message-bytes."""
+    """``ticdc`` only: the batching limit ``MaxBatchedBytes``; ``None``: max-message-bytes."""
     output_old_value: bool = True
     """``[sink.open] output-old-value``: write ``p`` for updates."""
     delete_only_output_handle_key_columns: bool = False

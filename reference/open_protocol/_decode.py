@@ -26,7 +26,7 @@ from ticdc_conformance.reference.decoded import (
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.open_protocol._columns import read_value
+from ticdc_conformance.reference.open_protocol._columns import PASS_THROUGH, read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 
 __all__ = ["decode", "read_claim_check"]
@@ -38,6 +38,8 @@ _COLUMN_MEMBERS = frozenset({"t", "h", "f", "v"})
 _DDL_MEMBERS = frozenset({"q", "t"})
 _INT64 = range(-(2**63), 2**63)
 _UINT64 = range(2**64)
+_UINT64_END = 2**64
+_ANY_INT = range(-(2**63), 2**64)
 
 
 def _reject_constant(name: str) -> object:
@@ -129,34 +131,71 @@ def _columns(raw: object, member: str, entry: _Entry) -> tuple[DecodedColumn, ..
         entry.fail("must be an object of columns", member)
     columns = []
     for name, column in raw.items():
-        if type(column) is not dict:
-            entry.fail("a column must be an object", member, name)
-        if not column.keys() <= _COLUMN_MEMBERS:
-            extra = min(column.keys() - _COLUMN_MEMBERS)
-            entry.fail("unknown column member", member, name, extra)
-        type_code = column.get("t")
-        if type(type_code) is not int or not 0 <= type_code <= 255:
-            entry.fail("t must be a type code 0..255", member, name, "t")
-        flags = column.get("f")
-        if flags is not None and (type(flags) is not int or flags not in _UINT64):
-            entry.fail("f must be uint64 flag bits", member, name, "f")
-        if "f" in column and flags is None:
-            entry.fail("f must be uint64 flag bits", member, name, "f")
-        handle = column.get("h")
-        if "h" in column and handle is not True:
-            entry.fail("h is only ever present as true", member, name, "h")
-        if "v" not in column:
-            entry.fail("column has no v", member, name)
+        # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}; anything
+        # else (legacy columns without f, or invalid ones) takes the checking path.
         try:
-            value = read_value(type_code, column["v"], flags)
-        except ValueError as error:
-            entry.fail(str(error), member, name, "v")
-        columns.append(
-            DecodedColumn(
-                name=name, value=value, type_code=type_code, flags=flags, handle_key=handle is True
-            )
-        )
+            type_code, flags, raw_value = column["t"], column["f"], column["v"]
+        except (KeyError, TypeError):
+            columns.append(_checked_column(name, column, member, entry))
+            continue
+        size = len(column)
+        handle = size == 4 and column.get("h") is True
+        if not (
+            (size == 3 or handle)
+            and type(type_code) is int
+            and type(flags) is int
+            and 0 <= type_code <= 255
+            and 0 <= flags < _UINT64_END
+        ):
+            columns.append(_checked_column(name, column, member, entry))
+            continue
+        json_type = type(raw_value)
+        if raw_value is None or (
+            PASS_THROUGH.get(type_code) is json_type
+            and (json_type is not int or raw_value in _ANY_INT)
+        ):
+            value = raw_value
+        else:
+            try:
+                value = read_value(type_code, raw_value, flags)
+            except ValueError as error:
+                entry.fail(str(error), member, name, "v")
+        columns.append(DecodedColumn(name, value, type_code, flags, handle))
     return tuple(columns)
+
+
+def _checked_column(name: str, column: object, member: str, entry: _Entry) -> DecodedColumn:
+    """Decode one column that is not of today's common shape, rejecting what is invalid."""
+    if type(column) is not dict:
+        entry.fail("a column must be an object", member, name)
+    if not column.keys() <= _COLUMN_MEMBERS:
+        extra = min(column.keys() - _COLUMN_MEMBERS)
+        entry.fail("unknown column member", member, name, extra)
+    type_code = column.get("t")
+    if type(type_code) is not int or not 0 <= type_code <= 255:
+        entry.fail("t must be a type code 0..255", member, name, "t")
+    flags = column.get("f")
+    if flags is not None and (type(flags) is not int or flags not in _UINT64):
+        entry.fail("f must be uint64 flag bits", member, name, "f")
+    if "f" in column and flags is None:
+        entry.fail("f must be uint64 flag bits", member, name, "f")
+    handle = column.get("h")
+    if "h" in column and handle is not True:
+        entry.fail("h is only ever present as true", member, name, "h")
+    if "v" not in column:
+        entry.fail("column has no v", member, name)
+    try:
+        value = read_value(type_code, column["v"], flags)
+    except ValueError as error:
+        entry.fail(str(error), member, name, "v")
+    return DecodedColumn(
+        name=name, value=value, type_code=type_code, flags=flags, handle_key=handle is True
+    )
+
+
+def _envelope(key: dict[str, object]) -> tuple[int, str, str]:
+    """commit_ts, schema and table of a checked key (empty names when omitted)."""
+    return key["ts"], key.get("scm", ""), key.get("tbl", "")  # type: ignore[return-value]
 
 
 def _row(key: dict[str, object], value: object, entry: _Entry) -> DecodedRow:
@@ -165,6 +204,8 @@ def _row(key: dict[str, object], value: object, entry: _Entry) -> DecodedRow:
     if not value.keys() <= _ROW_MEMBERS:
         entry.fail("unknown row member", min(value.keys() - _ROW_MEMBERS))
     op: Operation
+    before: tuple[DecodedColumn, ...] | None
+    after: tuple[DecodedColumn, ...] | None
     if "d" in value:
         if len(value) > 1:
             entry.fail("d (delete) cannot come with u or p")
@@ -175,18 +216,18 @@ def _row(key: dict[str, object], value: object, entry: _Entry) -> DecodedRow:
         before = _columns(value["p"], "p", entry) if "p" in value else None
     else:
         entry.fail("row value needs u (insert, update) or d (delete)")
-    ohk = key.get("ohk", False)
+    commit_ts, schema, table = _envelope(key)
     location = key.get("ccl")
     return DecodedRow(
-        commit_ts=key["ts"],  # type: ignore[arg-type]
-        schema=key.get("scm", ""),  # type: ignore[arg-type]
-        table=key.get("tbl", ""),  # type: ignore[arg-type]
+        commit_ts=commit_ts,
+        schema=schema,
+        table=table,
         op=op,
         before=before,
         after=after,
         partition_id=key.get("ptn"),  # type: ignore[arg-type]
         row_id=key.get("rid"),  # type: ignore[arg-type]
-        handle_key_only=ohk is True,
+        handle_key_only=key.get("ohk") is True,
         claim_check_location=location if isinstance(location, str) else None,
     )
 
@@ -202,12 +243,9 @@ def _ddl(key: dict[str, object], value: object, entry: _Entry) -> DecodedDDL:
     if type(ddl_type) is not int or not 0 <= ddl_type <= 255:
         # a JSON number, not a string as the seeds say (§2.8 O2)
         entry.fail("t must be an ActionType number 0..255", "t")
+    commit_ts, schema, table = _envelope(key)
     return DecodedDDL(
-        commit_ts=key["ts"],  # type: ignore[arg-type]
-        schema=key.get("scm", ""),  # type: ignore[arg-type]
-        table=key.get("tbl", ""),  # type: ignore[arg-type]
-        query=query,
-        ddl_type=ddl_type,
+        commit_ts=commit_ts, schema=schema, table=table, query=query, ddl_type=ddl_type
     )
 
 

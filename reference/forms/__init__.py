@@ -1,0 +1,55 @@
+"""The kit's two JSON forms and the message-line form (the public contract).
+
+* Change events (encoder input), documented in docs/change-events.md and described by
+  ``schemas/change-event.schema.json``;
+* decoded events (decoder output), docs/decoded-events.md and
+  ``schemas/decoded-event.schema.json``;
+* message lines: ``{"key": base64 | null, "value": base64 | null}`` plus ``claim_checks`` when
+  TiCDC stored files next to the message.
+
+Values use JSON where JSON is exact (null, integers of any size, floats, text) and three tagged
+objects where it is not: ``{"bytes": base64}``, ``{"decimal": digits}`` and
+``{"timestamp": text, "zone": name | null}``. Each ``read_*`` raises ``FormError`` with the
+JSON Pointer of the offending member; each ``write_*`` returns plain JSON-ready objects.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Literal
+
+from ticdc_conformance.reference.forms._change import read_change_event, write_change_event
+from ticdc_conformance.reference.forms._common import Json, read_value, write_value
+from ticdc_conformance.reference.forms._decoded import (
+    read_decoded_event,
+    read_message,
+    write_decoded_event,
+    write_message,
+)
+
+__all__ = [
+    "json_schema",
+    "read_change_event",
+    "read_decoded_event",
+    "read_message",
+    "read_value",
+    "write_change_event",
+    "write_decoded_event",
+    "write_message",
+    "write_value",
+]
+
+
+def json_schema(form: Literal["change-event", "decoded-event"]) -> dict[str, Json]:
+    """The JSON Schema (draft 2020-12) shipped for ``form``.
+
+    The decoded-event schema refers to the change-event schema by its ``$id``.
+    """
+    text = (
+        resources.files("ticdc_conformance.reference.schemas")
+        .joinpath(f"{form}.schema.json")
+        .read_text()
+    )
+    schema: dict[str, Json] = json.loads(text)
+    return schema
