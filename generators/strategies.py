@@ -156,7 +156,13 @@ def table_infos(draw: st.DrawFn) -> TableInfo:
     indexes: list[IndexInfo] = []
     key_shape = draw(st.sampled_from(["none", "int-pk", "pk-index", "unique"]))
     if key_shape == "int-pk":
-        columns[0] = ColumnInfo(name=names[0], type="bigint", key="primary", nullable=False)
+        columns[0] = ColumnInfo(
+            name=names[0],
+            type="bigint",
+            key="primary",
+            nullable=False,
+            unsigned=draw(st.booleans()),
+        )
     elif key_shape in ("pk-index", "unique"):
         members = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
         indexes.append(
@@ -184,6 +190,14 @@ def row_changed_events(draw: st.DrawFn, table: TableInfo | None = None) -> RowCh
     op = draw(st.sampled_from(OPERATIONS))
     before = _image(draw, table) if op != "insert" else None
     after = _image(draw, table) if op != "delete" else None
+    if op == "update" and before is not None and after is not None:
+        # updates that change nothing, some columns, or everything (only-updated-columns)
+        keep = draw(st.sampled_from(["all", "some", "none"]))
+        if keep != "none":
+            kept = [keep == "all" or draw(st.booleans()) for _ in table.columns]
+            after = tuple(
+                old if k else new for old, new, k in zip(before, after, kept, strict=True)
+            )
     return RowChangedEvent(commit_ts=draw(commit_timestamps), table=table, op=op,
                            before=before, after=after)  # fmt: skip
 

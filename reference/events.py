@@ -66,7 +66,9 @@ class RowChangedEvent:
         """TiCDC's RowID: explicit, else the value of a single integer primary key, else 0.
 
         An integer primary key is the row handle in TiDB (PKIsHandle); clustered non-integer
-        keys have no int handle, so TiCDC leaves RowID at 0 (ground truth §2.3).
+        keys have no int handle, so TiCDC leaves RowID at 0 (ground truth §2.3). TiDB keeps
+        an UNSIGNED BIGINT handle as the int64 with the same bits, so values above 2^63 - 1
+        come out negative.
         """
         if self.row_id is not None:
             return self.row_id
@@ -77,8 +79,8 @@ class RowChangedEvent:
         column = self.table.columns[primary[0]]
         value = image[primary[0]]
         integer_types = {"tinyint", "smallint", "mediumint", "int", "bigint"}
-        if column.type in integer_types and isinstance(value, int) and value < 2**63:
-            return value
+        if column.type in integer_types and isinstance(value, int):
+            return value - 2**64 if value >= 2**63 else value
         return 0
 
 

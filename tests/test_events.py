@@ -22,6 +22,11 @@ INT_PK = TableInfo(
 TEXT_PK = TableInfo(
     schema="s", name="t", columns=(ColumnInfo(name="id", type="varchar", key="primary"),)
 )
+UNSIGNED_PK = TableInfo(
+    schema="s",
+    name="t",
+    columns=(ColumnInfo(name="id", type="bigint", unsigned=True, key="primary"),),
+)
 PK_INDEX = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="id", type="int"),),
                      indexes=(IndexInfo(name="PRIMARY", columns=("id",), primary=True),))  # fmt: skip
 
@@ -32,6 +37,7 @@ PK_INDEX = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="id", type="
         (RowChangedEvent(commit_ts=1, table=INT_PK, op="insert", after=(42,)), 42),
         (RowChangedEvent(commit_ts=1, table=INT_PK, op="delete", before=(7,)), 7),
         (RowChangedEvent(commit_ts=1, table=PK_INDEX, op="insert", after=(5,)), 5),
+        (RowChangedEvent(commit_ts=1, table=UNSIGNED_PK, op="insert", after=(2**64 - 1,)), -1),
         (RowChangedEvent(commit_ts=1, table=TEXT_PK, op="insert", after=("a",)), 0),
         (RowChangedEvent(commit_ts=1, table=TEXT_PK, op="insert", after=("a",), row_id=9), 9),
     ],
