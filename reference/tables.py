@@ -147,6 +147,7 @@ class TableInfo:
     """Physical partition id when the table is partitioned (Open ``ptn``)."""
     schema_version: int | None = None
     _positions: dict[str, int] = field(init=False, repr=False, compare=False)
+    _flags: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         positions = {column.name: i for i, column in enumerate(self.columns)}
@@ -157,6 +158,7 @@ class TableInfo:
             if missing or not index.columns:
                 raise ValueError(f"index {index.name!r} names unknown columns {missing}")
         object.__setattr__(self, "_positions", positions)
+        object.__setattr__(self, "_flags", {})  # per profile, filled on first use
 
     def position(self, name: str) -> int | None:
         """Index of the column called ``name``, or ``None``."""
@@ -169,11 +171,11 @@ class TableInfo:
                 return tuple(self._positions[name] for name in index.columns)
         return tuple(i for i, column in enumerate(self.columns) if column.key == "primary")
 
-    def _not_null(self, position: int) -> bool:
+    def _not_null(self, position: int, primary: tuple[int, ...]) -> bool:
         column = self.columns[position]
         if column.nullable is not None:
             return not column.nullable
-        return position in self.primary_key()
+        return position in primary
 
     def handle_key(self) -> tuple[int, ...]:
         """Positions of the handle-key columns (§1.3); empty when the table has none."""
@@ -189,15 +191,20 @@ class TableInfo:
         eligible = [
             cols
             for cols in candidates
-            if all(self._not_null(i) and not self.columns[i].is_virtual for i in cols)
+            if all(self._not_null(i, primary) and not self.columns[i].is_virtual for i in cols)
         ]
         # min() keeps the first of equal lengths: the smaller index id wins the tie.
         return min(eligible, key=len, default=())
 
     def column_flags(self, profile: Profile) -> tuple[int, ...]:
         """Flag bits of every column, explicit where given, derived otherwise (§1.2)."""
+        if profile not in self._flags:
+            self._flags[profile] = self._derive_flags(profile)
+        return self._flags[profile]
+
+    def _derive_flags(self, profile: Profile) -> tuple[int, ...]:
         handle = set(self.handle_key())
-        primary = set(self.primary_key())
+        primary = self.primary_key()
         derived = []
         for i, column in enumerate(self.columns):
             own = 0
@@ -209,13 +216,11 @@ class TableInfo:
                 own |= GENERATED_FLAG
             if column.unsigned:
                 own |= UNSIGNED_FLAG
-            if not self._not_null(i):
+            if not self._not_null(i, primary):
                 own |= NULLABLE_FLAG
+            # the column's own key flag; index membership adds bits below
             own |= {"primary": PRIMARY_KEY_FLAG, "unique": UNIQUE_KEY_FLAG,
                     "multiple": MULTIPLE_KEY_FLAG, None: 0}[column.key]  # fmt: skip
-            skip_index_bits = profile == "ticdc" and column.generated is not None
-            if i in primary and not skip_index_bits:
-                own |= PRIMARY_KEY_FLAG
             derived.append(own)
         for index in self.indexes:
             # The primary index is also unique in TiDB, yet its columns carry only the
@@ -225,6 +230,7 @@ class TableInfo:
                 bits |= MULTIPLE_KEY_FLAG
             for name in index.columns:
                 i = self._positions[name]
+                # new-arch skips generated columns here before writing the bits back (§1.2)
                 if not (profile == "ticdc" and self.columns[i].generated is not None):
                     derived[i] |= bits
         return tuple(

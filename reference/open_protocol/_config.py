@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Literal
 
 from ticdc_conformance.reference.errors import EncodeError
@@ -60,9 +60,7 @@ class Config:
     @property
     def batch_limit(self) -> int:
         """The byte limit batching compares against (§2.2)."""
-        if self.profile == "ticdc" and self.max_batched_bytes is not None:
-            return self.max_batched_bytes
-        return self.max_message_bytes
+        return self.max_message_bytes if self.max_batched_bytes is None else self.max_batched_bytes
 
 
 OPTIONS: Mapping[str, str] = {
@@ -80,23 +78,22 @@ OPTIONS: Mapping[str, str] = {
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    known = {f.name: f for f in fields(Config)}
     values: dict[str, object] = {}
     for name, text in options.items():
         if name == "large-message-handle-compression":
             if text != "none":
                 raise EncodeError(f"compression {text!r} is not implemented", protocol=PROTOCOL)
             continue
-        attribute = name.replace("-", "_")
-        if name not in OPTIONS or attribute not in known:
+        if name not in OPTIONS:
             raise EncodeError(f"unknown option {name!r}", protocol=PROTOCOL)
+        attribute = name.replace("-", "_")
         default = getattr(Config(), attribute)
         if isinstance(default, bool):
             if text not in ("true", "false"):
                 raise EncodeError(f"option {name} takes true or false", protocol=PROTOCOL)
             values[attribute] = text == "true"
         elif isinstance(default, int) or attribute == "max_batched_bytes":
-            if not text.isdigit():
+            if not (text.isascii() and text.isdigit()):
                 raise EncodeError(f"option {name} takes a whole number", protocol=PROTOCOL)
             values[attribute] = int(text)
         else:

@@ -38,7 +38,6 @@ _COLUMN_MEMBERS = frozenset({"t", "h", "f", "v"})
 _DDL_MEMBERS = frozenset({"q", "t"})
 _INT64 = range(-(2**63), 2**63)
 _UINT64 = range(2**64)
-_UINT64_END = 2**64
 _ANY_INT = range(-(2**63), 2**64)
 
 
@@ -145,7 +144,7 @@ def _columns(raw: object, member: str, entry: _Entry) -> tuple[DecodedColumn, ..
             and type(type_code) is int
             and type(flags) is int
             and 0 <= type_code <= 255
-            and 0 <= flags < _UINT64_END
+            and flags in _UINT64
         ):
             columns.append(_checked_column(name, column, member, entry))
             continue
