@@ -71,7 +71,7 @@ OPTIONS: Mapping[str, str] = {
     "delete-only-output-handle-key-columns": "true|false: deletes carry handle-key columns only",
     "only-output-updated-columns": "true|false: 'p' keeps only the columns that changed",
     "large-message-handle-option": "none|handle-key-only|claim-check (default none)",
-    "claim-check-storage-uri": "storage URI for claim-check files, e.g. file:///tmp/cc",
+    "claim-check-storage-uri": "storage URI for claim-check files, e.g. s3://bucket/claim-check",
     "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
 }
 
