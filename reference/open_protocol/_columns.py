@@ -19,7 +19,7 @@ from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["PASS_THROUGH", "READERS", "WRITERS", "read_value", "write_value"]
+__all__ = ["PASS_THROUGH", "READERS", "WRITERS", "as_bytes", "read_value", "write_value"]
 
 Writer = Callable[[Value, int, JsonStyle], str]
 Reader = Callable[[object, int | None], Value]
@@ -36,7 +36,8 @@ _UNSIGNED_RANGE = range(2**64)
 _SIGNED_RANGE = range(-(2**63), 2**63)
 
 
-def _as_bytes(value: Value) -> bytes:
+def as_bytes(value: Value) -> bytes:
+    """The bytes TiCDC holds for a string column's value (text as UTF-8)."""
     if isinstance(value, bytes):
         return value
     if isinstance(value, str):
@@ -82,7 +83,7 @@ def _read_float(raw: object, flags: int | None) -> Value:
 
 def _write_string(value: Value, flags: int, style: JsonStyle) -> str:
     if flags & BINARY_FLAG:
-        return quote(_gostrconv.quote(_as_bytes(value)), style)
+        return quote(_gostrconv.quote(as_bytes(value)), style)
     if not isinstance(value, str | bytes):
         raise ValueError(f"expected text or bytes, got {type(value).__name__}")
     return quote(value, style)
@@ -110,7 +111,7 @@ def _read_string(raw: object, flags: int | None) -> Value:
 
 def _write_base64(value: Value, flags: int, style: JsonStyle) -> str:
     del flags, style
-    return '"' + base64.b64encode(_as_bytes(value)).decode("ascii") + '"'
+    return '"' + base64.b64encode(as_bytes(value)).decode("ascii") + '"'
 
 
 def _read_base64(raw: object, flags: int | None) -> Value:
