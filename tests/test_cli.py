@@ -108,8 +108,9 @@ def test_demo_encodes_and_decodes_every_example() -> None:
     assert result.returncode == 0, result.stderr
     records = lines(result.stdout)
     assert {(r["protocol"], r["profile"]) for r in records} == {
-        ("open", "tiflow"),
-        ("open", "ticdc"),
+        (protocol, profile)
+        for protocol in ("open", "simple-json", "simple-avro")
+        for profile in ("tiflow", "ticdc")
     }
     assert all(r["decoded"] for r in records)
     summary = "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), "
