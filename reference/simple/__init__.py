@@ -49,6 +49,7 @@ from ticdc_conformance.reference.simple._decoder import (
     SimpleDecoder,
     decode,
     parse,
+    read_claim_check,
 )
 from ticdc_conformance.reference.simple._encode import event_checksum
 from ticdc_conformance.reference.simple._schema import ddl_kind, mysql_type
@@ -72,6 +73,7 @@ __all__ = [
     "mysql_type",
     "no_clock",
     "read_checksum",
+    "read_claim_check",
     "row_checksum",
     "verify_checksum",
 ]

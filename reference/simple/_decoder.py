@@ -16,6 +16,9 @@ and any DML whose checksum does not verify, is ``rejected()`` with the reason.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
@@ -38,7 +41,7 @@ from ticdc_conformance.reference.simple._values import read_value, untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire, pointer
 from ticdc_conformance.reference.tables import TableInfo
 
-__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse"]
+__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
 
 UNTYPED = "untyped: a Simple DML carries no column types; SimpleDecoder types it by its schema"
 _OPS: dict[str, Operation] = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
@@ -68,6 +71,27 @@ def parse(message: Message, encoding: EncodingFormat, message_index: int) -> Wir
                           message_index=message_index)  # fmt: skip
     read = _json.parse if encoding == "json" else _avro.parse
     return read(message.value, message_index)
+
+
+def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
+    """The full message from a claim-check file, ``{"key": null, "value": base64}`` (§1.5)."""
+    try:
+        document = json.loads(content)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise DecodeError(f"not JSON: {error}", protocol="simple", part="value", offset=0,
+                          message_index=message_index) from None  # fmt: skip
+    if type(document) is not dict or document.keys() != {"key", "value"}:
+        raise DecodeError("a claim-check file is an object with key and value",
+                          protocol="simple", part="value", path="", message_index=message_index)  # fmt: skip
+    parts: dict[str, bytes | None] = {}
+    for name in ("key", "value"):
+        encoded = document[name]
+        try:
+            parts[name] = None if encoded is None else base64.b64decode(encoded, validate=True)
+        except (TypeError, binascii.Error, ValueError):
+            raise DecodeError("must be base64 text or null", protocol="simple", part="value",
+                              path=f"/{name}", message_index=message_index) from None  # fmt: skip
+    return Message(key=parts["key"], value=parts["value"])
 
 
 def _schema_event(wire: Wire) -> DecodedEvent:
