@@ -29,6 +29,7 @@ __all__ = [
     "column_infos",
     "column_values",
     "ddl_events",
+    "json_documents",
     "resolved_events",
     "row_changed_events",
     "table_infos",
@@ -225,3 +226,18 @@ resolved_events = st.builds(ResolvedEvent, commit_ts=commit_timestamps)
 def change_events() -> st.SearchStrategy[RowChangedEvent | DDLEvent | ResolvedEvent]:
     """Any change event, rows most often."""
     return st.one_of(row_changed_events(), row_changed_events(), ddl_events, resolved_events)
+
+
+def json_documents(max_leaves: int = 20) -> st.SearchStrategy[object]:
+    """Arbitrary JSON documents (objects, arrays, scalars) for decoder totality checks."""
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False), _texts,
+    )  # fmt: skip
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4), st.dictionaries(_texts, children, max_size=4)
+        ),
+        max_leaves=max_leaves,
+    )
