@@ -138,3 +138,33 @@ def test_a_broken_run_exits_3(
     monkeypatch.setitem(cli._COMMANDS, "demo", broken)
     assert cli.main(["demo"]) == 3
     assert capsys.readouterr().err == "error: the run broke: RuntimeError: disk on fire\n"
+
+
+@pytest.mark.parametrize("protocol", ["simple-json", "simple-avro"])
+def test_simple_stream_decodes_with_schema_state(protocol: str) -> None:
+    """The BOOTSTRAP before the first row lets the decoder type it (§6.6)."""
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", protocol, "--profile", "ticdc", stdin=case0)
+    assert encoded.returncode == 0, encoded.stderr
+    bootstrap, row = lines(encoded.stdout)
+    assert (bootstrap["key"], row["key"]) == (None, None)
+    decoded = run("decode", "--protocol", protocol, stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    kinds = lines(decoded.stdout)
+    assert [e["kind"] for e in kinds] == ["bootstrap", "row"]
+    columns = kinds[1]["after"]
+    assert isinstance(columns, list)
+    assert {c["name"]: c["mysql_type"] for c in columns}["long"] == "int"
+
+
+def test_simple_rows_whose_schema_never_arrives_are_reported() -> None:
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "simple-json", stdin=case0)
+    row_only = encoded.stdout.splitlines()[1] + "\n"
+    result = run("decode", "--protocol", "simple-json", stdin=row_only)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "error: line 1: simple-json: message 0: row not decoded: no BOOTSTRAP or DDL has "
+        "given schema version 0 of a.b\n"
+    )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from typing import Any
 
 import pytest
 
@@ -16,9 +17,11 @@ from ticdc_conformance.reference import (
     DecimalValue,
     DecodedColumn,
     DecodedRow,
+    Operation,
     RowChangedEvent,
     TableInfo,
     TimestampValue,
+    Value,
     simple,
 )
 
@@ -35,7 +38,7 @@ def text(data: str | bytes) -> bytes:
 
 
 # (column, value, the bytes it adds)
-COLUMNS = [
+COLUMNS: list[tuple[ColumnInfo, Value, bytes]] = [
     (C(name="i", type="int"), -1, u64(-1)),
     (C(name="u", type="bigint", unsigned=True), 2**64 - 1, u64(2**64 - 1)),
     (C(name="y", type="year"), 2024, u64(2024)),
@@ -60,9 +63,9 @@ COLUMNS = [
 
 
 @pytest.mark.parametrize(("column", "value", "expected"), COLUMNS, ids=[c[0].name for c in COLUMNS])
-def test_column_bytes(column: ColumnInfo, value: object, expected: bytes) -> None:
+def test_column_bytes(column: ColumnInfo, value: Value, expected: bytes) -> None:
     t = TableInfo(schema="s", name="t", columns=(column,))
-    assert simple.row_checksum(t, (value,)) == zlib.crc32(expected)  # type: ignore[arg-type]
+    assert simple.row_checksum(t, (value,)) == zlib.crc32(expected)
 
 
 def test_columns_are_hashed_in_column_id_order() -> None:
@@ -79,13 +82,13 @@ def test_whole_row() -> None:
     t = TableInfo(schema="s", name="t", columns=tuple(c for c, _, _ in COLUMNS))
     assert simple.row_checksum(t, tuple(v for _, v, _ in COLUMNS)) == zlib.crc32(
         b"".join(b for _, _, b in COLUMNS)
-    )  # type: ignore[arg-type]
+    )
 
 
 @pytest.mark.parametrize("zone", [None, "Local", "Mars/Olympus"])
 def test_a_timestamp_needs_a_real_location(zone: str | None) -> None:
     t = TableInfo(schema="s", name="t", columns=(C(name="ts", type="timestamp"),))
-    with pytest.raises(ValueError, match="location|names no time zone"):
+    with pytest.raises(ValueError, match=r"location|names no time zone"):
         simple.row_checksum(t, (TimestampValue("2024-01-01 00:00:00", zone),))
 
 
@@ -96,18 +99,18 @@ T = TableInfo(
 )
 
 
-def row(before: list[object] | None, after: list[object] | None, **kw: object) -> DecodedRow:
-    def image(values: list[object] | None) -> tuple[DecodedColumn, ...] | None:
+def row(before: list[Value] | None, after: list[Value] | None, **kw: Any) -> DecodedRow:
+    def image(values: list[Value] | None) -> tuple[DecodedColumn, ...] | None:
         return (
             None
             if values is None
             else tuple(DecodedColumn(c.name, v) for c, v in zip(T.columns, values, strict=True))
-        )  # type: ignore[arg-type]
+        )
 
-    op = "update" if before and after else "insert" if after else "delete"
+    op: Operation = "update" if before and after else "insert" if after else "delete"
     return DecodedRow(
         commit_ts=1, schema="s", table="t", op=op, before=image(before), after=image(after), **kw
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_verify_checksum() -> None:

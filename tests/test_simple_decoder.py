@@ -7,6 +7,7 @@ that schema arrives in a BOOTSTRAP or DDL the row is held back and reported, nev
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from simple_helpers import codec, config
@@ -26,6 +27,7 @@ from ticdc_conformance.reference import (
     RowChangedEvent,
     TableInfo,
     TimestampValue,
+    Value,
     simple,
 )
 
@@ -37,10 +39,10 @@ V2 = TableInfo(schema="shop", name="user", table_id=148, schema_version=200,
                columns=(*V1.columns, C(name="note", type="varchar")))  # fmt: skip
 ADD_COLUMN = DDLEvent(commit_ts=20, schema="shop", table="user", query="ALTER TABLE user ADD COLUMN note VARCHAR(10)",
                       ddl_type=5, table_info=V2, pre_table_info=V1)  # fmt: skip
-NO_BOOTSTRAP = {"send_bootstrap_interval_in_sec": 0}
+NO_BOOTSTRAP: dict[str, Any] = {"send_bootstrap_interval_in_sec": 0}
 
 
-def ins(table: TableInfo, *values: object, ts: int) -> RowChangedEvent:
+def ins(table: TableInfo, *values: Value, ts: int) -> RowChangedEvent:
     return RowChangedEvent(commit_ts=ts, table=table, op="insert", after=values)
 
 

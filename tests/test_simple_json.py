@@ -221,7 +221,7 @@ def test_row_too_large_is_an_error_without_large_message_handling() -> None:
 
 def test_handle_key_only_and_claim_check() -> None:
     """§4.7: handle-key columns only; claim-check adds the location and stores the full value."""
-    common = {"max_message_bytes": 300, "send_bootstrap_in_msg_count": 0}
+    common: dict[str, Any] = {"max_message_bytes": 300, "send_bootstrap_in_msg_count": 0}
     [hko] = simple.JSON.encode(
         [BIG_ROW], config("json", large_message_handle_option="handle-key-only", **common)
     )
@@ -239,7 +239,8 @@ def test_handle_key_only_and_claim_check() -> None:
         ),
     )
     [stored] = cc.claim_checks
-    assert stored.location.startswith("s3://b/cc/") and stored.location.endswith(".json")
+    assert stored.location.startswith("s3://b/cc/")
+    assert stored.location.endswith(".json")
     body = json.loads(cc.value or b"")
     assert (body["claimCheckLocation"], body["handleKeyOnly"], body["data"]) == (
         stored.location,
@@ -300,3 +301,20 @@ def test_a_key_or_no_value_is_rejected() -> None:
     assert caught.value.part == "key"
     with pytest.raises(DecodeError, match="empty"):
         simple.JSON.decode(Message(key=None, value=None))
+
+
+def test_options_by_tidb_names() -> None:
+    cfg = simple.JSON.config_from_options(
+        {"integrity-check-level": "correctness", "time-zone": "Asia/Shanghai", "max-message-bytes": "100",
+         "large-message-handle-option": "claim-check", "claim-check-storage-uri": "file:///tmp/cc"},
+        profile="ticdc",
+    )  # fmt: skip
+    assert cfg == simple.Config(profile="ticdc", enable_row_checksum=True, time_zone="Asia/Shanghai", max_message_bytes=100,
+                                large_message_handle_option="claim-check", claim_check_storage_uri="file:///tmp/cc")  # fmt: skip
+    for options, problem in (({"nope": "1"}, "unknown option"), ({"integrity-check-level": "x"}, "none or correctness"),
+                             ({"max-message-bytes": "-1"}, "whole number"), ({"large-message-handle-option": "claim-check"}, "claim-check-storage-uri"),
+                             ({"large-message-handle-compression": "lz4"}, "not implemented")):  # fmt: skip
+        with pytest.raises(EncodeError, match=problem):
+            simple.AVRO.config_from_options(options)
+    with pytest.raises(EncodeError, match="the config is for simple-json"):
+        simple.AVRO.encode([], simple.Config())

@@ -75,10 +75,10 @@ def bootstrap_avro_record(table: TableInfo, profile: str = "tiflow") -> dict[str
     """The TableSchema record as fastavro reads it (the library, not the codec)."""
     message = simple.AVRO.encode_bootstrap(table, config("avro", profile))
     parsed = fastavro.parse_schema(json.loads(schema_text()))
-    _, record = fastavro.schemaless_reader(
+    result: Any = fastavro.schemaless_reader(
         io.BytesIO(message.value or b""), parsed, None, return_record_name=True
     )
-    return record["payload"][1]["tableSchema"]  # type: ignore[no-any-return]
+    return result[1]["payload"][1]["tableSchema"]  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("encoding", ["json", "avro"])

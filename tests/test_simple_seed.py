@@ -112,5 +112,5 @@ def test_stale_timestamp_as_a_plain_string_is_rejected() -> None:
     decoder = simple.JSON.new_decoder()
     decoder.feed(simple.JSON.encode_bootstrap(table), message_index=0)
     stale = b'{"version":1,"database":"simple","table":"user","type":"INSERT","commitTs":1,"buildTs":0,"schemaVersion":7,"data":{"createTime":"2024-02-26 08:00:00"}}'
-    with pytest.raises(DecodeError, match="a TIMESTAMP is a {location, value} object"):
+    with pytest.raises(DecodeError, match=r"a TIMESTAMP is a \{location, value\} object"):
         decoder.feed(Message(key=None, value=stale), message_index=1)

@@ -81,8 +81,10 @@ def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
         raise DecodeError(f"not JSON: {error}", protocol="simple", part="value", offset=0,
                           message_index=message_index) from None  # fmt: skip
     if type(document) is not dict or document.keys() != {"key", "value"}:
-        raise DecodeError("a claim-check file is an object with key and value",
-                          protocol="simple", part="value", path="", message_index=message_index)  # fmt: skip
+        raise DecodeError(
+            "a claim-check file is an object with key and value",
+            protocol="simple", part="value", path="", message_index=message_index,
+        )  # fmt: skip
     parts: dict[str, bytes | None] = {}
     for name in ("key", "value"):
         encoded = document[name]

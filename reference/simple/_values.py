@@ -99,8 +99,6 @@ def _integer(column: ColumnInfo, value: Value) -> int:
 
 
 def _timestamp_text(value: Value, zone: str) -> str:
-    if isinstance(value, str):
-        return value
     if not isinstance(value, TimestampValue):
         raise ValueError(f"expected a timestamp, got {type(value).__name__}")
     if value.zone is not None and value.zone != zone:
