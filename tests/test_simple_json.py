@@ -305,7 +305,7 @@ def test_a_key_or_no_value_is_rejected() -> None:
 
 def test_options_by_tidb_names() -> None:
     cfg = simple.JSON.config_from_options(
-        {"integrity-check-level": "correctness", "time-zone": "Asia/Shanghai", "max-message-bytes": "100",
+        {"integrity-check-level": "correctness", "tz": "Asia/Shanghai", "max-message-bytes": "100",
          "large-message-handle-option": "claim-check", "claim-check-storage-uri": "file:///tmp/cc"},
         profile="ticdc",
     )  # fmt: skip

@@ -92,8 +92,7 @@ OPTIONS: Mapping[str, str] = {
     "claim-check-storage-uri": "storage URI for claim-check files, e.g. s3://bucket/claim-check",
     "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
     "integrity-check-level": "none|correctness: correctness adds the row checksum to DML",
-    "checksum-version": "the row checksum version written with it (default 1)",
-    "time-zone": "TiCDC server tz as a location name, the TIMESTAMP location (default UTC)",
+    "tz": "the TiCDC server time zone, TIMESTAMP's location (default UTC; TiCDC's is System)",
     "send-bootstrap-interval-in-sec": "0 (with the next) disables bootstraps (default 120)",
     "send-bootstrap-in-msg-count": "0 (with the previous) disables bootstraps (default 10000)",
 }
@@ -118,14 +117,16 @@ def config_from_options(
             if text not in ("none", "correctness"):
                 raise EncodeError(f"{name} takes none or correctness", protocol=protocol)
             values["enable_row_checksum"] = text == "correctness"
+        elif name == "tz":
+            values["time_zone"] = text
         else:
             attribute = name.replace("-", "_")
-            if isinstance(getattr(Config(), attribute), int):
-                if not (text.isascii() and text.isdigit()):
-                    raise EncodeError(f"option {name} takes a whole number", protocol=protocol)
+            if isinstance(getattr(Config(), attribute), str):
+                values[attribute] = text
+            elif text.isascii() and text.isdigit():
                 values[attribute] = int(text)
             else:
-                values[attribute] = text
+                raise EncodeError(f"option {name} takes a whole number", protocol=protocol)
     if profile is not None:
         values["profile"] = profile
     return Config(**values)  # type: ignore[arg-type]
