@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ticdc_conformance.generators.faults import FAULT_KINDS
+
 EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
 
 
@@ -116,7 +118,7 @@ def test_demo_encodes_and_decodes_every_example() -> None:
     assert summary + "708 bytes of key plus value" in result.stderr
 
 
-@pytest.mark.parametrize("command", ["encode", "decode", "demo"])
+@pytest.mark.parametrize("command", ["encode", "decode", "demo", "generate"])
 def test_help_is_complete(command: str) -> None:
     result = run(command, "--help")
     assert result.returncode == 0
@@ -124,6 +126,38 @@ def test_help_is_complete(command: str) -> None:
         for option in ("max-message-bytes", "output-old-value", "large-message-handle-option",
                        "--profile", "claim-check-storage-uri"):  # fmt: skip
             assert option in result.stdout
+    if command == "generate":
+        for kind in FAULT_KINDS:
+            assert kind in result.stdout
+
+
+def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    args = ["generate", "--protocol", "open", "--messages", "900", "--partitions", "2",
+            "--dispatcher", "index-value", "--fault", "wrong-partition", "--seed", "4",
+            "--option", "max-batch-size=4", "--out", str(out)]  # fmt: skip
+    result = run(*args)
+    assert result.returncode == 0, result.stderr
+    assert "labelled fault(s)" in result.stderr
+    labels = json.loads((out / "_labels.json").read_text())
+    assert labels["settings"]["dispatcher"]["partition"] == "index-value"
+    assert labels["settings"]["options"] == {"max-batch-size": "4"}
+    assert labels["faults"][0]["findings"][0]["rule"] == "partition-affinity"
+    assert (out / "part-00000.parquet").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--fault", "missing-schema"], "Simple protocol only"),
+     (["--option", "max-batch-size=x"], "whole number"),
+     (["--dispatcher", "columns"], "at least one column"),
+     (["--partitions", "0"], "at least one partition")],
+)  # fmt: skip
+def test_generate_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
+    result = run("generate", "--protocol", "open", "--messages", "300",
+                 "--out", str(tmp_path), *extra)  # fmt: skip
+    assert result.returncode == 2
+    assert message in result.stderr
 
 
 def test_a_broken_run_exits_3(
