@@ -67,7 +67,7 @@ def test_craft_encode_then_decode() -> None:
     assert decoded.returncode == 0, decoded.stderr
     [event] = lines(decoded.stdout)
     assert [event[m] for m in ("kind", "op", "schema", "table")] == ["row", "update", "a", "b"]
-    assert [c["name"] for c in event["after"]][:2] == ["varchar", "string"]  # table order
+    assert json.dumps(event["after"]).startswith('[{"name": "varchar"')  # table order, §3.2
 
 
 def test_craft_options_and_raw_value_file(tmp_path: Path) -> None:

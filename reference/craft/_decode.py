@@ -112,20 +112,20 @@ def _dictionary(value: Buffer, start: int, end: int) -> _Terms:
 def _headers(
     value: Buffer, start: int, end: int, count: int, terms: _Terms
 ) -> tuple[list[int], list[int], list[int], list[str | None], list[str | None]]:
-    ts, position = read_delta_uvarint_chunk(value, start, count, end)
-    kinds, kinds_at = read_uvarint_chunk(value, position, count, end)
+    ts, kinds_at = read_delta_uvarint_chunk(value, start, count, end)
+    kinds, partitions_at = read_uvarint_chunk(value, kinds_at, count, end)
     for i, kind in enumerate(kinds):
         if kind not in (ROW, DDL, RESOLVED):
-            fail(f"event {i} has type {kind}; 1 row, 2 DDL, 3 resolved", position)
-    partitions, position = read_delta_varint_chunk(value, kinds_at, count, end)
-    schema_ids, table_at = read_delta_varint_chunk(value, position, count, end)
-    schemas = terms.lookup(schema_ids, position, nullable=True)
-    table_ids, position = read_delta_varint_chunk(value, table_at, count, end)
-    tables = terms.lookup(table_ids, table_at, nullable=True)
-    if position != end:
-        fail(f"{end - position} bytes after the headers", position)
+            fail(f"event {i} has type {kind}; 1 row, 2 DDL, 3 resolved", kinds_at)
     if count > 1 and set(kinds) != {ROW}:
         fail("only rows share a message; a DDL or resolved event travels alone", kinds_at)
+    partitions, schemas_at = read_delta_varint_chunk(value, partitions_at, count, end)
+    schema_ids, tables_at = read_delta_varint_chunk(value, schemas_at, count, end)
+    schemas = terms.lookup(schema_ids, schemas_at, nullable=True)
+    table_ids, position = read_delta_varint_chunk(value, tables_at, count, end)
+    tables = terms.lookup(table_ids, tables_at, nullable=True)
+    if position != end:
+        fail(f"{end - position} bytes after the headers", position)
     return ts, kinds, partitions, schemas, tables
 
 
