@@ -198,7 +198,10 @@ def read_bytes(buffer: Buffer, offset: int, end: int | None = None) -> tuple[byt
 def write_uvarint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append each value as a uvarint."""
     for value in values:
-        write_uvarint(out, value)
+        if 0 <= value < 0x80:
+            out.append(value)
+        else:
+            write_uvarint(out, value)
 
 
 def read_uvarint_chunk(
@@ -209,15 +212,23 @@ def read_uvarint_chunk(
     _need(count, "uvarint chunk", offset, end)
     values = []
     for _ in range(count):
-        value, offset = read_uvarint(buffer, offset, end)
-        values.append(value)
+        # fast path: most counts, ids, types and lengths take one byte
+        if offset < end and (byte := buffer[offset]) < 0x80:
+            values.append(byte)
+            offset += 1
+        else:
+            value, offset = read_uvarint(buffer, offset, end)
+            values.append(value)
     return values, offset
 
 
 def write_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append each value as a ZigZag varint."""
     for value in values:
-        write_varint(out, value)
+        if -0x40 <= value < 0x40:
+            out.append((value << 1) ^ (value >> 63))
+        else:
+            write_varint(out, value)
 
 
 def read_varint_chunk(
@@ -226,11 +237,8 @@ def read_varint_chunk(
     """``count`` ZigZag varints."""
     end = len(buffer) if end is None else end
     _need(count, "varint chunk", offset, end)
-    values = []
-    for _ in range(count):
-        value, offset = read_varint(buffer, offset, end)
-        values.append(value)
-    return values, offset
+    raw, offset = read_uvarint_chunk(buffer, offset, count, end)
+    return [(r >> 1) ^ -(r & 1) for r in raw], offset
 
 
 def write_delta_uvarint_chunk(out: bytearray, values: Sequence[int]) -> None:
@@ -255,12 +263,13 @@ def read_delta_uvarint_chunk(
 
 def write_delta_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append the first value, then each difference to the previous one (int64 wrap)."""
-    last = 0
+    deltas, last = [], 0
     for value in values:
         if not _I64_MIN <= value < -_I64_MIN:
             raise ValueError(f"{value} is not an int64")
-        write_varint(out, _wrap_int64(value - last))
+        deltas.append(_wrap_int64(value - last))
         last = value
+    write_varint_chunk(out, deltas)
 
 
 def read_delta_varint_chunk(
@@ -300,8 +309,7 @@ def read_bytes_chunk(
 
 def write_nullable_bytes_chunk(out: bytearray, items: Sequence[bytes | None]) -> None:
     """Append all lengths as varints (−1 for ``None``), then the non-null byte strings."""
-    for item in items:
-        write_varint(out, -1 if item is None else len(item))
+    write_varint_chunk(out, [-1 if item is None else len(item) for item in items])
     for item in items:
         if item is not None:
             out += item
