@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -314,9 +316,22 @@ def test_the_crossing_row_stays_in_its_batch() -> None:
 # --- the benchmark cases (§3.5, §8) -----------------------------------------------------------
 
 
-def load(shared: Path, name: str) -> list[ChangeEvent]:
-    text = (shared / "design" / "examples" / f"{name}.change.jsonl").read_text()
+EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
+
+
+def load(name: str, folder: Traversable | Path = EXAMPLES) -> list[ChangeEvent]:
+    text = folder.joinpath(f"{name}.change.jsonl").read_text()
     return [read_change_event(json.loads(line)) for line in text.splitlines() if line]
+
+
+@pytest.mark.parametrize(("name", "size"), [("resolved", 20), ("ddl", 41), ("craft-benchmark-case0", 301),
+                                            ("craft-benchmark-case1", 997)])  # fmt: skip
+def test_normative_examples(shared: Path, name: str, size: int) -> None:
+    # ../shared/design/examples/README.md: the Craft sizes of the normative example files,
+    # which the package bundles unchanged for the command line
+    [message] = craft.encode(load(name, shared / "design" / "examples"))
+    assert len(message.value or b"") == size
+    assert craft.encode(load(name)) == [message]
 
 
 def delta_uvarint_size_tables(message: bytes) -> int:
@@ -334,8 +349,8 @@ def delta_uvarint_size_tables(message: bytes) -> int:
 
 @pytest.mark.parametrize(("name", "size", "document_size"),
                          [("craft-benchmark-case0", 301, 300), ("craft-benchmark-case1", 997, 993)])  # fmt: skip
-def test_benchmark_sizes(shared: Path, name: str, size: int, document_size: int) -> None:
-    [message] = craft.encode(load(shared, name))
+def test_benchmark_sizes(name: str, size: int, document_size: int) -> None:
+    [message] = craft.encode(load(name))
     value = message.value or b""
     assert len(value) == size
     # §8: the document's numbers are the same messages with delta-uvarint size tables, where
@@ -343,9 +358,9 @@ def test_benchmark_sizes(shared: Path, name: str, size: int, document_size: int)
     assert delta_uvarint_size_tables(value) == document_size
 
 
-def test_case0_layout(shared: Path) -> None:
+def test_case0_layout() -> None:
     # §3.5: headers 13, body 216 (two groups of 108), dictionary 60, size tables 10, trailer 1
-    [message] = craft.encode(load(shared, "craft-benchmark-case0"))
+    [message] = craft.encode(load("craft-benchmark-case0"))
     value = message.value or b""
     tables, start = craft.read_size_tables(value, 1)
     assert tables == [[13, 60], [216], [108, 108]]
