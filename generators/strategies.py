@@ -75,6 +75,10 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
         length=draw(st.integers(1, 64)) if mysql_type == "bit" else None,
         decimal=scale,
         elements=elements,
+        zerofill=mysql_type in _INTEGER_BITS and draw(st.booleans()),
+        auto_increment=mysql_type in _INTEGER_BITS and draw(st.booleans()),
+        on_update_now=mysql_type in ("datetime", "timestamp") and draw(st.booleans()),
+        comment=draw(st.none() | _texts),
     )
 
 
@@ -175,7 +179,10 @@ def table_infos(draw: st.DrawFn) -> TableInfo:
         name=draw(_names),
         columns=tuple(columns),
         indexes=tuple(indexes),
+        table_id=draw(st.none() | st.integers(1, 2**40)),
         partition_id=draw(st.none() | st.integers(0, 2**40)),
+        schema_version=draw(st.none() | commit_timestamps),
+        charset=draw(st.none() | st.sampled_from(["utf8mb4", "latin1", "binary"])),
     )
 
 
@@ -209,6 +216,8 @@ ddl_events = st.builds(
     table=st.text(max_size=8),
     query=_texts,
     ddl_type=st.integers(0, 255),
+    table_info=st.none() | table_infos(),
+    pre_table_info=st.none() | table_infos(),
 )
 resolved_events = st.builds(ResolvedEvent, commit_ts=commit_timestamps)
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ticdc_conformance.reference import craft, open_protocol
 from ticdc_conformance.reference.decoded import (
+    DecodedBootstrap,
     DecodedColumn,
     DecodedDDL,
     DecodedEvent,
@@ -39,6 +40,7 @@ __all__ = [
     "DDLEvent",
     "DecimalValue",
     "DecodeError",
+    "DecodedBootstrap",
     "DecodedColumn",
     "DecodedDDL",
     "DecodedEvent",

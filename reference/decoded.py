@@ -14,9 +14,17 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.values import Value
 
-__all__ = ["DecodedColumn", "DecodedDDL", "DecodedEvent", "DecodedResolved", "DecodedRow"]
+__all__ = [
+    "DecodedBootstrap",
+    "DecodedColumn",
+    "DecodedDDL",
+    "DecodedEvent",
+    "DecodedResolved",
+    "DecodedRow",
+]
 
 
 class DecodedColumn(NamedTuple):
@@ -37,6 +45,10 @@ class DecodedColumn(NamedTuple):
     """Whether the column is part of the handle key, when the protocol says (Open ``h``)."""
     mysql_type: str | None = None
     """MySQL type name when the protocol carries it (Simple, Debezium)."""
+    ambiguity: str | None = None
+    """Why ``value`` may differ from what the database holds, when the message cannot say
+    (e.g. a Debezium int64 without ``tidb_type`` that may be a wrapped BIGINT UNSIGNED);
+    ``None`` when the value is exactly what the message means."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +81,23 @@ class DecodedDDL:
     query: str
     ddl_type: int | None = None
     """TiDB ActionType when the protocol carries it (Open, Craft)."""
+    ddl_kind: str | None = None
+    """The protocol's own DDL class when it carries one (Simple ``type``, Debezium
+    ``tableChanges[].type``)."""
+    table_info: TableInfo | None = None
+    """The table after the DDL, when the message describes it (Simple, Debezium)."""
+    pre_table_info: TableInfo | None = None
+    """The table before the DDL, when the message describes it (Simple ``preTableSchema``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodedBootstrap:
+    """A table's schema sent ahead of its rows (Simple BOOTSTRAP, ground truth §4.9, §6.6)."""
+
+    commit_ts: int
+    schema: str
+    table: str
+    table_info: TableInfo
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -78,4 +107,4 @@ class DecodedResolved:
     commit_ts: int
 
 
-DecodedEvent = DecodedRow | DecodedDDL | DecodedResolved
+DecodedEvent = DecodedRow | DecodedDDL | DecodedResolved | DecodedBootstrap

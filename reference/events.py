@@ -94,6 +94,10 @@ class DDLEvent:
     query: str
     ddl_type: int
     """TiDB ActionType (ground truth §1.7): any byte value, not only the documented 1–36."""
+    table_info: TableInfo | None = None
+    """The table after the DDL; ``None`` for database-level DDLs (Simple ``tableSchema``)."""
+    pre_table_info: TableInfo | None = None
+    """The table before the DDL, when TiCDC has it (Simple ``preTableSchema``, §4.2)."""
 
     def __post_init__(self) -> None:
         _check_ts("commit_ts", self.commit_ts)

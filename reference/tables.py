@@ -97,6 +97,13 @@ class ColumnInfo:
     """Explicit type code; ``None`` derives it from ``type``."""
     flags: int | None = None
     """Explicit flag bits; ``None`` derives them (see the module docstring)."""
+    zerofill: bool = False
+    auto_increment: bool = False
+    on_update_now: bool = False
+    """TIMESTAMP/DATETIME ``ON UPDATE CURRENT_TIMESTAMP`` (TiDB OnUpdateNowFlag)."""
+    comment: str | None = None
+    column_id: int | None = None
+    """TiDB column id; ``None``: position + 1. Differs from table order after ``MODIFY … FIRST``."""
 
     def __post_init__(self) -> None:
         if self.type not in TYPE_CODES:
@@ -105,6 +112,8 @@ class ColumnInfo:
             raise ValueError(f"flags {self.flags} are not a uint64")
         if self.type_code is not None and not 0 <= self.type_code <= 255:
             raise ValueError(f"type code {self.type_code} is not a byte")
+        if self.column_id is not None and self.column_id < 1:
+            raise ValueError(f"column id {self.column_id} is not positive")
 
     @property
     def effective_type_code(self) -> int:
@@ -143,9 +152,13 @@ class TableInfo:
     columns: tuple[ColumnInfo, ...]
     indexes: tuple[IndexInfo, ...] = ()
     table_id: int | None = None
+    """Logical TiDB table id."""
     partition_id: int | None = None
     """Physical partition id when the table is partitioned (Open ``ptn``)."""
     schema_version: int | None = None
+    """TiDB schema version of this table info (its UpdateTS; Simple ``schemaVersion``)."""
+    charset: str | None = None
+    """Table default charset (Debezium ``defaultCharsetName``)."""
     _positions: dict[str, int] = field(init=False, repr=False, compare=False)
     _flags: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
 

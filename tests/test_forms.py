@@ -16,7 +16,12 @@ from ticdc_conformance.generators.strategies import change_events
 from ticdc_conformance.reference import (
     ChangeEvent,
     ClaimCheckObject,
+    ColumnInfo,
+    DDLEvent,
     DecimalValue,
+    DecodedBootstrap,
+    DecodedColumn,
+    DecodedRow,
     FormError,
     Message,
     TimestampValue,
@@ -149,3 +154,56 @@ def test_message_lines() -> None:
         with pytest.raises(FormError) as info:
             read_message(bad)
         assert info.value.path == path
+
+
+TABLE = {"schema": "s", "name": "t", "charset": "utf8mb4", "table_id": 7, "schema_version": 9,
+         "columns": [{"name": "a", "type": "int", "auto_increment": True, "column_id": 2,
+                      "comment": "id", "zerofill": True},
+                     {"name": "b", "type": "timestamp", "on_update_now": True}]}  # fmt: skip
+
+
+def test_ddl_table_infos_both_ways() -> None:
+    raw = {"kind": "ddl", "commit_ts": 5, "schema": "s", "table": "t", "query": "alter table t",
+           "ddl_type": 5, "pre_table_info": TABLE, "table_info": TABLE}  # fmt: skip
+    CHANGE_VALIDATOR.validate(raw)
+    event = read_change_event(raw)
+    assert isinstance(event, DDLEvent)
+    assert event.table_info is not None
+    assert event.table_info == event.pre_table_info
+    assert event.table_info.columns[0] == ColumnInfo(
+        name="a", type="int", auto_increment=True, column_id=2, comment="id", zerofill=True
+    )
+    assert (event.table_info.charset, event.table_info.schema_version) == ("utf8mb4", 9)
+    assert write_change_event(event) == raw
+    bare = {k: v for k, v in raw.items() if not k.endswith("table_info")}
+    assert write_change_event(read_change_event(bare)) == bare
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"kind": "bootstrap", "commit_ts": 0, "schema": "s", "table": "t", "table_info": TABLE},
+        {"kind": "ddl", "commit_ts": 5, "schema": "", "table": "", "query": "create table t",
+         "ddl_type": None, "ddl_kind": "CREATE", "table_info": TABLE, "pre_table_info": None},
+    ],
+)  # fmt: skip
+def test_decoded_table_events_both_ways(raw: dict[str, Any]) -> None:
+    DECODED_VALIDATOR.validate(raw)
+    event = read_decoded_event(raw)
+    assert write_decoded_event(event) == raw
+    if isinstance(event, DecodedBootstrap):
+        assert event.table_info.columns[1].on_update_now
+
+
+def test_decoded_column_ambiguity() -> None:
+    column = DecodedColumn(name="a", value=-1, mysql_type="bigint", ambiguity="unsigned-unknown")
+    row = DecodedRow(commit_ts=1, schema="s", table="t", op="insert", before=None, after=(column,))
+    raw = write_decoded_event(row)
+    DECODED_VALIDATOR.validate(raw)
+    assert raw["after"] == [{"name": "a", "value": -1, "type_code": None, "flags": None,
+                             "handle_key": None, "mysql_type": "bigint",
+                             "ambiguity": "unsigned-unknown"}]  # fmt: skip
+    assert read_decoded_event(raw) == row
+    with pytest.raises(FormError) as info:
+        read_decoded_event({**raw, "kind": "bootstrap"})
+    assert (info.value.path, info.value.reason) == ("", "missing member 'table_info'")

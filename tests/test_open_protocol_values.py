@@ -74,6 +74,8 @@ CASES = [
     Case("decimal-keeps-scale", {"type": "decimal", "decimal": 7},
          DecimalValue("129012.1230000"), 65, '"129012.1230000"'),
     Case("bit", {"type": "bit", "length": 10}, 341, 65, "341"),
+    # BIT is a uint64 in TiCDC's value model (§1.1) although TiDB sets no UNSIGNED flag
+    Case("bit-64-max", {"type": "bit", "length": 64}, 2**64 - 1, 65, "18446744073709551615"),
     Case("enum-index", {"type": "enum", "elements": ("a", "b", "c")}, 1, 64, "1"),
     Case("set-bitmask", {"type": "set", "elements": ("a", "b", "c")}, 3, 64, "3"),
     Case("year", {"type": "year"}, 2000, 65, "2000"),

@@ -20,13 +20,18 @@ from ticdc_conformance.reference.forms._common import (
 from ticdc_conformance.reference.tables import ColumnInfo, IndexInfo, TableInfo
 from ticdc_conformance.reference.values import Value
 
-__all__ = ["read_change_event", "write_change_event"]
+__all__ = [
+    "read_change_event", "read_optional_table", "read_table", "write_change_event", "write_table",
+]  # fmt: skip
 
 _FLOAT_TYPES = frozenset({"float", "double"})
 _COLUMN_OPTIONAL = {
     "unsigned", "nullable", "charset", "collation", "length", "decimal", "elements",
-    "default", "generated", "key", "type_code", "flags",
+    "default", "generated", "key", "type_code", "flags", "zerofill", "auto_increment",
+    "on_update_now", "comment", "column_id",
 }  # fmt: skip
+_TABLE_OPTIONAL = ("table_id", "partition_id", "schema_version", "charset")
+_TABLE_INFOS = {"table_info", "pre_table_info"}
 
 
 def _read_column(raw: Json, path: str) -> ColumnInfo:
@@ -52,6 +57,11 @@ def _read_column(raw: Json, path: str) -> ColumnInfo:
             key=typed(obj, "key", str, path, default=None),  # type: ignore[arg-type]
             type_code=typed(obj, "type_code", int, path, default=None),
             flags=typed(obj, "flags", int, path, default=None),
+            zerofill=typed(obj, "zerofill", bool, path, default=False),
+            auto_increment=typed(obj, "auto_increment", bool, path, default=False),
+            on_update_now=typed(obj, "on_update_now", bool, path, default=False),
+            comment=typed(obj, "comment", str, path, default=None),
+            column_id=typed(obj, "column_id", int, path, default=None),
         )
     except ValueError as error:
         fail(str(error), path)
@@ -67,11 +77,9 @@ def _write_column(column: ColumnInfo) -> dict[str, Json]:
     return out
 
 
-def _read_table(raw: Json, path: str) -> TableInfo:
-    obj = object_with(
-        raw, path, {"schema", "name", "columns"},
-        {"indexes", "table_id", "partition_id", "schema_version"},
-    )  # fmt: skip
+def read_table(raw: Json, path: str) -> TableInfo:
+    """Table metadata from its JSON form (docs/change-events.md#table-metadata)."""
+    obj = object_with(raw, path, {"schema", "name", "columns"}, {"indexes", *_TABLE_OPTIONAL})
     columns = obj["columns"]
     if not isinstance(columns, list):
         fail("expected a list", f"{path}/columns")
@@ -103,12 +111,20 @@ def _read_table(raw: Json, path: str) -> TableInfo:
             table_id=typed(obj, "table_id", int, path, default=None),
             partition_id=typed(obj, "partition_id", int, path, default=None),
             schema_version=typed(obj, "schema_version", int, path, default=None),
+            charset=typed(obj, "charset", str, path, default=None),
         )
     except ValueError as error:
         fail(str(error), path)
 
 
-def _write_table(table: TableInfo) -> dict[str, Json]:
+def read_optional_table(obj: dict[str, Json], name: str) -> TableInfo | None:
+    """The table metadata member ``name`` of a DDL, absent or null meaning none."""
+    raw = obj.get(name)
+    return None if raw is None else read_table(raw, f"/{name}")
+
+
+def write_table(table: TableInfo) -> dict[str, Json]:
+    """The JSON form of table metadata."""
     out: dict[str, Json] = {
         "schema": table.schema,
         "name": table.name,
@@ -119,7 +135,7 @@ def _write_table(table: TableInfo) -> dict[str, Json]:
             {"name": i.name, "columns": list(i.columns), "primary": i.primary, "unique": i.unique}
             for i in table.indexes
         ]
-    for name in ("table_id", "partition_id", "schema_version"):
+    for name in _TABLE_OPTIONAL:
         if getattr(table, name) is not None:
             out[name] = getattr(table, name)
     return out
@@ -160,17 +176,21 @@ def read_change_event(raw: Json, *, line: int | None = None) -> ChangeEvent:
         if kind == "resolved":
             return ResolvedEvent(commit_ts=with_commit_ts(raw, {"kind", "commit_ts"}, set())[1])
         if kind == "ddl":
-            commit_ts, schema, table_name, query, ddl_type = ddl_fields(raw)
+            obj, commit_ts, schema, table_name, query, ddl_type = ddl_fields(
+                raw, set(), _TABLE_INFOS
+            )
             if ddl_type is None:
                 fail("expected int", "/ddl_type")
             return DDLEvent(
-                commit_ts=commit_ts, schema=schema, table=table_name, query=query, ddl_type=ddl_type
-            )
+                commit_ts=commit_ts, schema=schema, table=table_name, query=query,
+                ddl_type=ddl_type, table_info=read_optional_table(obj, "table_info"),
+                pre_table_info=read_optional_table(obj, "pre_table_info"),
+            )  # fmt: skip
         if kind == "row":
             obj, commit_ts = with_commit_ts(
                 raw, {"kind", "commit_ts", "table", "op"}, {"before", "after", "row_id"}
             )
-            table = _read_table(obj["table"], "/table")
+            table = read_table(obj["table"], "/table")
             before, after = obj.get("before"), obj.get("after")
             return RowChangedEvent(
                 commit_ts=commit_ts,
@@ -188,9 +208,14 @@ def write_change_event(event: ChangeEvent) -> dict[str, Json]:
     if isinstance(event, ResolvedEvent):
         return {"kind": "resolved", "commit_ts": event.commit_ts}
     if isinstance(event, DDLEvent):
-        return write_ddl(event)
+        ddl = write_ddl(event)
+        for name in sorted(_TABLE_INFOS):
+            info = getattr(event, name)
+            if info is not None:
+                ddl[name] = write_table(info)
+        return ddl
     out: dict[str, Json] = {
-        "kind": "row", "commit_ts": event.commit_ts, "table": _write_table(event.table),
+        "kind": "row", "commit_ts": event.commit_ts, "table": write_table(event.table),
         "op": event.op,
     }  # fmt: skip
     if event.before is not None:

@@ -130,7 +130,7 @@ def with_commit_ts(raw: Json, members: set[str], optional: set[str]) -> tuple[di
 
 
 def write_ddl(event: DDLEvent | DecodedDDL) -> dict[str, Json]:
-    """The JSON form of a DDL, the same in both forms."""
+    """The members of a DDL both forms share."""
     return {
         "kind": "ddl",
         "commit_ts": event.commit_ts,
@@ -141,10 +141,17 @@ def write_ddl(event: DDLEvent | DecodedDDL) -> dict[str, Json]:
     }
 
 
-def ddl_fields(raw: Json) -> tuple[int, str, str, str, int | None]:
-    """commit_ts, schema, table, query and ddl_type of a DDL in either form."""
-    obj, commit_ts = with_commit_ts(raw, _DDL, set())
+def ddl_fields(
+    raw: Json, required: set[str], optional: set[str]
+) -> tuple[dict[str, Json], int, str, str, str, int | None]:
+    """A DDL object checked, with the members both forms share.
+
+    Returns the object, commit_ts, schema, table, query and ddl_type; ``required`` and
+    ``optional`` name the form's further members.
+    """
+    obj, commit_ts = with_commit_ts(raw, _DDL | required, optional)
     return (
+        obj,
         commit_ts,
         typed(obj, "schema", str, "", default=""),
         typed(obj, "table", str, "", default=""),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 from ticdc_conformance.reference.decoded import (
+    DecodedBootstrap,
     DecodedColumn,
     DecodedDDL,
     DecodedEvent,
@@ -12,6 +13,7 @@ from ticdc_conformance.reference.decoded import (
     DecodedRow,
 )
 from ticdc_conformance.reference.errors import FormError
+from ticdc_conformance.reference.forms._change import read_optional_table, read_table, write_table
 from ticdc_conformance.reference.forms._common import (
     Json,
     at_line,
@@ -30,7 +32,9 @@ from ticdc_conformance.reference.message import ClaimCheckObject, Message
 
 __all__ = ["read_decoded_event", "read_message", "write_decoded_event", "write_message"]
 
-_DECODED_COLUMN = ("name", "value", "type_code", "flags", "handle_key", "mysql_type")
+_DECODED_COLUMN = ("name", "value", "type_code", "flags", "handle_key", "mysql_type", "ambiguity")
+_DDL_EXTRA = ("ddl_kind", "table_info", "pre_table_info")
+_BOOTSTRAP = ("commit_ts", "schema", "table", "table_info")
 _DECODED_ROW = (
     "commit_ts",
     "schema",
@@ -58,7 +62,17 @@ def write_decoded_event(event: DecodedEvent) -> dict[str, Json]:
     if isinstance(event, DecodedResolved):
         return {"kind": "resolved", "commit_ts": event.commit_ts}
     if isinstance(event, DecodedDDL):
-        return write_ddl(event)
+        ddl = write_ddl(event)
+        ddl["ddl_kind"] = event.ddl_kind
+        for name in ("table_info", "pre_table_info"):
+            info = getattr(event, name)
+            ddl[name] = None if info is None else write_table(info)
+        return ddl
+    if isinstance(event, DecodedBootstrap):
+        return {
+            "kind": "bootstrap", "commit_ts": event.commit_ts, "schema": event.schema,
+            "table": event.table, "table_info": write_table(event.table_info),
+        }  # fmt: skip
     out: dict[str, Json] = {"kind": "row"}
     for name in _DECODED_ROW:
         value = getattr(event, name)
@@ -83,6 +97,7 @@ def _read_columns(raw: Json, path: str) -> tuple[DecodedColumn, ...] | None:
                 flags=typed(obj, "flags", int, at, default=None),
                 handle_key=typed(obj, "handle_key", bool, at, default=None),
                 mysql_type=typed(obj, "mysql_type", str, at, default=None),
+                ambiguity=typed(obj, "ambiguity", str, at, default=None),
             )
         )
     return tuple(columns)
@@ -95,9 +110,20 @@ def read_decoded_event(raw: Json, *, line: int | None = None) -> DecodedEvent:
         if kind == "resolved":
             return DecodedResolved(commit_ts=with_commit_ts(raw, {"kind", "commit_ts"}, set())[1])
         if kind == "ddl":
-            commit_ts, schema, table, query, ddl_type = ddl_fields(raw)
+            obj, commit_ts, schema, table, query, ddl_type = ddl_fields(raw, set(_DDL_EXTRA), set())
             return DecodedDDL(
-                commit_ts=commit_ts, schema=schema, table=table, query=query, ddl_type=ddl_type
+                commit_ts=commit_ts, schema=schema, table=table, query=query, ddl_type=ddl_type,
+                ddl_kind=typed(obj, "ddl_kind", str, "", default=None),
+                table_info=read_optional_table(obj, "table_info"),
+                pre_table_info=read_optional_table(obj, "pre_table_info"),
+            )  # fmt: skip
+        if kind == "bootstrap":
+            obj, commit_ts = with_commit_ts(raw, {"kind", *_BOOTSTRAP}, set())
+            return DecodedBootstrap(
+                commit_ts=commit_ts,
+                schema=typed(obj, "schema", str, "", default=""),
+                table=typed(obj, "table", str, "", default=""),
+                table_info=read_table(obj["table_info"], "/table_info"),
             )
         if kind == "row":
             obj, commit_ts = with_commit_ts(raw, {"kind", *_DECODED_ROW}, set())
@@ -115,7 +141,7 @@ def read_decoded_event(raw: Json, *, line: int | None = None) -> DecodedEvent:
                 handle_key_only=typed(obj, "handle_key_only", bool, "", default=False),
                 claim_check_location=typed(obj, "claim_check_location", str, "", default=None),
             )
-        raise FormError("kind must be row, ddl or resolved", path="/kind")
+        raise FormError("kind must be row, ddl, resolved or bootstrap", path="/kind")
 
 
 def read_message(raw: Json, *, line: int | None = None) -> Message:

@@ -201,8 +201,14 @@ def _read_generic(raw: object, flags: int | None) -> Value:
     raise ValueError("expected a JSON scalar")
 
 
+def _write_uint64(value: Value, flags: int, style: JsonStyle) -> str:
+    """BIT, ENUM and SET: uint64 whatever the flags say (§1.1)."""
+    return _write_integer(value, flags | UNSIGNED_FLAG, style)
+
+
 WRITERS: dict[int, Writer] = {
     **dict.fromkeys(INTEGER_CODES, _write_integer),
+    **dict.fromkeys((16, 247, 248), _write_uint64),
     4: partial(_write_float, 32),
     5: partial(_write_float, 64),
     6: _write_null_type,
