@@ -122,7 +122,7 @@ def _group(
     )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Row:
     header: _Header
     groups: tuple[_Group, ...]
