@@ -140,7 +140,7 @@ BAD: list[tuple[str, Callable[[], object], str, int]] = [
     ("reversed overflow", lambda: craft.read_uvarint_reversed(b"\x02" + b"\xff" * 9, 10), "overflows", 0),
     ("short float", lambda: craft.read_float64(b"\x00" * 7, 0), "needs 8 bytes, 7", 0),
     ("long bytes", lambda: craft.read_bytes(b"\x05abc", 0), "length 5 exceeds the 3 bytes", 0),
-    ("chunk count", lambda: craft.read_uvarint_chunk(b"\x01\x02", 0, 3), "claims 3 but only 2", 0),
+    ("chunk count", lambda: craft.read_uvarint_chunk(b"\x01\x02", 0, 3), "a chunk of 3 elements, but only 2", 0),
     ("chunk lengths", lambda: craft.read_bytes_chunk(b"\x01\x05ab", 0, 2), "add up to 6 but only 2", 0),
     ("nullable -2", lambda: craft.read_nullable_bytes_chunk(b"\x03", 0, 1), "-2 is below -1", 0),
     ("nullable lengths", lambda: craft.read_nullable_bytes_chunk(b"\x04\x01a", 0, 2), "add up to 2 but only 1", 0),

@@ -79,10 +79,10 @@ def _wrap_int64(value: int) -> int:
     return (value - _I64_MIN) % _U64 + _I64_MIN
 
 
-def _need(count: int, what: str, offset: int, end: int) -> None:
+def _need(count: int, offset: int, end: int) -> None:
     """Fail unless ``count`` items of at least one byte each fit in ``offset..end``."""
     if count > end - offset:
-        fail(f"{what} claims {count} but only {end - offset} bytes are left", offset)
+        fail(f"a chunk of {count} elements, but only {end - offset} bytes are left", offset)
 
 
 # --- scalars ----------------------------------------------------------------------------
@@ -209,7 +209,7 @@ def read_uvarint_chunk(
 ) -> tuple[list[int], int]:
     """``count`` uvarints."""
     end = len(buffer) if end is None else end
-    _need(count, "uvarint chunk", offset, end)
+    _need(count, offset, end)
     values = []
     for _ in range(count):
         # fast path: most counts, ids, types and lengths take one byte
@@ -235,8 +235,6 @@ def read_varint_chunk(
     buffer: Buffer, offset: int, count: int, end: int | None = None
 ) -> tuple[list[int], int]:
     """``count`` ZigZag varints."""
-    end = len(buffer) if end is None else end
-    _need(count, "varint chunk", offset, end)
     raw, offset = read_uvarint_chunk(buffer, offset, count, end)
     return [(r >> 1) ^ -(r & 1) for r in raw], offset
 

@@ -14,7 +14,13 @@ import math
 import struct
 from collections.abc import Callable
 
-from ticdc_conformance.reference.craft._primitives import read_uvarint, read_varint, write_uvarint
+from ticdc_conformance.reference.craft._primitives import (
+    read_float64,
+    read_uvarint,
+    read_varint,
+    write_float64,
+    write_uvarint,
+)
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
@@ -33,7 +39,6 @@ INTEGER_CODES = (1, 2, 3, 8, 9)
 STRING_CODES = (15, 249, 250, 251, 252, 253, 254)
 """VARCHAR/VARBINARY, the TEXT/BLOB family, VAR_STRING, CHAR/BINARY: the raw bytes."""
 _FLOAT32 = struct.Struct("<f")
-_FLOAT64 = struct.Struct("<d")
 _U64 = 1 << 64
 _I64 = 1 << 63
 
@@ -41,6 +46,12 @@ _I64 = 1 << 63
 def _uvarint(value: int) -> bytes:
     out = bytearray()
     write_uvarint(out, value)
+    return bytes(out)
+
+
+def _float64(value: float) -> bytes:
+    out = bytearray()
+    write_float64(out, value)
     return bytes(out)
 
 
@@ -111,12 +122,12 @@ def _write_float(value: Value, flags: int) -> bytes:
         narrowed = _FLOAT32.unpack(_FLOAT32.pack(number))[0]
     except OverflowError:
         raise ValueError(f"{number!r} does not fit a FLOAT (float32)") from None
-    return _FLOAT64.pack(narrowed)
+    return _float64(narrowed)
 
 
 def _write_double(value: Value, flags: int) -> bytes:
     del flags
-    return _FLOAT64.pack(_number(value))
+    return _float64(_number(value))
 
 
 def _text(data: bytes) -> str:
@@ -180,7 +191,7 @@ def _read_float(data: bytes, flags: int) -> Value:
     del flags
     if len(data) != 8:
         raise ValueError(f"a float64 has 8 bytes, not {len(data)}")
-    value: float = _FLOAT64.unpack(data)[0]
+    value, _ = read_float64(data, 0)
     if not math.isfinite(value):
         raise ValueError("NaN and infinities never reach a codec (TiCDC writes 0, §1.1)")
     return value
