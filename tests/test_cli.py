@@ -58,6 +58,34 @@ def test_encode_options_and_profile() -> None:
     assert len(lines(result.stdout)) == 2
 
 
+def test_craft_encode_then_decode() -> None:
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "craft", stdin=case0)
+    assert encoded.returncode == 0, encoded.stderr
+    [message] = lines(encoded.stdout)
+    assert message["key"] is None  # §3.2: the Kafka key is nil
+    assert len(base64.b64decode(str(message["value"]))) == 301  # §8
+    decoded = run("decode", "--protocol", "craft", stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    [event] = lines(decoded.stdout)
+    assert [event[m] for m in ("kind", "op", "schema", "table")] == ["row", "update", "a", "b"]
+    assert json.dumps(event["after"]).startswith('[{"name": "varchar"')  # table order, §3.2
+
+
+def test_craft_options_and_raw_value_file(tmp_path: Path) -> None:
+    case1 = EXAMPLES.joinpath("craft-benchmark-case1.change.jsonl").read_text()
+    result = run("encode", "--protocol", "craft", "--option", "max-batch-size=3", stdin=case1)
+    assert result.returncode == 0, result.stderr
+    messages = lines(result.stdout)
+    assert len(messages) == 2
+    value = tmp_path / "value"
+    value.write_bytes(base64.b64decode(str(messages[1]["value"])))
+    decoded = run("decode", "--protocol", "craft", "--value-file", str(value))
+    assert decoded.returncode == 0, decoded.stderr
+    [event] = lines(decoded.stdout)
+    assert (event["table"], event["partition_id"]) == ("f", 6)
+
+
 def test_decode_reports_bad_messages_and_keeps_going() -> None:
     resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
     good = run("encode", "--protocol", "open", stdin=resolved).stdout.strip()
@@ -93,7 +121,13 @@ def test_decode_raw_files(tmp_path: Path) -> None:
          EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text(), 1,
          "open: event 0: row needs 744 bytes"),
         (["decode", "--protocol", "open", "--key-file", "/nonexistent/key"], "", 2, "No such file"),
-        (["encode", "--protocol", "craft"], "", 2, "invalid choice"),
+        (["encode", "--protocol", "avro"], "", 2, "invalid choice"),
+        (["encode", "--protocol", "craft", "--profile", "ticdc"], "", 2,
+         "craft: profile 'ticdc' has no Craft: only classic TiCDC (tiflow) writes it"),
+        (["encode", "--protocol", "craft", "--option", "output-old-value=false"], "", 2,
+         "option output-old-value does not apply"),
+        (["decode", "--protocol", "craft"], '{"key":null,"value":"AQ=="}\n', 1,
+         "error: line 1: craft: message 0, value byte 1: the reversed-uvarint trailer runs past"),
     ],
 )  # fmt: skip
 def test_errors_have_graded_exit_codes(
@@ -112,10 +146,13 @@ def test_demo_encodes_and_decodes_every_example() -> None:
     assert {(r["protocol"], r["profile"]) for r in records} == {
         ("open", "tiflow"),
         ("open", "ticdc"),
+        ("craft", "tiflow"),
     }
     assert all(r["decoded"] for r in records)
     summary = "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), "
     assert summary + "708 bytes of key plus value" in result.stderr
+    summary = "craft (tiflow) craft-benchmark-case1.change.jsonl: 4 event(s) -> 1 message(s), "
+    assert summary + "997 bytes of key plus value" in result.stderr
 
 
 @pytest.mark.parametrize("command", ["encode", "decode", "demo", "generate"])
