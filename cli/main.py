@@ -10,7 +10,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
+from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
+from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import CODECS, Message, ProtocolError
+from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError
 from ticdc_conformance.reference.events import ChangeEvent
 from ticdc_conformance.reference.forms import (
@@ -154,6 +157,35 @@ def _demo(args: argparse.Namespace, out: IO[str]) -> int:
     return EXIT_OK
 
 
+def _generate(args: argparse.Namespace, out: IO[str]) -> int:
+    del out
+    try:  # pyarrow (the generators extra) is needed here only
+        from ticdc_conformance.generators.generate import generate  # noqa: PLC0415
+    except ImportError as error:
+        raise _UsageError(f"generate needs the generators extra: {error}") from None
+
+    try:
+        settings = StreamSettings(
+            protocol=args.protocol, profile=args.profile, partitions=args.partitions,
+            dispatcher=DispatchRule(partition=args.dispatcher, index_name=args.index_name,
+                                    columns=tuple(args.columns or ())),
+            options=tuple(_parse_options(args.option).items()),
+        )  # fmt: skip
+        settings.codec_config()
+        summary = generate(
+            settings, messages=args.messages, seed=args.seed, faults=args.fault,
+            folder=Path(args.out),
+        )  # fmt: skip
+    except (ValueError, EncodeError, FaultPlacementError) as error:
+        raise _UsageError(str(error)) from None
+    print(
+        f"wrote {summary.records} records ({summary.parquet_bytes} bytes of Parquet) and "
+        f"{summary.faults} labelled fault(s) to {args.out} in {summary.seconds:.1f} s",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ticdc-conformance",
@@ -207,10 +239,39 @@ def _parser() -> argparse.ArgumentParser:
         "protocol and profile, decode each message back, and print message and decoded "
         "events as JSON Lines (a size summary goes to stderr).",
     )
+    fault_lines = "\n".join(f"  {kind}: breaks rule {rule}" for kind, rule in FAULT_KINDS.items())
+    generate = commands.add_parser(
+        "generate",
+        help="simulate a TiCDC topic (with labelled faults) and write it as a Parquet dump",
+        description="Run the seeded 'shop' workload through the TiCDC stream simulator and "
+        "write the topic log as a dump folder (docs/dump-format.md): Parquet records plus "
+        "_labels.json with the settings and every injected fault's expected findings. The "
+        "same arguments always write the same dump.",
+        epilog=f"fault kinds:\n{fault_lines}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    generate.add_argument("--protocol", required=True, choices=protocols)
+    generate.add_argument("--profile", choices=("tiflow", "ticdc"), default="tiflow")
+    generate.add_argument("--messages", type=int, required=True, help="records to write, about")
+    generate.add_argument("--partitions", type=int, default=3)
+    generate.add_argument(
+        "--dispatcher", default="default", choices=DISPATCHERS,
+        help="partition dispatcher rule (default: default, which is table)",
+    )  # fmt: skip
+    generate.add_argument("--index-name", help="index of an index-value dispatcher")
+    generate.add_argument("--columns", nargs="+", help="columns of a columns dispatcher")
+    generate.add_argument(
+        "--fault", action="append", default=[], choices=sorted(FAULT_KINDS),
+        metavar="KIND", help="inject one fault of KIND (repeatable; kinds below)",
+    )  # fmt: skip
+    generate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                          help="an encoder option, as for encode")  # fmt: skip
+    generate.add_argument("--seed", type=int, default=1)
+    generate.add_argument("--out", required=True, help="dump folder to write")
     return parser
 
 
-_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo}
+_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

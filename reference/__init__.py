@@ -3,14 +3,15 @@
 No Kafka, files or clocks here: codecs turn change events into ``Message`` objects and
 messages into decoded events. Every decoder raises only ``DecodeError``.
 
-Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``simple`` (two codecs).
+Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``craft``, ``simple`` (two
+codecs).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ticdc_conformance.reference import open_protocol, simple
+from ticdc_conformance.reference import craft, open_protocol, simple
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -58,12 +59,14 @@ __all__ = [
     "TableInfo",
     "TimestampValue",
     "Value",
+    "craft",
     "open_protocol",
     "simple",
 ]
 
 CODECS: dict[str, Codec[Any]] = {
     open_protocol.PROTOCOL: open_protocol,
+    craft.PROTOCOL: craft,
     simple.JSON.PROTOCOL: simple.JSON,
     simple.AVRO.PROTOCOL: simple.AVRO,
 }

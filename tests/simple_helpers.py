@@ -36,6 +36,16 @@ def config(encoding: str, profile: str = "tiflow", **kw: Any) -> simple.Config:
     return simple.Config(encoding_format=encoding, profile=profile, **kw)  # type: ignore[arg-type]
 
 
+def with_bootstrap(encoding: str, events: list[Any], cfg: simple.Config) -> list[Message]:
+    """The BOOTSTRAP of the first event's table, then the events' messages (§6.6 order)."""
+    first = events[0]
+    assert isinstance(first, RowChangedEvent)
+    return [
+        codec(encoding).encode_bootstrap(first.table, cfg),
+        *codec(encoding).encode(events, cfg),
+    ]
+
+
 def feed_all(encoding: str, messages: list[Message]) -> list[DecodedEvent]:
     """Decode a stream with a fresh SimpleDecoder; every row must resolve."""
     decoder = codec(encoding).new_decoder()

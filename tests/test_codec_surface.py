@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ticdc_conformance.reference import CODECS, Codec, open_protocol, simple
+from ticdc_conformance.reference import CODECS, Codec, craft, open_protocol, simple
 
 
 def test_open_protocol_is_a_codec() -> None:
@@ -10,6 +10,13 @@ def test_open_protocol_is_a_codec() -> None:
     assert CODECS[codec.PROTOCOL] is codec
     assert codec.config_from_options({}) == open_protocol.Config()
     assert set(codec.PROFILES) == {"tiflow", "ticdc"}
+
+
+def test_craft_is_a_codec() -> None:
+    codec: Codec[craft.Config] = craft
+    assert CODECS[codec.PROTOCOL] is codec
+    assert codec.config_from_options({}) == craft.Config()
+    assert codec.PROFILES == ("tiflow",)  # Craft exists only in classic TiCDC (§0)
 
 
 def test_simple_encodings_are_codecs() -> None:

@@ -15,7 +15,17 @@ from typing import Any
 
 import fastavro
 import pytest
-from simple_helpers import TS, VERSION, avro_str, config, feed_all, insert, table, zz
+from simple_helpers import (
+    TS,
+    VERSION,
+    avro_str,
+    config,
+    feed_all,
+    insert,
+    table,
+    with_bootstrap,
+    zz,
+)
 
 from ticdc_conformance.reference import (
     ColumnInfo,
@@ -96,7 +106,7 @@ def row_tail(value_bytes: bytes) -> bytes:
 
 
 def roundtrip(profile: str, column: ColumnInfo, value: Any, wire: bytes, typed: Any) -> None:
-    bootstrap, row = simple.AVRO.encode([insert(table(column), value)], config("avro", profile))
+    bootstrap, row = with_bootstrap("avro", [insert(table(column), value)], config("avro", profile))
     assert row.key is None
     assert (row.value or b"").endswith(row_tail(wire))
     _, decoded = feed_all("avro", [bootstrap, row])
@@ -126,7 +136,7 @@ def test_bit_differs_by_profile(profile: str) -> None:
 
 def test_unsigned_bigint_wrap_is_undone_even_without_a_schema() -> None:
     """The record type alone says the long is a uint64: the stateless decode unwraps it."""
-    _, row = simple.AVRO.encode(
+    [row] = simple.AVRO.encode(
         [insert(table(C(name="c", type="bigint", unsigned=True)), 2**63 + 5)]
     )
     [decoded] = simple.AVRO.decode(row)
@@ -138,13 +148,13 @@ def test_unsigned_bigint_wrap_is_undone_even_without_a_schema() -> None:
 def test_every_message_starts_with_the_union_byte_and_enum_indexes() -> None:
     """§4.8: branch 11 → 0x16; Message.type and payload branch WATERMARK 0 … DML 3."""
     t = table()
-    messages = simple.AVRO.encode(
-        [
-            ResolvedEvent(commit_ts=1),
-            insert(t),
-            DDLEvent(commit_ts=2, schema="", table="", query="q", ddl_type=2),
-        ]
-    )
+    messages = [
+        *simple.AVRO.encode([ResolvedEvent(commit_ts=1)]),
+        simple.AVRO.encode_bootstrap(t),
+        *simple.AVRO.encode(
+            [insert(t), DDLEvent(commit_ts=2, schema="", table="", query="q", ddl_type=2)]
+        ),
+    ]
     heads = [(m.value or b"")[:3] for m in messages]
     assert heads == [b"\x16\x00\x00", b"\x16\x02\x02", b"\x16\x06\x06", b"\x16\x04\x04"]
 
@@ -183,7 +193,7 @@ def test_dml_type_enum_and_envelope() -> None:
         before = None if op == "insert" else (1,)
         after = None if op == "delete" else (1,)
         event = RowChangedEvent(commit_ts=TS, table=t, op=op, before=before, after=after)  # type: ignore[arg-type]
-        [message] = simple.AVRO.encode([event], config("avro", send_bootstrap_in_msg_count=0))
+        [message] = simple.AVRO.encode([event], config("avro"))
         head = (
             b"\x16\x06\x06"
             + zz(1)
@@ -207,7 +217,6 @@ def test_handle_key_only_is_flagged_only_with_large_message_handling() -> None:
             "avro",
             max_message_bytes=200,
             large_message_handle_option="handle-key-only",
-            send_bootstrap_in_msg_count=0,
         ),
     )
     tail = (

@@ -7,10 +7,9 @@ that schema arrives in a BOOTSTRAP or DDL the row is held back and reported, nev
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
-from simple_helpers import codec, config
+from simple_helpers import codec, config, with_bootstrap
 
 from ticdc_conformance.reference import (
     ColumnInfo,
@@ -39,7 +38,6 @@ V2 = TableInfo(schema="shop", name="user", table_id=148, schema_version=200,
                columns=(*V1.columns, C(name="note", type="varchar")))  # fmt: skip
 ADD_COLUMN = DDLEvent(commit_ts=20, schema="shop", table="user", query="ALTER TABLE user ADD COLUMN note VARCHAR(10)",
                       ddl_type=5, table_info=V2, pre_table_info=V1)  # fmt: skip
-NO_BOOTSTRAP: dict[str, Any] = {"send_bootstrap_interval_in_sec": 0}
 
 
 def ins(table: TableInfo, *values: Value, ts: int) -> RowChangedEvent:
@@ -65,7 +63,7 @@ def after(event: DecodedEvent) -> tuple[object, ...]:
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_consumer_from_the_beginning(encoding: str) -> None:
     """Scenario 1: BOOTSTRAP first (§6.6), a schema change, rows on both sides."""
-    stream = messages(
+    stream = with_bootstrap(
         encoding,
         [
             ins(V1, 1, 2.5, ts=10),
@@ -73,6 +71,7 @@ def test_consumer_from_the_beginning(encoding: str) -> None:
             ins(V2, 2, 3.5, "x", ts=30),
             ResolvedEvent(commit_ts=30),
         ],
+        config(encoding),
     )
     decoder = codec(encoding).new_decoder()
     results = feed(decoder, stream)
@@ -95,7 +94,7 @@ def test_consumer_from_the_beginning(encoding: str) -> None:
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_join_mid_stream_holds_rows_until_the_bootstrap(encoding: str) -> None:
     """Scenario 2: rows before any BOOTSTRAP wait, then come out right after it, in order."""
-    rows = messages(encoding, [ins(V1, 1, 0.5, ts=10), ins(V1, 2, 1.5, ts=11)], **NO_BOOTSTRAP)
+    rows = messages(encoding, [ins(V1, 1, 0.5, ts=10), ins(V1, 2, 1.5, ts=11)])
     bootstrap = codec(encoding).encode_bootstrap(V1, config(encoding))
     decoder = codec(encoding).new_decoder()
     assert feed(decoder, rows) == [[], []]
@@ -114,10 +113,10 @@ def test_join_mid_stream_holds_rows_until_the_bootstrap(encoding: str) -> None:
 def test_schema_change_with_rows_on_both_sides(encoding: str) -> None:
     """Joining mid-stream: old-version rows resolve by the DDL's preTableSchema, new ones by
     its tableSchema, even a new-version row that arrived before the DDL."""
-    old_rows = messages(encoding, [ins(V1, 1, 1.0, ts=10)], **NO_BOOTSTRAP)
-    early_new = messages(encoding, [ins(V2, 2, 2.0, "early", ts=25)], **NO_BOOTSTRAP)
+    old_rows = messages(encoding, [ins(V1, 1, 1.0, ts=10)])
+    early_new = messages(encoding, [ins(V2, 2, 2.0, "early", ts=25)])
     ddl = messages(encoding, [ADD_COLUMN])
-    new_rows = messages(encoding, [ins(V2, 3, 3.0, "late", ts=30)], **NO_BOOTSTRAP)
+    new_rows = messages(encoding, [ins(V2, 3, 3.0, "late", ts=30)])
     decoder = codec(encoding).new_decoder()
     results = feed(decoder, [*old_rows, *early_new, *ddl, *new_rows])
     assert results[:2] == [[], []]
@@ -134,7 +133,7 @@ def test_a_schema_version_that_never_arrives_is_reported(encoding: str) -> None:
     )
     stream = [
         codec(encoding).encode_bootstrap(V1, config(encoding)),
-        *messages(encoding, [ins(orphan, 1, 1.0, ts=5)], **NO_BOOTSTRAP),
+        *messages(encoding, [ins(orphan, 1, 1.0, ts=5)]),
     ]
     decoder = codec(encoding).new_decoder()
     assert feed(decoder, stream)[1] == []
@@ -195,7 +194,7 @@ def test_checksums_are_verified(encoding: str) -> None:
     t = TableInfo(schema="s", name="t", schema_version=1, columns=(*V1.columns, ts))
     update = RowChangedEvent(commit_ts=3, table=t, op="update", before=(1, 0.5, None), after=(1, 1.5, TimestampValue("2024-01-01 08:00:00")))  # fmt: skip
     cfg = config(encoding, enable_row_checksum=True, time_zone="Asia/Shanghai")
-    bootstrap, row = codec(encoding).encode([update], cfg)
+    bootstrap, row = with_bootstrap(encoding, [update], cfg)
     decoder = codec(encoding).new_decoder()
     assert [type(e) for r in feed(decoder, [bootstrap, row]) for e in r] == [
         DecodedBootstrap,
@@ -238,9 +237,7 @@ def test_watermark_and_ddl_pass_through_the_decoder() -> None:
 
 def test_handle_key_only_rows_are_typed_with_their_columns() -> None:
     big = ins(V2, 7, 1.0, "x" * 400, ts=9)
-    cfg = config(
-        "json", max_message_bytes=300, large_message_handle_option="handle-key-only", **NO_BOOTSTRAP
-    )
+    cfg = config("json", max_message_bytes=300, large_message_handle_option="handle-key-only")
     decoder = simple.JSON.new_decoder()
     stream = [simple.JSON.encode_bootstrap(V2), *simple.JSON.encode([big], cfg)]
     *_, row = [e for r in feed(decoder, stream) for e in r]

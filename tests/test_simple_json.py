@@ -11,9 +11,10 @@ import json
 from typing import Any
 
 import pytest
-from simple_helpers import TS, VERSION, config, feed_all, insert, table
+from simple_helpers import TS, VERSION, config, feed_all, insert, table, with_bootstrap
 
 from ticdc_conformance.reference import (
+    ChangeEvent,
     ColumnInfo,
     DDLEvent,
     DecimalValue,
@@ -84,7 +85,7 @@ def test_value_forms_both_ways(
     profile: str, column: ColumnInfo, value: Any, text: str, typed: Any
 ) -> None:
     t = table(column)
-    bootstrap, row = simple.JSON.encode([insert(t, value)], config("json", profile))
+    bootstrap, row = with_bootstrap("json", [insert(t, value)], config("json", profile))
     assert bootstrap.key is None
     assert row.key is None
     assert (
@@ -105,7 +106,7 @@ def test_value_forms_both_ways(
 
 def test_stateless_decode_keeps_the_wire_text() -> None:
     t = table(C(name="b", type="blob"), C(name="s", type="timestamp"))
-    _, row = simple.JSON.encode([insert(t, b"\x00", TimestampValue("2021-01-02 00:00:00"))])
+    [row] = simple.JSON.encode([insert(t, b"\x00", TimestampValue("2021-01-02 00:00:00"))])
     [decoded] = simple.JSON.decode(row)
     assert isinstance(decoded, DecodedRow)
     assert decoded.after == (
@@ -140,7 +141,7 @@ def test_update_and_delete_members_and_order() -> None:
     t = table(C(name="v", type="varchar"), partition_id=77)
     update = RowChangedEvent(commit_ts=5, table=t, op="update", before=(1, "a"), after=(1, "b"))
     delete = RowChangedEvent(commit_ts=6, table=t, op="delete", before=(1, "b"))
-    _, up, de = simple.JSON.encode([update, delete])
+    up, de = simple.JSON.encode([update, delete])
     head = '{"version":1,"database":"test","table":"t","tableID":77,'
     assert up.value == (head + f'"type":"UPDATE","commitTs":5,"buildTs":0,"schemaVersion":{VERSION},'
                         '"data":{"id":"1","v":"b"},"old":{"id":"1","v":"a"}}').encode()  # fmt: skip
@@ -152,7 +153,7 @@ def test_empty_members_are_omitted() -> None:
     """omitempty: empty names, zero tableID and schemaVersion, an empty data map vanish."""
     t = simple.JSON.encode(
         [RowChangedEvent(commit_ts=1, table=table().__class__(schema="", name="", columns=(C(name="v", type="int", generated="virtual"),)), op="insert", after=(None,))],
-        config("json", send_bootstrap_interval_in_sec=0),
+        config("json"),
     )  # fmt: skip
     assert [m.value for m in t] == [b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0}']
     [decoded] = simple.JSON.decode(t[0])
@@ -181,20 +182,18 @@ def test_config_equality_ignores_the_clock() -> None:
     assert config("json", build_ts=lambda: 5) == config("json")
 
 
-def test_bootstrap_precedes_the_first_row_of_each_physical_table_only() -> None:
-    """§6.6: the first row of a table triggers a BOOTSTRAP queued before it; later rows don't."""
+def test_one_message_per_event_and_no_bootstrap_of_its_own() -> None:
+    """When TiCDC sends BOOTSTRAP is a stream rule (§6.6); encode writes what it is given."""
     a, b = table(name="a"), table(name="b", partition_id=3)
-    events = [insert(a), insert(a), insert(b), insert(a)]
+    events: list[ChangeEvent] = [insert(a), insert(a), insert(b), ResolvedEvent(commit_ts=1)]
     kinds = [json.loads(m.value or b"")["type"] for m in simple.JSON.encode(events)]
-    assert kinds == ["BOOTSTRAP", "INSERT", "INSERT", "BOOTSTRAP", "INSERT", "INSERT"]
-    off = config("json", send_bootstrap_interval_in_sec=0, send_bootstrap_in_msg_count=0)
-    assert len(simple.JSON.encode(events, off)) == 4
+    assert kinds == ["INSERT", "INSERT", "INSERT", "WATERMARK"]
 
 
 def test_checksum_member() -> None:
     """§4.6: present only with the row checksum on; INSERT has previous 0."""
     t = table(C(name="v", type="int"))
-    _, row = simple.JSON.encode([insert(t, 5)], config("json", enable_row_checksum=True))
+    [row] = simple.JSON.encode([insert(t, 5)], config("json", enable_row_checksum=True))
     member = json.loads(row.value or b"")["checksum"]
     expected = simple.row_checksum(t, (1, 5))
     assert member == {"version": 1, "corrupted": False, "current": expected, "previous": 0}
@@ -206,22 +205,18 @@ BIG_ROW = insert(LARGE, "x" * 300)
 
 
 def test_row_too_large_is_an_error_without_large_message_handling() -> None:
-    full = simple.JSON.encode([BIG_ROW], config("json", send_bootstrap_in_msg_count=0))[0]
+    full = simple.JSON.encode([BIG_ROW], config("json"))[0]
     limit = len(full.value or b"") + 36
-    assert simple.JSON.encode(
-        [BIG_ROW], config("json", max_message_bytes=limit, send_bootstrap_in_msg_count=0)
-    ) == [full]
+    assert simple.JSON.encode([BIG_ROW], config("json", max_message_bytes=limit)) == [full]
     with pytest.raises(
         EncodeError, match=rf"row needs {limit} bytes, max-message-bytes is {limit - 1}"
     ):
-        simple.JSON.encode(
-            [BIG_ROW], config("json", max_message_bytes=limit - 1, send_bootstrap_in_msg_count=0)
-        )
+        simple.JSON.encode([BIG_ROW], config("json", max_message_bytes=limit - 1))
 
 
 def test_handle_key_only_and_claim_check() -> None:
     """§4.7: handle-key columns only; claim-check adds the location and stores the full value."""
-    common: dict[str, Any] = {"max_message_bytes": 300, "send_bootstrap_in_msg_count": 0}
+    common: dict[str, Any] = {"max_message_bytes": 300}
     [hko] = simple.JSON.encode(
         [BIG_ROW], config("json", large_message_handle_option="handle-key-only", **common)
     )
@@ -257,7 +252,7 @@ def test_handle_key_only_and_claim_check() -> None:
 
 def test_ddl_and_bootstrap_over_the_limit_are_errors() -> None:
     with pytest.raises(EncodeError, match="BOOTSTRAP needs"):
-        simple.JSON.encode([insert(LARGE, "x")], config("json", max_message_bytes=100))
+        simple.JSON.encode_bootstrap(LARGE, config("json", max_message_bytes=100))
     ddl = DDLEvent(commit_ts=1, schema="test", table="t", query="x" * 200, ddl_type=3)
     with pytest.raises(EncodeError, match="DDL needs"):
         simple.JSON.encode([ddl], config("json", max_message_bytes=100))

@@ -16,7 +16,7 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
-from simple_helpers import codec, config
+from simple_helpers import codec, config, with_bootstrap
 
 from ticdc_conformance.generators.strategies import (
     change_events,
@@ -69,7 +69,7 @@ def test_round_trip(data: st.DataObject, combination: tuple[str, str]) -> None:
     encoding, profile = combination
     table: TableInfo = data.draw(table_infos())
     event: RowChangedEvent = data.draw(row_changed_events(table))
-    bootstrap, message = codec(encoding).encode([event], config(encoding, profile))
+    bootstrap, message = with_bootstrap(encoding, [event], config(encoding, profile))
     decoder = codec(encoding).new_decoder()
     [schema] = decoder.feed(bootstrap, message_index=0)
     assert isinstance(schema, DecodedBootstrap)

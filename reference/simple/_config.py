@@ -44,9 +44,6 @@ class Config:
     time_zone: str = "UTC"
     """TiCDC server ``tz`` as a Go location name: TIMESTAMP ``location`` (§4.3). TiCDC's
     default ``System`` prints as ``Local``; the reference defaults to ``UTC``."""
-    send_bootstrap_interval_in_sec: int = 120
-    send_bootstrap_in_msg_count: int = 10000
-    """Both > 0: a BOOTSTRAP precedes the first row of each table (§6.6)."""
     build_ts: Callable[[], int] = field(default=no_clock, compare=False)
     """Unix milliseconds for ``buildTs``; inject a real clock to imitate TiCDC."""
 
@@ -70,8 +67,6 @@ class Config:
             )
         if not self.time_zone:
             problems.append("time zone must be a location name")
-        if self.send_bootstrap_interval_in_sec < 0 or self.send_bootstrap_in_msg_count < 0:
-            problems.append("bootstrap intervals cannot be negative")
         if problems:
             raise EncodeError("; ".join(problems), protocol=PROTOCOL)
 
@@ -79,11 +74,6 @@ class Config:
     def protocol(self) -> str:
         """The kit's protocol name for this encoding: ``simple-json`` or ``simple-avro``."""
         return f"{PROTOCOL}-{self.encoding_format}"
-
-    @property
-    def sends_bootstrap(self) -> bool:
-        """TiCDC sends bootstraps only when both intervals are positive (§6.6)."""
-        return self.send_bootstrap_interval_in_sec > 0 and self.send_bootstrap_in_msg_count > 0
 
 
 OPTIONS: Mapping[str, str] = {
@@ -93,8 +83,6 @@ OPTIONS: Mapping[str, str] = {
     "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
     "integrity-check-level": "none|correctness: correctness adds the row checksum to DML",
     "tz": "the TiCDC server time zone, TIMESTAMP's location (default UTC; TiCDC's is System)",
-    "send-bootstrap-interval-in-sec": "0 (with the next) disables bootstraps (default 120)",
-    "send-bootstrap-in-msg-count": "0 (with the previous) disables bootstraps (default 10000)",
 }
 
 

@@ -3,9 +3,11 @@
 Every message has a nil key (§4.1). A row whose message is longer than ``max-message-bytes``
 (value length + 36, §1.5) is an error unless ``large-message-handle-option`` replaces it by a
 handle-key-only message, which under ``claim-check`` also names where the full message was
-stored (§4.7). DDL and BOOTSTRAP messages over the limit are always errors. With bootstraps
-on (§6.6) the first row of each physical table is preceded by a BOOTSTRAP of its table; the
-periodic re-sends and the fan-out to every partition belong to stream simulation.
+stored (§4.7). DDL and BOOTSTRAP messages over the limit are always errors.
+
+``encode`` writes one message per event and never a BOOTSTRAP of its own accord: when TiCDC
+sends one (before a table's first row, then periodically, to every partition; §6.6) is a rule
+of the stream, so stream simulation calls ``encode_bootstrap``.
 """
 
 from __future__ import annotations
@@ -123,25 +125,13 @@ def _encode_row(event: RowChangedEvent, config: Config) -> Message:
     return replace(message, claim_checks=() if claim_check is None else (claim_check,))
 
 
-def _table_key(table: TableInfo) -> object:
-    """TiCDC's bootstrap worker tracks tables by physical table id (§6.6)."""
-    if table.partition_id is not None:
-        return table.partition_id
-    return table.table_id if table.table_id is not None else (table.schema, table.name)
-
-
 def encode(events: Iterable[ChangeEvent], config: Config) -> list[Message]:
     """Encode change events into Simple messages as the profile's TiCDC would."""
     marshal = _json if config.encoding_format == "json" else _avro
     messages: list[Message] = []
-    bootstrapped: set[object] = set()
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
-                key = _table_key(event.table)
-                if config.sends_bootstrap and key not in bootstrapped:
-                    bootstrapped.add(key)
-                    messages.append(encode_bootstrap(event.table, config))
                 messages.append(_encode_row(event, config))
             elif isinstance(event, DDLEvent):
                 kind = ddl_kind(event.ddl_type, config.profile)
