@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ticdc_conformance.generators.simulator import Delivery, TopicLog
@@ -202,36 +202,42 @@ def _missing(kind: str, rule: str) -> _Inject:
     return inject
 
 
+def _segment_before(deliveries: list[Delivery], end: int) -> Iterator[Delivery]:
+    """The records between the watermark at ``end`` and the one before it, newest first."""
+    for j in range(end - 1, -1, -1):
+        if deliveries[j].kind == "resolved":
+            return
+        yield deliveries[j]
+
+
 def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
-    count = len(inj.log.partitions)
-    if count < 2:
+    if len(inj.log.partitions) < 2:
         raise FaultPlacementError("a wrong partition needs a topic of two partitions or more")
     for p in inj.partitions():
         for start, end in inj.segments(p, zone):
+            watermark = inj.log.partitions[p][end].commit_ts
             for i in inj.rows_in(p, start, end):
                 moved = inj.log.partitions[p][i]
-                tables = {(r.schema, r.table): r.commit_ts for r in inj.decode_rows(moved)}
+                oldest: dict[tuple[str, str], int] = {}
+                for row in inj.decode_rows(moved):
+                    key = (row.schema, row.table)
+                    oldest[key] = min(oldest.get(key, row.commit_ts), row.commit_ts)
                 for q in inj.partitions():
                     target = inj.log.partitions[q]
-                    before = next(
-                        (j for j in range(len(target)) if target[j].kind == "resolved"
-                         and target[j].commit_ts == inj.log.partitions[p][end].commit_ts),
-                        None,
-                    )  # fmt: skip
-                    if q == p or before is None:
+                    ends = [j for j, d in enumerate(target)
+                            if d.kind == "resolved" and d.commit_ts == watermark]  # fmt: skip
+                    if q == p or not ends:
                         continue
-                    # the segment's rows on q must not be newer than the moved ones of a table
+                    # it goes last in q's segment: no row there may be newer than it, per table
                     newer = any(
-                        row.commit_ts > tables.get((row.table.schema, row.table.name), 2**64)
-                        for j in range(before)
-                        if target[j].kind == "rows" and target[j].commit_ts > moved.commit_ts - 1
-                        for row in target[j].rows
+                        row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
+                        for d in _segment_before(target, ends[0])
+                        for row in d.rows
                     )
-                    if newer:
-                        continue
-                    del inj.log.partitions[p][i]
-                    target.insert(before, moved)
-                    return [_Mark("partition-affinity", q, moved, inj.oldest(moved))]
+                    if not newer:
+                        del inj.log.partitions[p][i]
+                        target.insert(ends[0], moved)
+                        return [_Mark("partition-affinity", q, moved, min(oldest.values()))]
     raise FaultPlacementError("no row message can move to another partition cleanly")
 
 
