@@ -29,13 +29,8 @@ import fastavro
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.simple._checksum import Checksum
-from ticdc_conformance.reference.simple._schema import (
-    Fail,
-    avro_text,
-    read_table_schema,
-    table_schema_avro,
-    to_int64,
-)
+from ticdc_conformance.reference.simple._schema import Fail, read_table_schema, table_schema_avro
+from ticdc_conformance.reference.simple._text import avro_text, to_int64
 from ticdc_conformance.reference.simple._values import (
     TIMESTAMP_RECORD,
     UNSIGNED_RECORD,
@@ -170,9 +165,7 @@ def _raw_value(raw: object, path: tuple[str, ...], fail: Fail) -> Raw:
         if name == UNSIGNED_RECORD:
             return Unsigned(fields["value"] % 2**64)
         fail("not a value record", path)
-    if isinstance(raw, str):
-        return raw
-    return raw  # type: ignore[return-value]  # None, int, float or bytes as fastavro read them
+    return raw  # type: ignore[return-value]  # None, int, float, str or bytes as read
 
 
 def _raw_columns(raw: object, path: tuple[str, ...], fail: Fail) -> Columns | None:

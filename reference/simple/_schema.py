@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
+from ticdc_conformance.reference.simple._text import avro_text, to_int64
 from ticdc_conformance.reference.tables import TYPE_CODES, ColumnInfo, IndexInfo, Profile, TableInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
@@ -117,7 +118,9 @@ def _indexes(table: TableInfo) -> list[tuple[str, bool, bool, bool, tuple[str, .
     """(name, unique, primary, nullable, columns) of every index, synthetic primary last."""
     out = []
     for index in table.indexes:
-        nullable = any(_nullable(table, table.position(name) or 0) for name in index.columns)
+        nullable = any(
+            _nullable(table, i) for i, c in enumerate(table.columns) if c.name in index.columns
+        )
         out.append((index.name, index.unique or index.primary, index.primary, nullable,
                     index.columns))  # fmt: skip
     if not any(index.primary for index in table.indexes):
@@ -199,28 +202,6 @@ def table_schema_json(table: TableInfo, profile: Profile) -> str:
     )
 
 
-class RawText(str):
-    """Text whose surrogate escapes are raw bytes on the Avro wire (Go strings are bytes)."""
-
-    __slots__ = ()
-
-    def encode(self, encoding: str = "utf-8", errors: str = "surrogateescape") -> bytes:
-        """The raw bytes (fastavro calls this to write an Avro string)."""
-        del errors
-        return str.encode(self, encoding, "surrogateescape")
-
-
-def avro_text(value: str | bytes) -> str:
-    """A value for an Avro string: raw bytes pass through as goavro writes Go strings."""
-    if isinstance(value, bytes):
-        return RawText(value.decode("utf-8", "surrogateescape"))
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return RawText(value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape"))
-    return value
-
-
 def _avro_column(table: TableInfo, position: int) -> dict[str, object]:
     column = table.columns[position]
     code = column.effective_type_code
@@ -248,11 +229,6 @@ def _avro_column(table: TableInfo, position: int) -> dict[str, object]:
         "nullable": _nullable(table, position),
         "default": default,
     }
-
-
-def to_int64(value: int) -> int:
-    """A uint64 as the Avro long Go writes for it (``int64(v)``: 2^63 and above wrap)."""
-    return value - 2**64 if value >= 2**63 else value
 
 
 def table_schema_avro(table: TableInfo, profile: Profile) -> dict[str, object]:

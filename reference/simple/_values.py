@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from ticdc_conformance.reference._gojson import JsonStyle, _digits, _float32, quote
-from ticdc_conformance.reference.simple._schema import avro_text, to_int64
+from ticdc_conformance.reference.simple._text import avro_text, to_int64
 from ticdc_conformance.reference.tables import ColumnInfo, Profile
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
@@ -45,8 +45,8 @@ _INTEGER_BITS = {1: 8, 2: 16, 9: 24, 3: 32, 8: 64, 13: 16}
 """TINYINT SMALLINT MEDIUMINT INT BIGINT, and YEAR (which TiDB holds as a small int)."""
 _UINT64_CODES = (16, 247, 248)
 """BIT, ENUM, SET: uint64 whatever the column says (§1.1)."""
-_TEXT_CODES = (10, 11, 12, 14, 225, 245, 255)
-"""DATE TIME DATETIME NEWDATE VECTOR JSON (GEOMETRY never reaches a codec): text."""
+_TEXT_CODES = (10, 11, 12, 14, 225, 245)
+"""DATE TIME DATETIME NEWDATE VECTOR JSON: text."""
 _STRING_CODES = (15, 253, 254, 249, 250, 251, 252)
 """CHAR VARCHAR and the TEXT/BLOB family: text, or bytes when the charset is binary."""
 _INTEGER_TEXT = re.compile(r"-?[0-9]+")
@@ -150,7 +150,7 @@ def _json_text(column: ColumnInfo, value: Value, zone: str) -> str:
         if not isinstance(value, str | bytes):
             raise ValueError(f"expected text or bytes, got {type(value).__name__}")
         return quote(value, JsonStyle.GO_STD)  # invalid UTF-8 becomes U+FFFD (§1.4)
-    if code in _TEXT_CODES and code != 255:
+    if code in _TEXT_CODES:
         return quote(_text(value), JsonStyle.GO_STD)
     raise ValueError(f"a {column.type} column cannot hold a value TiCDC replicates")
 
@@ -185,7 +185,7 @@ def _avro_datum(
         if not isinstance(value, str | bytes):
             raise ValueError(f"expected text or bytes, got {type(value).__name__}")
         return "string", avro_text(value)
-    if code in _TEXT_CODES and code != 255:
+    if code in _TEXT_CODES:
         return "string", avro_text(_text(value))
     raise ValueError(f"a {column.type} column cannot hold a value TiCDC replicates")
 
