@@ -167,3 +167,16 @@ def test_refusals_are_clear() -> None:
     with pytest.raises(FaultPlacementError, match="two partitions"):
         inject_faults(single, ["wrong-partition"], seed=1)
     assert inject_faults(clean_log(), [], seed=1) == []
+
+
+def test_missing_schema_leaves_a_simple_dml_unresolved() -> None:
+    settings = StreamSettings(protocol="simple-json", partitions=2)
+    log = simulate(shop_workload(5), settings, messages=1500)
+    (fault,) = inject_faults(log, ["missing-schema"], seed=3)
+    (finding,) = fault.findings
+    assert finding.rule == "schema-resolvable"
+    decoder = settings.codec.new_decoder()  # type: ignore[attr-defined]
+    for offset, delivery in enumerate(log.partitions[finding.partition]):
+        decoder.feed(delivery.message, message_index=offset)
+    (pending,) = decoder.pending()
+    assert pending.message_index == finding.offset

@@ -145,3 +145,44 @@ def test_settings_are_checked() -> None:
                           before=("h", "2026-01-01 00:00:00", None, 0))  # fmt: skip
     with pytest.raises(ValueError, match="transaction's commit ts"):
         Transaction(commit_ts=1, rows=(row,))
+
+
+SIMPLE = StreamSettings(protocol="simple-json", partitions=3)
+
+
+def kinds(log: TopicLog, partition: int) -> list[str]:
+    return [d.kind for d in log.partitions[partition]]
+
+
+def test_simple_bootstrap_precedes_a_tables_first_row_on_every_partition() -> None:
+    log = simulate(_first_items(60), SIMPLE)
+    first_bootstraps = [kinds(log, p).index("bootstrap") for p in range(3)]
+    for partition in range(3):
+        assert "rows" not in kinds(log, partition)[: first_bootstraps[partition]]
+        # every partition sees a BOOTSTRAP of each of the three tables
+        assert kinds(log, partition).count("bootstrap") >= len(SHOP_TABLES)
+    decoder = SIMPLE.codec.new_decoder()  # type: ignore[attr-defined]
+    for offset, delivery in enumerate(log.partitions[0]):
+        decoder.feed(delivery.message, message_index=offset)
+    assert decoder.pending() == ()
+
+
+def test_simple_bootstrap_to_partition_zero_only() -> None:
+    settings = StreamSettings(protocol="simple-json", partitions=3,
+                              send_bootstrap_to_all_partition=False)  # fmt: skip
+    log = simulate(_first_items(60), settings)
+    assert kinds(log, 0).count("bootstrap") >= len(SHOP_TABLES)
+    assert "bootstrap" not in kinds(log, 1) + kinds(log, 2)
+
+
+def test_simple_bootstrap_resent_by_batch_count_and_at_start() -> None:
+    settings = StreamSettings(protocol="simple-json", partitions=1, send_bootstrap_in_msg_count=2,
+                              send_all_bootstrap_at_start=True)  # fmt: skip
+    log = simulate(_first_items(120), settings, tables=SHOP_TABLES)
+    assert kinds(log, 0)[:3] == ["bootstrap"] * 3
+    plain = simulate(_first_items(120), StreamSettings(protocol="simple-json", partitions=1))
+    assert kinds(log, 0).count("bootstrap") > kinds(plain, 0).count("bootstrap") + 3
+    disabled = StreamSettings(protocol="simple-json", partitions=1, send_bootstrap_in_msg_count=0)
+    assert "bootstrap" not in kinds(simulate(_first_items(120), disabled), 0)
+    # other protocols have no bootstrap at all
+    assert "bootstrap" not in kinds(simulate(_first_items(120), StreamSettings(partitions=1)), 0)
