@@ -9,8 +9,12 @@ characters, text that is not valid UTF-8, and every byte value in binary columns
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
 from hypothesis import strategies as st
 
+from ticdc_conformance.generators.simulator import Transaction
 from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,
@@ -25,14 +29,19 @@ from ticdc_conformance.reference import (
 )
 
 __all__ = [
+    "MYSQL_TYPES",
+    "OPERATIONS",
     "change_events",
     "column_infos",
     "column_values",
+    "commit_timestamps",
     "ddl_events",
+    "ddl_sequences",
     "json_documents",
     "resolved_events",
     "row_changed_events",
     "table_infos",
+    "transactions",
 ]
 
 _INTEGER_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64}
@@ -59,33 +68,71 @@ def _is_utf8(data: bytes) -> bool:
     return True
 
 
+_CHARSETS = st.sampled_from(
+    [(None, None), ("utf8mb4", "utf8mb4_bin"), ("utf8mb4", "utf8mb4_general_ci"),
+     ("latin1", "latin1_swedish_ci"), ("gbk", "gbk_chinese_ci")]
+)  # fmt: skip
+_LENGTHS = {"char": 255, "binary": 255, "varchar": 16383, "varbinary": 65535}
+
+
+def _length(draw: st.DrawFn, mysql_type: str) -> int | None:
+    if mysql_type == "bit":
+        return draw(st.integers(1, 64))
+    if mysql_type in _LENGTHS:
+        return draw(st.integers(1, _LENGTHS[mysql_type]))
+    if mysql_type == "decimal":
+        return draw(st.sampled_from([65, 10, 1]) | st.integers(1, 65))  # precision
+    return None
+
+
 @st.composite
 def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
-    """A column of any replicated type with plausible TiDB metadata."""
+    """A column of any replicated type with realistic TiDB metadata.
+
+    Lengths (CHAR/BINARY ≤ 255, DECIMAL precision ≤ 65 with scale ≤ 30, BIT 1–64), fsp 0–6,
+    charsets and collations of text columns, ENUM/SET members, defaults drawn from the type's
+    own values, and now and then a generated column.
+    """
     mysql_type = draw(st.sampled_from(MYSQL_TYPES))
-    fsp = draw(st.integers(0, 6)) if mysql_type in ("datetime", "timestamp", "time") else None
-    scale = draw(st.integers(0, 30)) if mysql_type == "decimal" else fsp
+    length = _length(draw, mysql_type)
+    if mysql_type == "decimal":
+        assert length is not None
+        scale: int | None = draw(st.integers(0, min(30, length)))
+    elif mysql_type in ("datetime", "timestamp", "time"):
+        scale = draw(st.integers(0, 6))
+    elif mysql_type == "float":
+        scale = draw(st.none() | st.integers(0, 6))  # FLOAT(M,D) when set
+    else:
+        scale = None
     elements = None
     if mysql_type in ("enum", "set"):
         elements = tuple(draw(st.lists(_names, min_size=1, max_size=5, unique=True)))
-    return ColumnInfo(
+    charset, collation = draw(_CHARSETS) if mysql_type in _TEXT_TYPES else (None, None)
+    column = ColumnInfo(
         name=name if name is not None else draw(_names),
         type=mysql_type,
         unsigned=mysql_type in _INTEGER_BITS and draw(st.booleans()),
         nullable=draw(st.booleans()),
-        length=draw(st.integers(1, 64)) if mysql_type == "bit" else None,
+        charset=charset,
+        collation=collation,
+        length=length,
         decimal=scale,
         elements=elements,
         zerofill=mysql_type in _INTEGER_BITS and draw(st.booleans()),
         auto_increment=mysql_type in _INTEGER_BITS and draw(st.booleans()),
         on_update_now=mysql_type in ("datetime", "timestamp") and draw(st.booleans()),
         comment=draw(st.none() | _texts),
+        generated=draw(st.sampled_from([None] * 6 + ["stored", "virtual"])),
     )
+    if draw(st.integers(0, 3)) == 0:
+        column = dataclasses.replace(column, default=draw(_non_null_values(column)))
+    return column
 
 
-def _decimal_texts(scale: int) -> st.SearchStrategy[Value]:
-    whole = st.integers(-(10**35) + 1, 10**35 - 1)
-    fraction = st.integers(0, 10**scale - 1)
+def _decimal_texts(precision: int, scale: int) -> st.SearchStrategy[Value]:
+    limit = 10 ** (precision - scale) - 1
+    whole = st.integers(-limit, limit) | st.sampled_from([limit, -limit, 0])
+    fraction = st.integers(0, 10**scale - 1) | st.just(10**scale - 1)
     return st.builds(
         lambda w, f: DecimalValue(f"{w}.{f:0{scale}d}" if scale else str(w)), whole, fraction
     )
@@ -95,6 +142,10 @@ def _fraction(fsp: int) -> st.SearchStrategy[str]:
     if not fsp:
         return st.just("")
     return st.integers(0, 10**fsp - 1).map(lambda f: f".{f:0{fsp}d}")
+
+
+def _zeros(fsp: int) -> str:
+    return "." + "0" * fsp if fsp else ""
 
 
 def _datetimes(fsp: int) -> st.SearchStrategy[str]:
@@ -116,11 +167,14 @@ def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
     fsp = column.decimal or 0
     if kind in _INTEGER_BITS:
         bits = _INTEGER_BITS[kind]
-        if column.unsigned:
-            return st.integers(0, 2**bits - 1)
-        return st.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        low, high = (
+            (0, 2**bits - 1) if column.unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+        )
+        # the edges consumers get wrong: 2^63 and 2^64 - 1 for BIGINT UNSIGNED, both ends
+        edges = [low, high, 0] + ([2**63] if kind == "bigint" and column.unsigned else [])
+        return st.integers(low, high) | st.sampled_from(edges)
     if kind in _TEXT_TYPES:
-        return st.one_of(_texts, _invalid_utf8)
+        return st.one_of(_texts, _invalid_utf8, st.just(""))
     if kind in _BINARY_TYPES:
         return st.one_of(st.binary(max_size=24), st.just(bytes(range(256))))
     simple: dict[str, st.SearchStrategy[Value]] = {
@@ -129,12 +183,12 @@ def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
         "date": st.one_of(
             st.dates().map(lambda d: d.strftime("%Y-%m-%d").zfill(10)), st.just("0000-00-00")
         ),
-        "datetime": _datetimes(fsp),
+        "datetime": _datetimes(fsp) | st.just("0000-00-00 00:00:00" + _zeros(fsp)),
         "timestamp": _datetimes(fsp).map(lambda text: TimestampValue(text, None)),
         "time": st.builds(
             lambda sign, h, m, s, f: f"{sign}{h:02d}:{m:02d}:{s:02d}{f}",
             st.sampled_from(["", "-"]),
-            st.integers(0, 838),
+            st.integers(0, 838) | st.sampled_from([24, 838]),
             st.integers(0, 59),
             st.integers(0, 59),
             _fraction(fsp),
@@ -149,7 +203,7 @@ def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
         ),
     }
     if kind == "decimal":
-        return _decimal_texts(fsp)
+        return _decimal_texts(column.length or 65, fsp)
     return simple[kind]
 
 
@@ -158,6 +212,8 @@ def table_infos(draw: st.DrawFn) -> TableInfo:
     """A table with 1–8 columns, maybe a primary key or a unique index, maybe partitioned."""
     names = draw(st.lists(_names, min_size=1, max_size=8, unique=True))
     columns = [draw(column_infos(name=name)) for name in names]
+    if all(c.generated for c in columns):  # generated columns are computed from stored ones
+        columns[0] = dataclasses.replace(columns[0], generated=None)
     indexes: list[IndexInfo] = []
     key_shape = draw(st.sampled_from(["none", "int-pk", "pk-index", "unique"]))
     if key_shape == "int-pk":
@@ -168,13 +224,17 @@ def table_infos(draw: st.DrawFn) -> TableInfo:
             nullable=False,
             unsigned=draw(st.booleans()),
         )
-    elif key_shape in ("pk-index", "unique"):
-        members = draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True))
+    stored = [c.name for c in columns if c.generated is None]
+    if key_shape in ("pk-index", "unique") and stored:
+        members = draw(st.lists(st.sampled_from(stored), min_size=1, max_size=3, unique=True))
         indexes.append(
             IndexInfo(
                 name="k", columns=tuple(members), primary=key_shape == "pk-index", unique=True
             )
         )
+    if draw(st.booleans()):  # a secondary index, composite or not
+        members = draw(st.lists(st.sampled_from(names), min_size=1, max_size=2, unique=True))
+        indexes.append(IndexInfo(name="i", columns=tuple(members)))
     return TableInfo(
         schema=draw(_names),
         name=draw(_names),
@@ -188,7 +248,10 @@ def table_infos(draw: st.DrawFn) -> TableInfo:
 
 
 def _image(draw: st.DrawFn, table: TableInfo) -> tuple[Value, ...]:
-    return tuple(draw(column_values(column)) for column in table.columns)
+    # a virtual generated column is not stored: TiCDC never has its value
+    return tuple(
+        None if column.is_virtual else draw(column_values(column)) for column in table.columns
+    )
 
 
 @st.composite
@@ -226,6 +289,63 @@ resolved_events = st.builds(ResolvedEvent, commit_ts=commit_timestamps)
 def change_events() -> st.SearchStrategy[RowChangedEvent | DDLEvent | ResolvedEvent]:
     """Any change event, rows most often."""
     return st.one_of(row_changed_events(), row_changed_events(), ddl_events, resolved_events)
+
+
+@st.composite
+def transactions(draw: st.DrawFn, tables: Sequence[TableInfo] | None = None) -> Transaction:
+    """One upstream transaction: 1–5 rows over one to three tables, sharing a commit ts."""
+    pool = list(tables) if tables else draw(st.lists(table_infos(), min_size=1, max_size=3))
+    commit_ts = draw(commit_timestamps)
+    rows = draw(st.lists(st.sampled_from(pool).flatmap(row_changed_events), min_size=1, max_size=5))
+    return Transaction(
+        commit_ts=commit_ts,
+        rows=tuple(dataclasses.replace(row, commit_ts=commit_ts) for row in rows),
+    )
+
+
+_COLUMN_DDLS = {5: "ADD COLUMN", 6: "DROP COLUMN", 12: "MODIFY COLUMN", 17: "COMMENT"}
+
+
+@st.composite
+def ddl_sequences(draw: st.DrawFn, max_size: int = 6) -> list[DDLEvent]:
+    """The DDL history of one table, each DDL with its table info before and after.
+
+    CREATE TABLE, then ALTERs (add, drop, modify a column, comment), RENAMEs and TRUNCATEs,
+    maybe a final DROP; commit ts and schema versions rise.
+    """
+    table = draw(table_infos())
+    ts = draw(st.integers(1, 2**62))
+    table = dataclasses.replace(table, schema_version=ts)
+    history = [DDLEvent(commit_ts=ts, schema=table.schema, table=table.name, ddl_type=3,
+                        query=f"CREATE TABLE `{table.name}` (...)", table_info=table)]  # fmt: skip
+    for _ in range(draw(st.integers(0, max_size - 1))):
+        ts += draw(st.integers(1, 2**20))
+        ddl_type = draw(st.sampled_from([5, 6, 12, 17, 14, 11]))
+        before = table
+        if ddl_type == 5:
+            extra = draw(column_infos(name=f"c{len(table.columns)}_{ts % 1000}"))
+            table = dataclasses.replace(
+                table, columns=(*table.columns, extra), indexes=table.indexes
+            )
+        elif ddl_type == 6 and len(table.columns) > 1:
+            kept = table.columns[:-1]
+            names = {c.name for c in kept}
+            indexes = tuple(i for i in table.indexes if set(i.columns) <= names)
+            table = dataclasses.replace(table, columns=kept, indexes=indexes)
+        elif ddl_type == 14:
+            table = dataclasses.replace(table, name=table.name + "_renamed")
+        table = dataclasses.replace(table, schema_version=ts)
+        verb = {14: "RENAME TABLE", 11: "TRUNCATE TABLE"}.get(ddl_type, "ALTER TABLE")
+        query = f"{verb} `{before.name}` {_COLUMN_DDLS.get(ddl_type, '')}".rstrip()
+        history.append(DDLEvent(commit_ts=ts, schema=table.schema, table=table.name,
+                                ddl_type=ddl_type, query=query, table_info=table,
+                                pre_table_info=before))  # fmt: skip
+    if draw(st.booleans()):
+        ts += 1
+        drop = f"DROP TABLE `{table.name}`"
+        history.append(DDLEvent(commit_ts=ts, schema=table.schema, table=table.name, ddl_type=4,
+                                query=drop, pre_table_info=table))  # fmt: skip
+    return history
 
 
 def json_documents(max_leaves: int = 20) -> st.SearchStrategy[object]:

@@ -134,8 +134,8 @@ def _estimate(event: RowChangedEvent, config: craft.Config) -> int:
     for image, handle_only in ((event.after, False),
                                (event.before, event.op == "delete" and config.delete_only_output_handle_key_columns)):  # fmt: skip
         for i, column in enumerate(table.columns):
-            if image is None or (handle_only and not flags[i] & 2):
-                continue
+            if image is None or column.is_virtual or (handle_only and not flags[i] & 2):
+                continue  # virtual generated columns are never written, nor estimated
             data = _values.encode_value(column.effective_type_code, image[i], flags[i])
             size += len(column.name.encode()) + len(data or b"") + 16
     return size
