@@ -3,14 +3,14 @@
 No Kafka, files or clocks here: codecs turn change events into ``Message`` objects and
 messages into decoded events. Every decoder raises only ``DecodeError``.
 
-Protocol modules (same surface, see ``Codec``): ``open_protocol``.
+Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``debezium``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ticdc_conformance.reference import open_protocol
+from ticdc_conformance.reference import debezium, open_protocol
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -58,8 +58,9 @@ __all__ = [
     "TableInfo",
     "TimestampValue",
     "Value",
+    "debezium",
     "open_protocol",
 ]
 
-CODECS: dict[str, Codec[Any]] = {open_protocol.PROTOCOL: open_protocol}
+CODECS: dict[str, Codec[Any]] = {open_protocol.PROTOCOL: open_protocol, debezium.PROTOCOL: debezium}
 """Protocol name → codec module, for tools that pick a protocol by name."""
