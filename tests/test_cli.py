@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ticdc_conformance.reference import CODECS
+
 EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
 
 
@@ -108,8 +110,7 @@ def test_demo_encodes_and_decodes_every_example() -> None:
     assert result.returncode == 0, result.stderr
     records = lines(result.stdout)
     assert {(r["protocol"], r["profile"]) for r in records} == {
-        ("open", "tiflow"),
-        ("open", "ticdc"),
+        (protocol, profile) for protocol, codec in CODECS.items() for profile in codec.PROFILES
     }
     assert all(r["decoded"] for r in records)
     summary = "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), "
