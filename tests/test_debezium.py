@@ -19,7 +19,6 @@ from ticdc_conformance.reference import (
     DDLEvent,
     DecodedColumn,
     DecodedDDL,
-    DecodedEvent,
     DecodedResolved,
     DecodedRow,
     EncodeError,
@@ -102,7 +101,8 @@ def row_value(op: str, images: dict[str, object], *, schema: bool) -> bytes:
 
 
 def tiny(value: int, *, schema: bool) -> tuple[DecodedColumn, ...]:
-    return (DecodedColumn("tiny", value, None, None, True, None, None if schema else "no-schema"),)
+    ambiguity = None if schema else "no-schema"
+    return (DecodedColumn("tiny", value, handle_key=True, ambiguity=ambiguity),)
 
 
 def decoded_row(op: str, before: int | None, after: int | None, *, schema: bool) -> DecodedRow:
@@ -324,7 +324,7 @@ def test_key_of_a_table_without_handle_key_is_empty() -> None:
     )
     [row] = debezium.decode(message)
     assert isinstance(row, DecodedRow)
-    assert row.after == (DecodedColumn("a", 7, None, None, False, None, None),)
+    assert row.after == (DecodedColumn("a", 7, handle_key=False),)
 
 
 GENERATED = TableInfo(
@@ -363,8 +363,8 @@ def test_text_is_written_as_jsoniter_does() -> None:
     assert b'"after":{"c":"<&>\xe2\x80\xa8\xff\\u0001"}' in (message.value or b"")
     [row] = debezium.decode(message)
     assert isinstance(row, DecodedRow)
-    assert row.after == (DecodedColumn("c", b"<&>\xe2\x80\xa8\xff\x01", None, None, False, None,
-                                       "no-schema"),)  # fmt: skip
+    assert row.after == (DecodedColumn("c", b"<&>\xe2\x80\xa8\xff\x01", handle_key=False,
+                                       ambiguity="no-schema"),)  # fmt: skip
 
 
 def test_encode_errors_name_the_event() -> None:
@@ -405,5 +405,5 @@ def test_real_debezium_shapes_decode() -> None:
                          "before": None, "after": {"a": 1}, "ts_ms": 5}}  # fmt: skip
     [row] = debezium.decode(Message(key=None, value=dumps(value)))
     assert row == DecodedRow(commit_ts=None, schema="d", table="t", op="insert", before=None,
-                             after=(DecodedColumn("a", 1, None, None, None, None, "no-schema"),))  # fmt: skip
+                             after=(DecodedColumn("a", 1, ambiguity="no-schema"),))  # fmt: skip
     assert debezium.decode(Message(key=b'{"payload":{"a":1}}', value=None)) == []
