@@ -11,7 +11,8 @@ message cannot settle is kept as the message says it and marked in ``ambiguity``
   ``double-or-decimal``: a double without ``tidb_type``, which may be either;
 * ``binary-unknown``: a string without ``tidb_type``, which may be base64 of binary bytes;
 * ``null-or-default``: the value equals the schema ``default`` of a nullable column, and
-  TiCDC writes a NULL as the default;
+  TiCDC writes a NULL as the default (or it is a YEAR as a JSON string, which only classic
+  TiCDC's default for a NULL is);
 * ``no-schema``: the message has no schema (debezium-disable-schema), so numbers and strings
   are passed through as they are.
 """
