@@ -207,3 +207,81 @@ def test_without_tidb_type_the_decoder_marks_what_it_cannot_know(
     [case] = [case for case in CASES if case.name == name]
     _, _, decoded = encode_one(case, extension=False)
     assert (decoded.value, decoded.ambiguity) == (value, ambiguity)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class DefaultCase:
+    name: str
+    column: ColumnInfo
+    schema_default: str | None
+    """The schema ``default`` member's JSON text, ``None`` when absent."""
+    tiflow: str
+    """The payload for a NULL value, ``"c":`` members included (classic may write two)."""
+    ticdc: str
+    decoded: dict[str, tuple[Value, str | None]]
+    """Decoded value and ambiguity per profile."""
+    zone: str = "UTC"
+
+
+def both(
+    value: Value, ambiguity: str | None = "null-or-default"
+) -> dict[str, tuple[Value, str | None]]:
+    return {"tiflow": (value, ambiguity), "ticdc": (value, ambiguity)}
+
+
+DEFAULT_CASES = [
+    DefaultCase("int", c("int", default=10), "10", '"c":10', '"c":10', both(10)),
+    # classic prints the default text's float64; new-arch converts it to float32 first
+    DefaultCase("float", c("float", default=16777217.0), "16777217", '"c":16777217',
+                '"c":16777216', {"tiflow": (16777217.0, "null-or-default"),
+                                 "ticdc": (16777216.0, None)}),
+    # classic writes a YEAR default as a JSON string; the schema shifts two-digit years
+    DefaultCase("year", c("year", default=5), "2005", '"c":"5"', '"c":5',
+                {"tiflow": (5, "null-or-default"), "ticdc": (5, None)}),
+    # classic writes a binary default twice: base64, then the raw text under the same name
+    DefaultCase("varbinary", c("varbinary", default=b"abc"), '"abc"', '"c":"YWJj","c":"abc"',
+                '"c":"YWJj"', both(b"abc", None)),
+    DefaultCase("enum", c("enum", elements=("a", "b"), default=2), '"b"', '"c":"b"', '"c":"b"',
+                both(2)),
+    DefaultCase("set", c("set", elements=("a", "b"), default=3), '"a,b"', '"c":"a,b"',
+                '"c":"a,b"', both(3)),
+    DefaultCase("datetime-current-timestamp", c("datetime", default="CURRENT_TIMESTAMP"), "0",
+                '"c":0', '"c":0', both("1970-01-01 00:00:00")),
+    DefaultCase("timestamp-current-timestamp", c("timestamp", default="CURRENT_TIMESTAMP"),
+                None, '"c":null', '"c":null', both(None, None)),
+    # the schema reads a TIMESTAMP default as UTC, the payload in the server's zone
+    DefaultCase("timestamp", c("timestamp", default=TimestampValue("2020-01-01 00:00:00")),
+                '"2020-01-01T00:00:00Z"', '"c":"2019-12-31T16:00:00Z"',
+                '"c":"2019-12-31T16:00:00Z"',
+                both(TimestampValue("2019-12-31 16:00:00", "UTC"), None), zone="Asia/Shanghai"),
+    DefaultCase("date", c("date", default="2020-01-01"), "18262", '"c":18262', '"c":18262',
+                both("2020-01-01")),
+    DefaultCase("time", c("time", default="01:00:00"), "3600000000", '"c":3600000000',
+                '"c":3600000000', both("01:00:00")),
+    DefaultCase("bit1", c("bit", length=1, default=1), "true", '"c":true', '"c":true', both(1)),
+    DefaultCase("bit4", c("bit", length=4, default=5), '"BQ=="', '"c":"BQ=="', '"c":"BQ=="',
+                both(5)),
+    DefaultCase("decimal", c("decimal", length=5, decimal=2, default=DecimalValue("1.50")), "1.5",
+                '"c":1.5', '"c":1.5', both(1.5, "null-or-default")),
+    DefaultCase("no-default", c("int"), None, '"c":null', '"c":null', both(None, None)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("profile", debezium.PROFILES)
+@pytest.mark.parametrize("case", DEFAULT_CASES, ids=[case.name for case in DEFAULT_CASES])
+def test_null_becomes_the_default(profile: str, case: DefaultCase) -> None:
+    table = TableInfo(schema="s", name="t", columns=(case.column,))
+    config = debezium.Config(profile=profile, time_zone=case.zone, enable_tidb_extension=True)  # type: ignore[arg-type]
+    insert = RowChangedEvent(commit_ts=1, table=table, op="insert", after=(None,))
+    [message] = debezium.encode([insert], config)
+    assert message.value is not None
+    payload = case.tiflow if profile == "tiflow" else case.ticdc
+    assert b'"after":{' + payload.encode() + b"}" in message.value
+    schema = json.loads(message.value)["schema"]["fields"][1]["fields"][0]
+    expected_default = None if case.schema_default is None else json.loads(case.schema_default)
+    assert schema.get("default") == expected_default
+    assert ("default" in schema) == (case.schema_default is not None)
+    [row] = debezium.decode(message)
+    assert isinstance(row, DecodedRow)
+    [column] = row.after or ()
+    assert (column.value, column.ambiguity) == case.decoded[profile]

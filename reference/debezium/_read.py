@@ -197,4 +197,6 @@ def read_column(
         and (default == raw and type(default) is type(raw))
     ):
         ambiguity = "null-or-default"  # TiCDC writes a NULL as the default (§5.3)
+    if logical == "io.debezium.time.Year" and type(raw) is str:
+        ambiguity = "null-or-default"  # only classic's default for a NULL is a string
     return DecodedColumn(name, value, type_code, None, handle_key, mysql_type, ambiguity)
