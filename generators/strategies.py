@@ -9,6 +9,8 @@ characters, text that is not valid UTF-8, and every byte value in binary columns
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference import (
@@ -27,8 +29,10 @@ from ticdc_conformance.reference import (
 __all__ = [
     "change_events",
     "column_infos",
+    "column_infos_with_defaults",
     "column_values",
     "ddl_events",
+    "json_values",
     "resolved_events",
     "row_changed_events",
     "table_infos",
@@ -225,3 +229,21 @@ resolved_events = st.builds(ResolvedEvent, commit_ts=commit_timestamps)
 def change_events() -> st.SearchStrategy[RowChangedEvent | DDLEvent | ResolvedEvent]:
     """Any change event, rows most often."""
     return st.one_of(row_changed_events(), row_changed_events(), ddl_events, resolved_events)
+
+
+@st.composite
+def column_infos_with_defaults(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
+    """A column of any replicated type whose DEFAULT is a value it can hold (or none)."""
+    column = draw(column_infos(name=name))
+    default = draw(st.none() | _non_null_values(column))
+    return replace(column, default=default)
+
+
+json_values: st.SearchStrategy[object] = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _texts,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+"""Any JSON document (as parsed by ``json.loads``), for decoder totality tests."""

@@ -30,7 +30,17 @@ from ticdc_conformance.reference.debezium._config import (
     Config,
     config_from_options,
 )
+from ticdc_conformance.reference.debezium._ddl import DDL_KINDS
 from ticdc_conformance.reference.debezium._decode import decode
 from ticdc_conformance.reference.debezium._encode import encode
 
-__all__ = ["OPTIONS", "PROFILES", "PROTOCOL", "Config", "config_from_options", "decode", "encode"]
+__all__ = [
+    "DDL_KINDS",
+    "OPTIONS",
+    "PROFILES",
+    "PROTOCOL",
+    "Config",
+    "config_from_options",
+    "decode",
+    "encode",
+]

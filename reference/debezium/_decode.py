@@ -249,7 +249,7 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             if commit_ts is None:
                 doc.fail("a WATERMARK needs source.commit_ts", "payload", "source")
             return [DecodedResolved(commit_ts=commit_ts, cluster_id=cluster)]
-        if op not in _OPS:
+        if type(op) is not str or op not in _OPS:
             doc.fail("op must be c, r, u, d or m", "payload", "op")
         return [_row(op, document, key, doc)]
     if "ddl" in payload:

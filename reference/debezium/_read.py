@@ -1,4 +1,4 @@
-"""Payload values back to TiDB values, guided by the field schema (§5.3, decoder side).
+r"""Payload values back to TiDB values, guided by the field schema (§5.3, decoder side).
 
 ``read_column`` turns one payload member into a ``DecodedColumn``. The field schema's logical
 ``name`` decides first (Debezium's temporal, Bits, Enum, EnumSet, Json and TiDB vector types),
@@ -13,6 +13,8 @@ message cannot settle is kept as the message says it and marked in ``ambiguity``
 * ``null-or-default``: the value equals the schema ``default`` of a nullable column, and
   TiCDC writes a NULL as the default (or it is a YEAR as a JSON string, which only classic
   TiCDC's default for a NULL is);
+* ``members-unresolved``: an ENUM member name that TiCDC's lossy ``allowed`` escaping
+  (``''`` and ``\'`` folded to ``'``) makes impossible to place: kept as the name;
 * ``no-schema``: the message has no schema (debezium-disable-schema), so numbers and strings
   are passed through as they are.
 """
@@ -88,7 +90,7 @@ def _base64(raw: object) -> bytes:
         raise ValueError(f"invalid base64: {error}") from None
 
 
-def _members(raw: object, field: dict[str, object], *, is_set: bool) -> int:
+def _members(raw: object, field: dict[str, object], *, is_set: bool) -> tuple[Value, str | None]:
     text = _text(raw)
     parameters = field.get("parameters")
     allowed = parameters.get("allowed") if isinstance(parameters, dict) else None
@@ -96,16 +98,26 @@ def _members(raw: object, field: dict[str, object], *, is_set: bool) -> int:
         raise ValueError("an Enum/EnumSet schema needs parameters.allowed")
     elements = allowed.split(",") if is_set else split_allowed(allowed)
     if not text:
-        return 0  # TiCDC writes an invalid member as ""
+        return 0, None  # TiCDC writes an invalid member as ""
     names = text.split(",") if is_set else [text]
-    if any(name not in elements for name in names):
-        raise ValueError(f"{text!r} is not among the allowed members")
-    if not is_set:
-        return elements.index(text) + 1
-    return sum(1 << elements.index(name) for name in set(names))
+    if all(elements.count(name) == 1 for name in names):
+        if not is_set:
+            return elements.index(text) + 1, None
+        return sum(1 << elements.index(name) for name in set(names)), None
+    if not is_set and ("'" in allowed or "\\" in allowed):
+        # TiCDC's escaping folds '' and \' into ' and leaves a trailing \ before the comma
+        # separator: the member is real, its position cannot be known
+        return text, "members-unresolved"
+    raise ValueError(f"{text!r} is not among the allowed members")
 
 
-def _logical(name: str, raw: object, field: dict[str, object]) -> Value:
+def _logical(name: str, raw: object, field: dict[str, object]) -> tuple[Value, str | None]:
+    if name in ("io.debezium.data.Enum", "io.debezium.data.EnumSet"):
+        return _members(raw, field, is_set=name.endswith("EnumSet"))
+    return _temporal_or_text(name, raw), None
+
+
+def _temporal_or_text(name: str, raw: object) -> Value:
     if name == "io.debezium.time.Date":
         return read_date(_integer(raw, 32))
     if name in ("io.debezium.time.Timestamp", "io.debezium.time.MicroTimestamp"):
@@ -119,8 +131,6 @@ def _logical(name: str, raw: object, field: dict[str, object]) -> Value:
         return int(_text(raw)) if type(raw) is str and raw.isdigit() else _integer(raw, 32)
     if name == "io.debezium.data.Bits":
         return int.from_bytes(_base64(raw), "little")
-    if name in ("io.debezium.data.Enum", "io.debezium.data.EnumSet"):
-        return _members(raw, field, is_set=name.endswith("EnumSet"))
     return _from_text(_text(raw))  # Json, TiDBVectorFloat32
 
 
@@ -184,7 +194,7 @@ def read_column(
     elif field is None:
         value, ambiguity = _untyped(raw)
     elif isinstance(logical, str) and logical in _LOGICAL_TYPES:
-        value = _logical(logical, raw, field)
+        value, ambiguity = _logical(logical, raw, field)
     elif "type" not in field:
         value, ambiguity = _untyped(raw)  # a type TiCDC does not support: no schema written
     else:
