@@ -147,7 +147,10 @@ def check_round_trip(event: RowChangedEvent, config: debezium.Config) -> None:
                 # only elements that TiCDC's allowed escaping folds or splits wrongly
                 assert any("'" in e or "\\" in e for e in column.elements or ())
                 continue
-            assert normalized(column, got) == expected(column, value), column
+            want = expected(column, value)
+            if image[i] is None and want == "1970-01-01 00:00:00":
+                want = None  # a default below MinTimestamp stands for a NULL: null (§5.3)
+            assert normalized(column, got) == want, column
             assert got.handle_key == (column.name in handle)
 
 
