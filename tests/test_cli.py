@@ -138,3 +138,39 @@ def test_a_broken_run_exits_3(
     monkeypatch.setitem(cli._COMMANDS, "demo", broken)
     assert cli.main(["demo"]) == 3
     assert capsys.readouterr().err == "error: the run broke: RuntimeError: disk on fire\n"
+
+
+def test_debezium_encode_then_decode() -> None:
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "debezium", "--profile", "ticdc",
+                  "--option", "cluster-id=c1", stdin=case0)  # fmt: skip
+    assert encoded.returncode == 0, encoded.stderr
+    [message] = lines(encoded.stdout)
+    value = json.loads(base64.b64decode(str(message["value"])))
+    assert (value["payload"]["op"], value["payload"]["source"]["name"]) == ("u", "c1")
+    decoded = run("decode", "--protocol", "debezium", stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    [event] = lines(decoded.stdout)
+    assert (event["kind"], event["op"], event["cluster_id"]) == ("row", "update", "c1")
+
+
+def test_debezium_watermark_only_with_tidb_extension() -> None:
+    resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
+    plain = run("encode", "--protocol", "debezium", stdin=resolved)
+    assert (plain.returncode, plain.stdout) == (0, "")  # TiCDC writes no message either
+    extended = run("encode", "--protocol", "debezium", "--option", "enable-tidb-extension=true",
+                   stdin=resolved)  # fmt: skip
+    decoded = run("decode", "--protocol", "debezium", stdin=extended.stdout)
+    [event] = lines(decoded.stdout)
+    assert event["kind"] == "resolved"
+    assert event["cluster_id"] == "default"
+
+
+def test_debezium_decodes_a_real_debezium_message(shared: Path) -> None:
+    directory = shared / "upstream/pingcap+tiflow/pkg/sink/codec/debezium/testdata"
+    result = run("decode", "--protocol", "debezium",
+                 "--key-file", str(directory / "datatype.dbz.key.json"),
+                 "--value-file", str(directory / "datatype.dbz.json"))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [event] = lines(result.stdout)
+    assert (event["commit_ts"], event["table"], "cluster_id" in event) == (None, "foo", False)
