@@ -24,6 +24,7 @@ from ticdc_conformance.reference import (
     EncodeError,
     IndexInfo,
     Message,
+    Profile,
     ResolvedEvent,
     RowChangedEvent,
     TableInfo,
@@ -139,11 +140,11 @@ OPS = {"insert": "c", "update": "u", "delete": "d"}
 @pytest.mark.parametrize(("case", "change", "options", "key", "images", "decoded"), ROW_CASES,
                          ids=[c[0] for c in ROW_CASES])  # fmt: skip
 def test_codec_test_rows(
-    profile: str, schema: bool, case: str, change: RowChangedEvent, options: dict[str, object],
+    profile: Profile, schema: bool, case: str, change: RowChangedEvent, options: dict[str, object],
     key: int, images: dict[str, object], decoded: tuple[int | None, int | None],
 ) -> None:  # fmt: skip
     del case
-    config = replace(CONFIG, profile=profile, debezium_disable_schema=not schema, **options)
+    config = replace(CONFIG, profile=profile, debezium_disable_schema=not schema, **options)  # type: ignore[arg-type]
     [message] = debezium.encode([change], config)
     assert message.key == row_key(key, schema=schema)
     assert message.value == row_value(OPS[change.op], images, schema=schema)
@@ -187,7 +188,7 @@ DDL_CASES = [
     ("case", "ddl", "change", "table"), DDL_CASES, ids=[c[0] for c in DDL_CASES]
 )
 def test_codec_test_ddl(
-    profile: str, case: str, ddl: DDLEvent, change: dict[str, object] | None, table: str
+    profile: Profile, case: str, ddl: DDLEvent, change: dict[str, object] | None, table: str
 ) -> None:
     del case
     config = replace(CONFIG, profile=profile, debezium_disable_schema=True)
@@ -257,7 +258,7 @@ def test_ddl_classification(ddl_type: int, kind: str) -> None:
 
 @pytest.mark.parametrize(("profile", "expected_id", "database"), [
     ("tiflow", '"test"."table1"', "old_db"), ("ticdc", '"old_db"."table2"', "test")])  # fmt: skip
-def test_profile_differences_in_ddl(profile: str, expected_id: str, database: str) -> None:
+def test_profile_differences_in_ddl(profile: Profile, expected_id: str, database: str) -> None:
     """new-arch names the exchanged table (§5.6 item 4); classic takes DROP TABLE's database
     from the table before the DDL (§5.4)."""
     pre = replace(TABLE2_ID, schema="old_db")
@@ -275,7 +276,7 @@ WATERMARK_KEY = {"payload": {}, "schema": {"type": "struct", "name": "test_clust
 
 
 @pytest.mark.parametrize("profile", debezium.PROFILES)
-def test_codec_test_checkpoint(profile: str) -> None:
+def test_codec_test_checkpoint(profile: Profile) -> None:
     config = replace(CONFIG, profile=profile, enable_tidb_extension=True)
     [message] = debezium.encode([ResolvedEvent(commit_ts=3)], config)
     assert message.key == dumps(WATERMARK_KEY)
@@ -340,7 +341,7 @@ GENERATED = TableInfo(
     ("tiflow", ["a", "s", "v"]),  # the row's columns, then the virtual ones (§5.2)
     ("ticdc", ["a", "v", "s", "v"]),  # every column, then the virtual ones again (§5.2)
 ])  # fmt: skip
-def test_virtual_generated_columns(profile: str, fields: list[str]) -> None:
+def test_virtual_generated_columns(profile: Profile, fields: list[str]) -> None:
     insert = RowChangedEvent(commit_ts=1, table=GENERATED, op="insert", after=(1, None, 2))
     [message] = debezium.encode([insert], replace(CONFIG, profile=profile))
     value = json.loads(message.value or b"")

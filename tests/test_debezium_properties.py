@@ -197,7 +197,7 @@ def test_every_message_decodes(events: list[object], profile: str, schema: bool,
     kinds = {RowChangedEvent: DecodedRow, DDLEvent: DecodedDDL, ResolvedEvent: DecodedResolved}
     sent = [e for e in events if not isinstance(e, ResolvedEvent) or extension]
     sent = [e for e in sent if not isinstance(e, DDLEvent) or e.ddl_type in debezium.DDL_KINDS]
-    assert [type(e) for e in decoded] == [kinds[type(e)] for e in sent]  # type: ignore[index]
+    assert [type(e) for e in decoded] == [kinds[type(e)] for e in sent]
 
 
 def only_decode_errors(message: Message) -> None:
