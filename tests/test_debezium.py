@@ -17,6 +17,7 @@ from debezium_cases import TABLE1
 from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,
+    DecimalValue,
     DecodedColumn,
     DecodedDDL,
     DecodedResolved,
@@ -373,6 +374,10 @@ def test_encode_errors_name_the_event() -> None:
     bad = RowChangedEvent(commit_ts=1, table=table, op="insert", after=("yesterday",))
     with pytest.raises(EncodeError, match=r"debezium: event 1: column 'd': not a datetime"):
         debezium.encode([ResolvedEvent(commit_ts=1), bad], CONFIG)
+    bad_default = TableInfo(schema="test", name="t",
+                            columns=(ColumnInfo(name="b", type="bit", length=3, default="x"),))  # fmt: skip
+    with pytest.raises(EncodeError, match="column 'b' default: a BIT value"):
+        debezium.encode([RowChangedEvent(commit_ts=1, table=bad_default, op="insert", after=(1,))])
     needs_table = DDLEvent(commit_ts=1, schema="test", table="t", query="q", ddl_type=5)
     with pytest.raises(EncodeError, match="needs table_info"):
         debezium.encode([needs_table], CONFIG)
@@ -408,3 +413,95 @@ def test_real_debezium_shapes_decode() -> None:
     assert row == DecodedRow(commit_ts=None, schema="d", table="t", op="insert", before=None,
                              after=(DecodedColumn("a", 1, ambiguity="no-schema"),))  # fmt: skip
     assert debezium.decode(Message(key=b'{"payload":{"a":1}}', value=None)) == []
+
+
+def _described(name: str, jdbc: int, type_name: str, **more: object) -> dict[str, object]:
+    """A tableChanges column as §5.4 describes it (members in TiCDC's order)."""
+    out: dict[str, object] = {
+        "name": name, "jdbcType": jdbc, "nativeType": None, "comment": None,
+        "defaultValueExpression": None, "enumValues": None, "typeName": type_name,
+        "typeExpression": type_name, "charsetName": None, "length": None, "scale": None,
+        "position": 0, "optional": True, "autoIncremented": False, "generated": False,
+    }  # fmt: skip
+    for key, value in more.items():
+        assert key in out
+        out[key] = value
+    return out
+
+
+DESCRIBED = [
+    (ColumnInfo(name="id", type="bigint", unsigned=True, auto_increment=True, key="primary"),
+     _described("id", -5, "BIGINT UNSIGNED", optional=False, autoIncremented=True,
+                generated=True)),
+    # defined by the query: TiCDC's parse clears its comment
+    (ColumnInfo(name="name", type="varchar", length=64, comment="who"),
+     _described("name", 12, "VARCHAR", charsetName="utf8mb4", length=64)),
+    (ColumnInfo(name="other", type="int", comment="kept"), _described("other", 4, "INT",
+                                                                       comment="kept")),
+    (ColumnInfo(name="price", type="decimal", length=10, decimal=2, default=DecimalValue("1.50")),
+     _described("price", 3, "DECIMAL", length=10, scale=2, defaultValueExpression="1.50")),
+    (ColumnInfo(name="ratio", type="double", length=8, decimal=3),
+     _described("ratio", 8, "DOUBLE", typeExpression="DOUBLE(8,3)", length=8, scale=3)),
+    (ColumnInfo(name="f", type="float"), _described("f", 6, "FLOAT")),
+    (ColumnInfo(name="ts", type="timestamp", decimal=3, on_update_now=True,
+                default="CURRENT_TIMESTAMP"),
+     _described("ts", 2014, "TIMESTAMP", length=3, autoIncremented=True, generated=True,
+                defaultValueExpression="1970-01-01 00:00:00")),
+    (ColumnInfo(name="dt", type="datetime", on_update_now=True),
+     _described("dt", 93, "DATETIME", length=0)),  # ON UPDATE counts for TIMESTAMP only
+    (ColumnInfo(name="e", type="enum", elements=("a", "b"), default=2),
+     _described("e", 1, "ENUM", charsetName="utf8mb4", length=1, enumValues=["'a'", "'b'"],
+                defaultValueExpression="b")),
+    (ColumnInfo(name="s", type="set", elements=("x", "y", "z")),
+     _described("s", 1, "SET", charsetName="utf8mb4", length=5,
+                enumValues=["'x'", "'y'", "'z'"])),
+    (ColumnInfo(name="bin", type="varbinary", length=16), _described("bin", -3, "VARBINARY",
+                                                                     length=16)),
+    (ColumnInfo(name="bl", type="blob"), _described("bl", 2004, "BLOB")),
+    (ColumnInfo(name="tx", type="text", charset="latin1"), _described("tx", 12, "TEXT",
+                                                                      charsetName="latin1")),
+    (ColumnInfo(name="bits", type="bit", length=10, default=5),
+     _described("bits", -7, "BIT", length=10, defaultValueExpression="0000000101")),
+    (ColumnInfo(name="y", type="year"), _described("y", 4, "YEAR", length=4)),
+    (ColumnInfo(name="tiny", type="tinyint", length=1), _described("tiny", 5, "TINYINT",
+                                                                   length=1)),
+    (ColumnInfo(name="ui", type="int", unsigned=True, zerofill=True, length=10),
+     _described("ui", 4, "INT UNSIGNED ZEROFILL")),  # 10 is INT UNSIGNED's default length
+    (ColumnInfo(name="js", type="json"), _described("js", 1111, "JSON")),
+    (ColumnInfo(name="vec", type="vector", length=3),
+     _described("vec", 12, "VECTOR", typeExpression="VECTOR(3)", length=3)),
+]  # fmt: skip
+
+
+def test_table_changes_describe_every_column() -> None:
+    table = TableInfo(schema="test", name="t", columns=tuple(c for c, _ in DESCRIBED),
+                      charset="utf8mb4")  # fmt: skip
+    query = "ALTER TABLE t ADD COLUMN name varchar(64) COMMENT 'who'"
+    ddl = DDLEvent(commit_ts=1, schema="test", table="t", query=query, ddl_type=5,
+                   table_info=table)  # fmt: skip
+    [message] = debezium.encode([ddl], CONFIG)
+    change = json.loads(message.value or b"")["payload"]["tableChanges"][0]
+    assert (change["type"], change["id"]) == ("ALTER", '"test"."t"')
+    described = change["table"]
+    assert (described["defaultCharsetName"], described["primaryKeyColumnNames"]) == (
+        "utf8mb4", ["id"])  # fmt: skip
+    for position, (got, (_, want)) in enumerate(zip(described["columns"], DESCRIBED,
+                                                    strict=True)):  # fmt: skip
+        assert list(got.items()) == list({**want, "position": position + 1}.items())
+    assert b'"scale":2,' in (message.value or b"")  # Go prints the float64 scale as 2
+    [decoded] = debezium.decode(message)
+    assert isinstance(decoded, DecodedDDL)
+    info = decoded.table_info
+    assert info is not None
+    assert info.charset == "utf8mb4"
+    assert info.primary_key() == (0,)
+    by_name = {c.name: c for c in info.columns}
+    assert (by_name["id"].type, by_name["id"].unsigned, by_name["id"].auto_increment) == (
+        "bigint", True, True)  # fmt: skip
+    assert (by_name["price"].length, by_name["price"].decimal) == (10, 2)
+    assert by_name["price"].default == DecimalValue("1.50")
+    assert (by_name["ts"].decimal, by_name["ts"].on_update_now) == (3, True)
+    assert by_name["e"].elements == ("a", "b")
+    assert by_name["bits"].default == 5
+    assert by_name["ui"].zerofill
+    assert (by_name["other"].comment, by_name["name"].comment) == ("kept", None)

@@ -140,14 +140,12 @@ def _column_change(
     jdbc = jdbc_type(column)
     name, expression = _type_name_and_expression(column)
     comment = None if not column.comment or _defined_in(query, column.name) else column.comment
+    # getScale: DECIMAL's scale (TiDB's default 0), FLOAT/DOUBLE's when TiDB has one
     scale = None
-    if column.type in ("decimal", "float", "double"):
-        decimal = (
-            column.decimal
-            if column.decimal is not None
-            else (0 if column.type == "decimal" else -1)
-        )
-        scale = None if decimal == -1 else float(decimal)
+    if column.type == "decimal":
+        scale = float(column.decimal or 0)
+    elif column.type in ("float", "double") and column.decimal is not None:
+        scale = float(column.decimal)
     charset = column.effective_charset
     automatic = column.auto_increment or (column.on_update_now and jdbc == 2014)
     return {

@@ -26,7 +26,7 @@ from ticdc_conformance.reference.debezium._types import field_schema, field_valu
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["encode"]
@@ -44,6 +44,19 @@ def _columns(event: RowChangedEvent, image: Sequence[Value], positions: Sequence
     return members
 
 
+def _field_schemas(
+    columns: Sequence[ColumnInfo], positions: Sequence[int], flags: Sequence[int], config: Config
+) -> list[dict[str, object]]:
+    schemas = []
+    for i in positions:
+        try:
+            schemas.append(field_schema(columns[i], flags[i], config))
+        except ValueError as error:
+            reason = f"column {columns[i].name!r} default: {error}"
+            raise EncodeError(reason, protocol=PROTOCOL) from None
+    return schemas
+
+
 def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
     table = event.table
     # handle-key columns, from the new image, or the old one for deletes (§5.1)
@@ -56,7 +69,7 @@ def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> di
             "type": "struct",
             "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
             "optional": False,
-            "fields": [field_schema(table.columns[i], flags[i], config) for i in handle],
+            "fields": _field_schemas(table.columns, handle, flags, config),
         }
     return key
 
@@ -70,7 +83,7 @@ def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) 
     else:
         # every column, and the virtual ones a second time (§5.2, code reading)
         order = list(range(len(columns))) + virtual
-    return Raw(dump([field_schema(columns[i], flags[i], config) for i in order]))
+    return Raw(dump(_field_schemas(columns, order, flags, config)))
 
 
 def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:

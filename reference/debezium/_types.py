@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import math
+from zoneinfo import ZoneInfo
 
 from ticdc_conformance.reference._gojson import JsonStyle, format_float
 from ticdc_conformance.reference.debezium._config import Config
@@ -64,6 +65,8 @@ _LOGICAL = {
     "json": ("string", "io.debezium.data.Json"),
 }
 _CURRENT_TIMESTAMP = "CURRENT_TIMESTAMP"
+_ABSENT = object()
+_UTC = ZoneInfo("UTC")
 
 
 def type_to_str(column: ColumnInfo) -> str:
@@ -165,7 +168,7 @@ def _schema_default(column: ColumnInfo, nullable: bool) -> object:
             return _ABSENT if nullable else BELOW_MIN_TIMESTAMP
         try:
             # the schema reads the default as UTC, unlike payload values (TF codec.go)
-            zoned = write_timestamp(text, fsp, _UTC_ZONE)
+            zoned = write_timestamp(text, fsp, _UTC)
         except ValueError:
             return 0
         return _ABSENT if zoned == BELOW_MIN_TIMESTAMP and nullable else zoned
@@ -180,10 +183,6 @@ def _schema_default(column: ColumnInfo, nullable: bool) -> object:
     if kind == "year" and number < 100:
         number += 2000 if number < 70 else 1900
     return number
-
-
-_ABSENT = object()
-_UTC_ZONE = Config().zone
 
 
 def _schema_type(column: ColumnInfo, flags: int) -> tuple[str, str | None, dict[str, str] | None]:
@@ -227,7 +226,7 @@ def _escape_enum(element: str) -> str:
 
 
 def field_schema(column: ColumnInfo, flags: int, config: Config) -> dict[str, object]:
-    """The field schema object of ``column``."""
+    """The field schema object of ``column``; ``ValueError`` if its default cannot be."""
     out: dict[str, object] = {}
     if config.enable_tidb_extension:
         out["tidb_type"] = tidb_type(column, flags)
