@@ -32,7 +32,7 @@ __all__ = [
     "column_infos_with_defaults",
     "column_values",
     "ddl_events",
-    "json_values",
+    "json_documents",
     "resolved_events",
     "row_changed_events",
     "table_infos",
@@ -239,11 +239,16 @@ def column_infos_with_defaults(draw: st.DrawFn, name: str | None = None) -> Colu
     return replace(column, default=default)
 
 
-json_values: st.SearchStrategy[object] = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _texts,
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
-    ),
-    max_leaves=12,
-)
-"""Any JSON document (as parsed by ``json.loads``), for decoder totality tests."""
+def json_documents(max_leaves: int = 20) -> st.SearchStrategy[object]:
+    """Arbitrary JSON documents (objects, arrays, scalars) for decoder totality checks."""
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False), _texts,
+    )  # fmt: skip
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4), st.dictionaries(_texts, children, max_size=4)
+        ),
+        max_leaves=max_leaves,
+    )

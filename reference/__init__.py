@@ -3,14 +3,15 @@
 No Kafka, files or clocks here: codecs turn change events into ``Message`` objects and
 messages into decoded events. Every decoder raises only ``DecodeError``.
 
-Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``debezium``.
+Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``craft``, ``simple`` (two
+codecs), ``debezium``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ticdc_conformance.reference import debezium, open_protocol
+from ticdc_conformance.reference import craft, debezium, open_protocol, simple
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -58,9 +59,17 @@ __all__ = [
     "TableInfo",
     "TimestampValue",
     "Value",
+    "craft",
     "debezium",
     "open_protocol",
+    "simple",
 ]
 
-CODECS: dict[str, Codec[Any]] = {open_protocol.PROTOCOL: open_protocol, debezium.PROTOCOL: debezium}
+CODECS: dict[str, Codec[Any]] = {
+    open_protocol.PROTOCOL: open_protocol,
+    craft.PROTOCOL: craft,
+    simple.JSON.PROTOCOL: simple.JSON,
+    simple.AVRO.PROTOCOL: simple.AVRO,
+    debezium.PROTOCOL: debezium,
+}
 """Protocol name → codec module, for tools that pick a protocol by name."""

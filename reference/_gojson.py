@@ -20,13 +20,14 @@ the exact bytes.
 
 from __future__ import annotations
 
+import math
 import re
 import struct
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal
 from enum import Enum
 from fractions import Fraction
 
-__all__ = ["JsonStyle", "format_float", "quote", "to_bytes"]
+__all__ = ["JsonStyle", "format_float", "format_float_positional", "quote", "to_bytes"]
 
 
 class JsonStyle(Enum):
@@ -159,9 +160,27 @@ def format_float(x: float, bits: int, style: JsonStyle) -> str:
         if style is JsonStyle.GO_STD and point < 0 and exp_text.startswith("0"):
             exp_text = exp_text[1:]  # encoding/json cleans e-07 to e-7; jsoniter does not
         return f"{sign}{mantissa}e{'-' if point < 0 else '+'}{exp_text}"
+    return sign + _positional(digits, exponent)
+
+
+def _positional(digits: str, exponent: int) -> str:
     if exponent >= 0:
-        return sign + digits + "0" * exponent
+        return digits + "0" * exponent
     whole = len(digits) + exponent
     if whole > 0:
-        return f"{sign}{digits[:whole]}.{digits[whole:]}"
-    return f"{sign}0.{'0' * -whole}{digits}"
+        return f"{digits[:whole]}.{digits[whole:]}"
+    return f"0.{'0' * -whole}{digits}"
+
+
+def format_float_positional(x: float, bits: int) -> str:
+    """Go ``strconv.FormatFloat(x, 'f', -1, bits)``: shortest digits, never an exponent."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "+Inf" if x > 0 else "-Inf"
+    if bits == 32:
+        x = _float32(x)
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    if x == 0:
+        return sign + "0"
+    return sign + _positional(*_digits(x, bits))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ticdc_conformance.reference import CODECS
+from ticdc_conformance.generators.faults import FAULT_KINDS
 
 EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
 
@@ -58,6 +58,34 @@ def test_encode_options_and_profile() -> None:
     assert len(lines(result.stdout)) == 2
 
 
+def test_craft_encode_then_decode() -> None:
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "craft", stdin=case0)
+    assert encoded.returncode == 0, encoded.stderr
+    [message] = lines(encoded.stdout)
+    assert message["key"] is None  # §3.2: the Kafka key is nil
+    assert len(base64.b64decode(str(message["value"]))) == 301  # §8
+    decoded = run("decode", "--protocol", "craft", stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    [event] = lines(decoded.stdout)
+    assert [event[m] for m in ("kind", "op", "schema", "table")] == ["row", "update", "a", "b"]
+    assert json.dumps(event["after"]).startswith('[{"name": "varchar"')  # table order, §3.2
+
+
+def test_craft_options_and_raw_value_file(tmp_path: Path) -> None:
+    case1 = EXAMPLES.joinpath("craft-benchmark-case1.change.jsonl").read_text()
+    result = run("encode", "--protocol", "craft", "--option", "max-batch-size=3", stdin=case1)
+    assert result.returncode == 0, result.stderr
+    messages = lines(result.stdout)
+    assert len(messages) == 2
+    value = tmp_path / "value"
+    value.write_bytes(base64.b64decode(str(messages[1]["value"])))
+    decoded = run("decode", "--protocol", "craft", "--value-file", str(value))
+    assert decoded.returncode == 0, decoded.stderr
+    [event] = lines(decoded.stdout)
+    assert (event["table"], event["partition_id"]) == ("f", 6)
+
+
 def test_decode_reports_bad_messages_and_keeps_going() -> None:
     resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
     good = run("encode", "--protocol", "open", stdin=resolved).stdout.strip()
@@ -93,7 +121,13 @@ def test_decode_raw_files(tmp_path: Path) -> None:
          EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text(), 1,
          "open: event 0: row needs 744 bytes"),
         (["decode", "--protocol", "open", "--key-file", "/nonexistent/key"], "", 2, "No such file"),
-        (["encode", "--protocol", "craft"], "", 2, "invalid choice"),
+        (["encode", "--protocol", "avro"], "", 2, "invalid choice"),
+        (["encode", "--protocol", "craft", "--profile", "ticdc"], "", 2,
+         "craft: profile 'ticdc' has no Craft: only classic TiCDC (tiflow) writes it"),
+        (["encode", "--protocol", "craft", "--option", "output-old-value=false"], "", 2,
+         "option output-old-value does not apply"),
+        (["decode", "--protocol", "craft"], '{"key":null,"value":"AQ=="}\n', 1,
+         "error: line 1: craft: message 0, value byte 1: the reversed-uvarint trailer runs past"),
     ],
 )  # fmt: skip
 def test_errors_have_graded_exit_codes(
@@ -110,14 +144,22 @@ def test_demo_encodes_and_decodes_every_example() -> None:
     assert result.returncode == 0, result.stderr
     records = lines(result.stdout)
     assert {(r["protocol"], r["profile"]) for r in records} == {
-        (protocol, profile) for protocol, codec in CODECS.items() for profile in codec.PROFILES
-    }
+        ("open", "tiflow"),
+        ("open", "ticdc"),
+        ("craft", "tiflow"),
+        ("debezium", "tiflow"),
+        ("debezium", "ticdc"),
+        *((protocol, profile) for protocol in ("simple-json", "simple-avro")
+          for profile in ("tiflow", "ticdc")),
+    }  # fmt: skip
     assert all(r["decoded"] for r in records)
     summary = "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), "
     assert summary + "708 bytes of key plus value" in result.stderr
+    summary = "craft (tiflow) craft-benchmark-case1.change.jsonl: 4 event(s) -> 1 message(s), "
+    assert summary + "997 bytes of key plus value" in result.stderr
 
 
-@pytest.mark.parametrize("command", ["encode", "decode", "demo"])
+@pytest.mark.parametrize("command", ["encode", "decode", "demo", "generate"])
 def test_help_is_complete(command: str) -> None:
     result = run(command, "--help")
     assert result.returncode == 0
@@ -125,6 +167,38 @@ def test_help_is_complete(command: str) -> None:
         for option in ("max-message-bytes", "output-old-value", "large-message-handle-option",
                        "--profile", "claim-check-storage-uri"):  # fmt: skip
             assert option in result.stdout
+    if command == "generate":
+        for kind in FAULT_KINDS:
+            assert kind in result.stdout
+
+
+def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    args = ["generate", "--protocol", "open", "--messages", "900", "--partitions", "2",
+            "--dispatcher", "index-value", "--fault", "wrong-partition", "--seed", "4",
+            "--option", "max-batch-size=4", "--out", str(out)]  # fmt: skip
+    result = run(*args)
+    assert result.returncode == 0, result.stderr
+    assert "labelled fault(s)" in result.stderr
+    labels = json.loads((out / "_labels.json").read_text())
+    assert labels["settings"]["dispatcher"]["partition"] == "index-value"
+    assert labels["settings"]["options"] == {"max-batch-size": "4"}
+    assert labels["faults"][0]["findings"][0]["rule"] == "partition-affinity"
+    assert (out / "part-00000.parquet").stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--fault", "missing-schema"], "Simple protocol only"),
+     (["--option", "max-batch-size=x"], "whole number"),
+     (["--dispatcher", "columns"], "at least one column"),
+     (["--partitions", "0"], "at least one partition")],
+)  # fmt: skip
+def test_generate_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
+    result = run("generate", "--protocol", "open", "--messages", "300",
+                 "--out", str(tmp_path), *extra)  # fmt: skip
+    assert result.returncode == 2
+    assert message in result.stderr
 
 
 def test_a_broken_run_exits_3(
@@ -138,6 +212,38 @@ def test_a_broken_run_exits_3(
     monkeypatch.setitem(cli._COMMANDS, "demo", broken)
     assert cli.main(["demo"]) == 3
     assert capsys.readouterr().err == "error: the run broke: RuntimeError: disk on fire\n"
+
+
+@pytest.mark.parametrize("protocol", ["simple-json", "simple-avro"])
+def test_simple_stream_decodes_with_schema_state(protocol: str) -> None:
+    """A DDL carrying the table's schema lets the decoder type the rows after it (§6.6)."""
+    row = json.loads(EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text())
+    ddl = {"kind": "ddl", "commit_ts": 1, "schema": "a", "table": "b", "query": "CREATE TABLE b",
+           "ddl_type": 3, "table_info": row["table"]}  # fmt: skip
+    stdin = f"{json.dumps(ddl)}\n{json.dumps(row)}\n"
+    encoded = run("encode", "--protocol", protocol, "--profile", "ticdc", stdin=stdin)
+    assert encoded.returncode == 0, encoded.stderr
+    messages = lines(encoded.stdout)
+    assert [m["key"] for m in messages] == [None, None]
+    decoded = run("decode", "--protocol", protocol, stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    events = lines(decoded.stdout)
+    assert [e["kind"] for e in events] == ["ddl", "row"]
+    columns = events[1]["after"]
+    assert isinstance(columns, list)
+    assert {c["name"]: c["mysql_type"] for c in columns}["long"] == "int"
+
+
+def test_simple_rows_whose_schema_never_arrives_are_reported() -> None:
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "simple-json", stdin=case0)
+    result = run("decode", "--protocol", "simple-json", stdin=encoded.stdout)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "error: line 1: simple-json: message 0: row not decoded: no BOOTSTRAP or DDL has "
+        "given schema version 0 of a.b\n"
+    )
 
 
 def test_debezium_encode_then_decode() -> None:

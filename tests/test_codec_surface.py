@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ticdc_conformance.reference import CODECS, Codec, debezium, open_protocol
+from ticdc_conformance.reference import CODECS, Codec, craft, debezium, open_protocol, simple
 
 
 def test_open_protocol_is_a_codec() -> None:
@@ -10,6 +10,23 @@ def test_open_protocol_is_a_codec() -> None:
     assert CODECS[codec.PROTOCOL] is codec
     assert codec.config_from_options({}) == open_protocol.Config()
     assert set(codec.PROFILES) == {"tiflow", "ticdc"}
+
+
+def test_craft_is_a_codec() -> None:
+    codec: Codec[craft.Config] = craft
+    assert CODECS[codec.PROTOCOL] is codec
+    assert codec.config_from_options({}) == craft.Config()
+    assert codec.PROFILES == ("tiflow",)  # Craft exists only in classic TiCDC (§0)
+
+
+def test_simple_encodings_are_codecs() -> None:
+    json_codec: Codec[simple.Config] = simple.JSON  # mypy checks the surface here
+    avro_codec: Codec[simple.Config] = simple.AVRO
+    for codec, encoding in ((json_codec, "json"), (avro_codec, "avro")):
+        assert CODECS[codec.PROTOCOL] is codec
+        assert f"simple-{encoding}" == codec.PROTOCOL
+        assert codec.config_from_options({}) == simple.Config(encoding_format=encoding)  # type: ignore[arg-type]
+        assert set(codec.PROFILES) == {"tiflow", "ticdc"}
 
 
 def test_debezium_is_a_codec() -> None:

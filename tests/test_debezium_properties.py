@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ticdc_conformance.generators.strategies import (
     change_events,
     column_infos_with_defaults,
-    json_values,
+    json_documents,
     row_changed_events,
 )
 from ticdc_conformance.reference import (
@@ -214,7 +214,7 @@ def test_decoder_is_total_on_bytes(key: bytes | None, value: bytes | None) -> No
     only_decode_errors(Message(key=key, value=value))
 
 
-@given(payload=json_values, schema=json_values, keep_schema=st.booleans())
+@given(payload=json_documents(), schema=json_documents(), keep_schema=st.booleans())
 def test_decoder_is_total_on_json(payload: object, schema: object, keep_schema: bool) -> None:
     document = {"payload": payload, **({"schema": schema} if keep_schema else {})}
     only_decode_errors(Message(key=None, value=json.dumps(document).encode()))
@@ -246,7 +246,7 @@ def test_decoder_is_total_on_damaged_messages(event: object, data: st.DataObject
         parent = document
         for token in path[:-1]:
             parent = parent[token]
-        parent[path[-1]] = data.draw(json_values)
+        parent[path[-1]] = data.draw(json_documents())
         value = json.dumps(document, ensure_ascii=False).encode("utf-8", "surrogateescape")
         only_decode_errors(Message(key=message.key, value=value))
 

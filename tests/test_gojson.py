@@ -11,7 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote, to_bytes
+from ticdc_conformance.reference._gojson import (
+    JsonStyle,
+    format_float,
+    format_float_positional,
+    quote,
+    to_bytes,
+)
 
 GO, ITER = JsonStyle.GO_STD, JsonStyle.JSONITER
 
@@ -81,3 +87,14 @@ def test_float32_is_shortest_that_reads_back(x: float) -> None:
     if len(digits) > 1:  # one digit fewer, correctly rounded, must not read back
         shorter = float(f"{Decimal(x):.{len(digits) - 2}e}")
         assert _f32(shorter) != x or abs(shorter - x) > abs(float(text) - x)
+
+
+@pytest.mark.parametrize(
+    ("value", "bits", "text"),
+    [(1e21, 64, "1000000000000000000000"), (1e-7, 64, "0.0000001"), (90.5, 32, "90.5"),
+     (153.123, 32, "153.123"), (0.1, 32, "0.1"), (-0.0, 64, "-0"), (2.5e-5, 64, "0.000025"),
+     (float("nan"), 64, "NaN"), (float("-inf"), 32, "-Inf"),
+     (3.4028234663852886e38, 32, "340282350000000000000000000000000000000")],
+)  # fmt: skip
+def test_format_float_positional_is_go_f_minus_one(value: float, bits: int, text: str) -> None:
+    assert format_float_positional(value, bits) == text

@@ -43,6 +43,7 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     assert tops == {"ticdc_conformance", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
     for data in ("ticdc_conformance/reference/schemas/change-event.schema.json",
                  "ticdc_conformance/reference/schemas/decoded-event.schema.json",
+                 "ticdc_conformance/reference/schemas/simple-message.avsc",
                  "ticdc_conformance/cli/examples/ddl.change.jsonl",
                  "ticdc_conformance/reference/py.typed"):  # fmt: skip
         assert data in names

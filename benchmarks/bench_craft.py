@@ -1,0 +1,156 @@
+"""Craft codec throughput, as ratios to floors measured in the same run.
+
+Floors: a bare loop that only walks the same message's varints — every count, length, size,
+term id, type code and flag the decoder reads (value payloads are skipped) — reading them back
+(decode floor) or writing the same numbers into a fresh buffer (encode floor). Datasets:
+
+* ``craft-case1``: the Craft document's benchmark case 1, four 8-column UPDATEs in one message
+  (997 bytes, ground truth §8);
+* ``wide-batch``: the Open Protocol benchmark's 16 UPDATEs of a 20-column mixed-type table.
+
+Usage: ``python benchmarks/bench_craft.py [--quick] [--write]``; ``--write`` stores the table
+in benchmarks/results/craft.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from pathlib import Path
+
+from bench_open_protocol import craft_case1, per_call, wide_batch
+
+from ticdc_conformance.reference import RowChangedEvent, craft
+
+RESULTS = Path(__file__).resolve().parent / "results" / "craft.md"
+
+
+def varint_offsets(value: bytes) -> list[int]:
+    """Where each varint of the message starts, in the order the decoder reads them (§3.2)."""
+    offsets: list[int] = []
+
+    def read(position: int) -> tuple[int, int]:
+        offsets.append(position)
+        return craft.read_uvarint(value, position)
+
+    def chunk(position: int, count: int) -> tuple[list[int], int]:
+        values = []
+        for _ in range(count):
+            number, position = read(position)
+            values.append(number)
+        return values, position
+
+    _, position = read(0)
+    tables, tables_start = craft.read_size_tables(value, position)
+    _, trailer = craft.read_uvarint_reversed(value, len(value))  # read backwards, not counted
+    position = tables_start
+    while position < trailer:
+        count, position = read(position)
+        _, position = chunk(position, count)
+    bodies = tables[1]
+    _, position = chunk(1, 5 * len(bodies))  # ts, type, partition, schema, table per event
+    for body_size in bodies:  # row events only: each body is one or two column groups
+        end = position + body_size
+        while position < end:
+            columns, position = read(position + 1)  # after the group type byte
+            _, position = chunk(position, 3 * columns)  # names, types, flags
+            lengths, position = chunk(position, columns)
+            position += sum(n >> 1 for n in lengths if not n & 1)  # ZigZag: skip non-null data
+    count, position = read(position)
+    lengths, position = chunk(position, count)
+    if position + sum(lengths) != tables_start:
+        raise AssertionError("the walk missed part of the message")
+    return offsets
+
+
+def walk(value: bytes, offsets: list[int]) -> int:
+    """Decode floor: read the varint at each offset, nothing else."""
+    total = 0
+    for start in offsets:
+        position, result, shift = start, 0, 0
+        while True:
+            byte = value[position]
+            position += 1
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        total += result
+    return total
+
+
+def write(numbers: list[int]) -> bytearray:
+    """Encode floor: write the same numbers as uvarints, nothing else."""
+    out = bytearray()
+    for number in numbers:
+        rest = number
+        while rest >= 0x80:
+            out.append(rest & 0x7F | 0x80)
+            rest >>= 7
+        out.append(rest)
+    return out
+
+
+def measure(
+    name: str, events: list[RowChangedEvent], repeat: int, budget: float
+) -> dict[str, object]:
+    [message] = craft.encode(events)
+    value = message.value or b""
+    offsets = varint_offsets(value)
+    numbers = [craft.read_uvarint(value, p)[0] for p in offsets]
+    decode = per_call(lambda: craft.decode(message), repeat, budget)
+    read_floor = per_call(lambda: walk(value, offsets), repeat, budget)
+    encode = per_call(lambda: craft.encode(events), repeat, budget)
+    write_floor = per_call(lambda: write(numbers), repeat, budget)
+    rows = len(events)
+    return {
+        "dataset": name, "rows": rows, "bytes": len(value), "varints": len(offsets),
+        "decode_us": decode * 1e6, "walk_us": read_floor * 1e6, "decode_ratio": decode / read_floor,
+        "decode_rows_per_s": rows / decode,
+        "encode_us": encode * 1e6, "write_us": write_floor * 1e6,
+        "encode_ratio": encode / write_floor, "encode_rows_per_s": rows / encode,
+    }  # fmt: skip
+
+
+HEADER = (
+    "| dataset | rows | bytes | varints | decode µs | varint walk µs | decode ratio "
+    "| decode rows/s | encode µs | varint write µs | encode ratio | encode rows/s |\n"
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+)
+
+
+def table(results: list[dict[str, object]]) -> str:
+    rows = [
+        f"| {r['dataset']} | {r['rows']} | {r['bytes']} | {r['varints']} | {r['decode_us']:.1f} "
+        f"| {r['walk_us']:.1f} | **{r['decode_ratio']:.2f}×** | {r['decode_rows_per_s']:,.0f} "
+        f"| {r['encode_us']:.1f} | {r['write_us']:.1f} | {r['encode_ratio']:.2f}× "
+        f"| {r['encode_rows_per_s']:,.0f} |"
+        for r in results
+    ]
+    return "\n".join([HEADER, *rows])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
+    parser.add_argument("--write", action="store_true", help=f"store the table in {RESULTS.name}")
+    args = parser.parse_args()
+    repeat, budget = (3, 0.02) if args.quick else (7, 0.3)
+    results = [measure("craft-case1", craft_case1(), repeat, budget),
+               measure("wide-batch", wide_batch(), repeat, budget)]  # fmt: skip
+    machine = f"Python {platform.python_version()} on {platform.machine()}, {sys.platform}"
+    report = f"{table(results)}\n\nMedian of {repeat} runs each; {machine}.\n"
+    print(report)
+    if args.write:
+        RESULTS.write_text(
+            "# Craft codec throughput\n\n"
+            "Measured with `python benchmarks/bench_craft.py --write` (profile tiflow).\n"
+            "Ratios compare with floors measured in the same run on the same message: a bare\n"
+            "loop reading every varint the decoder reads (decode), and one writing the same\n"
+            "numbers as uvarints (encode). Value payloads are outside both floors.\n\n" + report
+        )
+
+
+if __name__ == "__main__":
+    main()

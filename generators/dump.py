@@ -1,0 +1,140 @@
+"""The topic dump format: Kafka records as Parquet, labels as a JSON sidecar.
+
+A dump is a folder (docs/dump-format.md has the full description):
+
+* ``part-NNNNN.parquet``: one row per Kafka record, with the columns of Spark's Kafka source:
+  ``topic`` string, ``partition`` int32, ``offset`` int64, ``timestamp`` timestamp(ms, UTC),
+  ``key`` binary (null for no key), ``value`` binary (null for a tombstone), ``headers``
+  list of ``{key: string, value: binary}``;
+* ``_labels.json``: how the dump was made (protocol, profile, partitions, dispatcher, options,
+  workload) and, for a simulated dump with faults, every injected fault with the findings a
+  checker must report. Spark skips files whose names start with ``_`` when it reads a folder.
+
+The simulator writes dumps; a capture from a real topic writes the same columns; the Spark
+stream checker reads them. Reading needs ``pyarrow`` (the ``generators`` extra).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ticdc_conformance.generators.simulator import Record
+
+__all__ = ["DUMP_SCHEMA", "LABELS_FILE", "read_dump", "read_labels", "write_dump"]
+
+LABELS_FILE = "_labels.json"
+DUMP_SCHEMA = pa.schema(
+    [
+        pa.field("topic", pa.string(), nullable=False),
+        pa.field("partition", pa.int32(), nullable=False),
+        pa.field("offset", pa.int64(), nullable=False),
+        pa.field("timestamp", pa.timestamp("ms", tz=str(UTC))),
+        pa.field("key", pa.binary()),
+        pa.field("value", pa.binary()),
+        pa.field(
+            "headers",
+            pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())])),
+        ),
+    ]
+)
+"""The Parquet schema of a dump: the columns of Spark's Kafka source."""
+
+_BATCH = 65_536
+
+
+def _batch(records: list[Record]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict(
+        {
+            "topic": [r.topic for r in records],
+            "partition": [r.partition for r in records],
+            "offset": [r.offset for r in records],
+            "timestamp": [r.timestamp for r in records],
+            "key": [r.key for r in records],
+            "value": [r.value for r in records],
+            "headers": [[{"key": k, "value": v} for k, v in r.headers] for r in records],
+        },
+        schema=DUMP_SCHEMA,
+    )
+
+
+def write_dump(
+    records: Iterable[Record], folder: Path, *, labels: Mapping[str, Any] | None = None
+) -> int:
+    """Write ``records`` to ``folder/part-00000.parquet`` and ``labels`` to the sidecar.
+
+    The folder is created; an existing dump in it is replaced. Returns the record count.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("part-*.parquet"):
+        old.unlink()
+    count = 0
+    with pq.ParquetWriter(folder / "part-00000.parquet", DUMP_SCHEMA) as writer:
+        chunk: list[Record] = []
+        for record in records:
+            chunk.append(record)
+            if len(chunk) == _BATCH:
+                writer.write_batch(_batch(chunk))
+                count += len(chunk)
+                chunk = []
+        if chunk or not count:
+            writer.write_batch(_batch(chunk))
+            count += len(chunk)
+    text = json.dumps(dict(labels or {}), indent=2, sort_keys=True) + "\n"
+    (folder / LABELS_FILE).write_text(text, encoding="utf-8")
+    return count
+
+
+def _files(path: Path | str) -> list[Path]:
+    path = Path(path)
+    if path.is_dir():
+        return sorted(path.glob("*.parquet"))
+    if path.is_file():
+        return [path]
+    return sorted(Path(p) for p in glob.glob(str(path)))  # noqa: PTH207 - a user's glob pattern
+
+
+def read_dump(path: Path | str) -> Iterator[Record]:
+    """Every record of a dump (a folder, a file or a glob), file by file in stored order.
+
+    ``FileNotFoundError`` when nothing matches; ``ValueError`` when a file lacks a column.
+    """
+    files = _files(path)
+    if not files:
+        raise FileNotFoundError(f"no Parquet files at {path}")
+    for file in files:
+        table = pq.read_table(file)
+        missing = [name for name in DUMP_SCHEMA.names if name not in table.column_names]
+        if missing:
+            raise ValueError(f"{file}: not a topic dump, missing column(s) {missing}")
+        table = table.select(DUMP_SCHEMA.names)
+        table = table.set_column(3, "timestamp", table["timestamp"].cast(pa.int64()))
+        for batch in table.to_batches():
+            columns = batch.to_pydict()
+            for i in range(batch.num_rows):
+                stamp = columns["timestamp"][i]
+                yield Record(
+                    topic=columns["topic"][i],
+                    partition=columns["partition"][i],
+                    offset=columns["offset"][i],
+                    timestamp=0 if stamp is None else stamp,
+                    key=columns["key"][i],
+                    value=columns["value"][i],
+                    headers=tuple((h["key"], h["value"]) for h in columns["headers"][i] or ()),
+                )
+
+
+def read_labels(folder: Path) -> dict[str, Any]:
+    """The label sidecar of a dump folder (``{}`` when there is none)."""
+    file = folder / LABELS_FILE
+    if not file.is_file():
+        return {}
+    labels: dict[str, Any] = json.loads(file.read_text(encoding="utf-8"))
+    return labels

@@ -1,0 +1,366 @@
+"""Delivery faults injected into a clean topic log, each labelled with what a checker must find.
+
+Every fault kind breaks one stream rule (ground truth §6) and records the findings it causes:
+the rule id, the partition, the offset of the offending record (``None`` when the fault is a
+record that is missing) and the commit ts involved. Faults are placed in separate stretches of
+the log, so each one causes exactly its own findings. Findings are counted per Kafka message:
+a batched message with several offending rows is one finding.
+
+Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
+
+* ``replay``: a restart re-sends a stretch of row messages after the watermark that covered
+  them (rule ``allowed-duplicate``: an exact repeat, counted but allowed, §6.3);
+* ``row-below-watermark``: a new row version at or below a watermark arrives after it;
+* ``watermark-regression``: an older watermark is sent again after a newer one;
+* ``missing-ddl`` / ``missing-watermark``: one partition lacks a broadcast DDL / watermark;
+* ``wrong-partition``: a row message lands on a partition its dispatcher does not choose;
+* ``reordered-versions``: two row messages of one table swap places, so an older version of
+  a row follows a newer one;
+* ``corrupted-message``: a row message's value bytes no longer decode;
+* ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from ticdc_conformance.generators.simulator import Delivery, TopicLog
+from ticdc_conformance.reference import DecodedRow, DecodeError, Message
+from ticdc_conformance.reference.dispatch import partition_of
+
+__all__ = ["FAULT_KINDS", "FaultPlacementError", "Finding", "InjectedFault", "inject_faults"]
+
+FAULT_KINDS: dict[str, str] = {
+    "replay": "allowed-duplicate",
+    "row-below-watermark": "row-after-watermark",
+    "watermark-regression": "watermark-monotonic",
+    "missing-ddl": "ddl-broadcast",
+    "missing-watermark": "watermark-broadcast",
+    "wrong-partition": "partition-affinity",
+    "reordered-versions": "commit-ts-order",
+    "corrupted-message": "undecodable",
+    "missing-schema": "schema-resolvable",
+}
+"""Fault kind → the id of the stream rule it breaks."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One violation a checker must report."""
+
+    rule: str
+    partition: int
+    offset: int | None
+    """Offset of the offending record; ``None`` when the record is missing."""
+    commit_ts: int
+    """The smallest commit ts among the offending record's events (for an undecodable record,
+    among the events it carried before it was corrupted; for a missing one, its own)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InjectedFault:
+    """A fault and the findings it causes."""
+
+    kind: str
+    findings: tuple[Finding, ...]
+
+
+class FaultPlacementError(ValueError):
+    """The log has no stretch where the fault can be placed (too short, or wrong protocol)."""
+
+
+@dataclass(slots=True)
+class _Mark:
+    """A finding whose offset is known once every fault is in place."""
+
+    rule: str
+    partition: int
+    anchor: Delivery | None
+    commit_ts: int
+
+
+class _Injector:
+    """The log being faulted, split into one zone of watermark segments per fault.
+
+    A segment is the stretch of a partition between two watermarks (they are broadcast, so
+    every partition has the same segments). Each fault works inside its own zone, and the
+    segments at a zone's edges are left alone, so no two faults ever touch neighbouring
+    records and each causes only its own findings.
+    """
+
+    def __init__(self, log: TopicLog, rng: random.Random, zones: int) -> None:
+        self.log, self.rng = log, rng
+        self.codec = log.settings.codec
+        self.config = log.settings.codec_config()
+        watermarks = [d.commit_ts for d in log.partitions[0] if d.kind == "resolved"]
+        size = len(watermarks) // max(zones, 1)
+        if size < 3:
+            raise FaultPlacementError(
+                f"{len(watermarks)} watermarks are too few for {zones} fault(s): "
+                "each fault needs a stretch of at least 3"
+            )
+        self.zones = [set(watermarks[z * size + 1 : (z + 1) * size - 1]) for z in range(zones)]
+
+    def segments(self, partition: int, zone: int) -> list[tuple[int, int]]:
+        """(start, end) indexes of watermarks around each segment of ``zone``, shuffled."""
+        deliveries = self.log.partitions[partition]
+        marks = [i for i, d in enumerate(deliveries) if d.kind == "resolved"]
+        mine = [
+            (start, end)
+            for start, end in zip([-1, *marks], marks, strict=False)
+            if deliveries[end].commit_ts in self.zones[zone]
+            and (start < 0 or deliveries[start].commit_ts < deliveries[end].commit_ts)
+        ]
+        self.rng.shuffle(mine)
+        return mine
+
+    def rows_in(self, partition: int, start: int, end: int) -> list[int]:
+        deliveries = self.log.partitions[partition]
+        return [i for i in range(start + 1, end) if deliveries[i].kind == "rows"]
+
+    def decode_rows(self, delivery: Delivery) -> list[DecodedRow]:
+        return [e for e in self.codec.decode(delivery.message) if isinstance(e, DecodedRow)]
+
+    def oldest(self, delivery: Delivery) -> int:
+        """The smallest commit ts among the rows a message carries."""
+        return min(_ts(row) for row in self.decode_rows(delivery))
+
+    def partitions(self) -> list[int]:
+        order = list(range(len(self.log.partitions)))
+        self.rng.shuffle(order)
+        return order
+
+    def encode_rows(self, template: Delivery, rows: Sequence[object]) -> list[Delivery]:
+        messages = self.codec.encode(rows, self.config)  # type: ignore[arg-type]
+        return [dataclasses.replace(template, message=m) for m in messages]
+
+
+def _replay(inj: _Injector, zone: int) -> list[_Mark]:
+    for p in inj.partitions():
+        for start, end in inj.segments(p, zone):
+            rows = inj.rows_in(p, start, end)
+            if not rows:
+                continue
+            deliveries = inj.log.partitions[p]
+            copies = [dataclasses.replace(deliveries[i]) for i in rows]
+            deliveries[end + 1 : end + 1] = copies
+            return [_Mark("allowed-duplicate", p, c, inj.oldest(c)) for c in copies]
+    raise FaultPlacementError("no row messages to replay")
+
+
+def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
+    for p in inj.partitions():
+        for start, end in inj.segments(p, zone):
+            rows = inj.rows_in(p, start, end)
+            if not rows:
+                continue
+            deliveries = inj.log.partitions[p]
+            watermark = deliveries[end].commit_ts
+            template = deliveries[rows[-1]]
+            row = template.rows[-1]
+            settings = inj.log.settings
+            # the newest row of the segment, again, as a new version stamped with the watermark
+            late = dataclasses.replace(row, commit_ts=watermark)
+            if partition_of(late, settings.partitions, settings.dispatcher, settings.profile) != p:
+                continue  # the ts dispatcher would send it elsewhere
+            added = inj.encode_rows(template, [late])
+            deliveries[end + 1 : end + 1] = added
+            return [_Mark("row-after-watermark", p, d, watermark) for d in added]
+    raise FaultPlacementError("no row to send below a watermark")
+
+
+def _watermark_regression(inj: _Injector, zone: int) -> list[_Mark]:
+    for p in inj.partitions():
+        for start, end in inj.segments(p, zone):
+            if start < 0:
+                continue
+            deliveries = inj.log.partitions[p]
+            old = dataclasses.replace(deliveries[start])
+            deliveries.insert(end + 1, old)
+            return [_Mark("watermark-monotonic", p, old, old.commit_ts)]
+    raise FaultPlacementError("no two watermarks on any partition")
+
+
+_Inject = Callable[[_Injector, int], list[_Mark]]
+
+
+def _missing(kind: str, rule: str) -> _Inject:
+    def inject(inj: _Injector, zone: int) -> list[_Mark]:
+        for p in inj.partitions():
+            for start, end in inj.segments(p, zone):
+                deliveries = inj.log.partitions[p]
+                where = [i for i in range(start + 1, end + 1) if deliveries[i].kind == kind]
+                if where:
+                    removed = deliveries.pop(where[0])
+                    return [_Mark(rule, p, None, removed.commit_ts)]
+        raise FaultPlacementError(f"no {kind} message to remove")
+
+    return inject
+
+
+def _segment_before(deliveries: list[Delivery], end: int) -> Iterator[Delivery]:
+    """The records between the watermark at ``end`` and the one before it, newest first."""
+    for j in range(end - 1, -1, -1):
+        if deliveries[j].kind == "resolved":
+            return
+        yield deliveries[j]
+
+
+def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
+    if len(inj.log.partitions) < 2:
+        raise FaultPlacementError("a wrong partition needs a topic of two partitions or more")
+    for p in inj.partitions():
+        for start, end in inj.segments(p, zone):
+            watermark = inj.log.partitions[p][end].commit_ts
+            for i in inj.rows_in(p, start, end):
+                moved = inj.log.partitions[p][i]
+                oldest: dict[tuple[str, str], int] = {}
+                for row in inj.decode_rows(moved):
+                    key = (row.schema, row.table)
+                    oldest[key] = min(oldest.get(key, _ts(row)), _ts(row))
+                for q in inj.partitions():
+                    target = inj.log.partitions[q]
+                    ends = [j for j, d in enumerate(target)
+                            if d.kind == "resolved" and d.commit_ts == watermark]  # fmt: skip
+                    if q == p or not ends:
+                        continue
+                    # it goes last in q's segment: no row there may be newer than it, per table
+                    newer = any(
+                        row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
+                        for d in _segment_before(target, ends[0])
+                        for row in d.rows
+                    )
+                    if not newer:
+                        del inj.log.partitions[p][i]
+                        target.insert(ends[0], moved)
+                        return [_Mark("partition-affinity", q, moved, min(oldest.values()))]
+    raise FaultPlacementError("no row message can move to another partition cleanly")
+
+
+def _ts(row: DecodedRow) -> int:
+    """A row's commit ts: TiCDC's messages always carry it (only real Debezium lacks it)."""
+    assert row.commit_ts is not None
+    return row.commit_ts
+
+
+def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
+    for p in inj.partitions():
+        deliveries = inj.log.partitions[p]
+        for start, end in inj.segments(p, zone):
+            rows = inj.rows_in(p, start, end)
+            for i, j in itertools.pairwise(rows):
+                if j != i + 1:
+                    continue
+                older, newer = inj.decode_rows(deliveries[i]), inj.decode_rows(deliveries[j])
+                newest_of: dict[tuple[str, str], int] = {}
+                for row in newer:
+                    key = (row.schema, row.table)
+                    newest_of[key] = min(newest_of.get(key, _ts(row)), _ts(row))
+                shared = [
+                    _ts(r) for r in older
+                    if (r.schema, r.table) in newest_of
+                    and _ts(r) < newest_of[(r.schema, r.table)]
+                ]  # fmt: skip
+                if not shared:
+                    continue
+                deliveries[i], deliveries[j] = deliveries[j], deliveries[i]
+                return [_Mark("commit-ts-order", p, deliveries[j], min(shared))]
+    raise FaultPlacementError("no two neighbouring row messages of one table")
+
+
+def _corrupted(message: Message) -> list[Message]:
+    value = message.value or b""
+    return [
+        dataclasses.replace(message, value=value[: len(value) // 2]),
+        dataclasses.replace(message, value=b"\xff" + value[1:]),
+        dataclasses.replace(message, value=b"{" + value),
+        dataclasses.replace(message, key=b"\x00", value=b"\x00"),
+    ]
+
+
+def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
+    for p in inj.partitions():
+        for start, end in inj.segments(p, zone):
+            for i in inj.rows_in(p, start, end):
+                deliveries = inj.log.partitions[p]
+                for broken in _corrupted(deliveries[i].message):
+                    try:
+                        inj.codec.decode(broken)
+                    except DecodeError:
+                        oldest = inj.oldest(deliveries[i])
+                        deliveries[i] = dataclasses.replace(deliveries[i], message=broken)
+                        return [_Mark("undecodable", p, deliveries[i], oldest)]
+    raise FaultPlacementError("no row message could be corrupted")
+
+
+def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
+    if not inj.log.settings.protocol.startswith("simple"):
+        raise FaultPlacementError("missing-schema applies to the Simple protocol only")
+    known = {
+        row.table.schema_version
+        for deliveries in inj.log.partitions
+        for d in deliveries
+        for row in d.rows
+    }
+    unknown = next(v for v in range(1, len(known) + 2) if v not in known)
+    for p in inj.partitions():
+        for start, end in inj.segments(p, zone):
+            for i in inj.rows_in(p, start, end):
+                deliveries = inj.log.partitions[p]
+                template = deliveries[i]
+                if len(inj.codec.encode(template.rows, inj.config)) != len(template.rows):
+                    continue  # Simple writes one row per message; anything else is not Simple
+                # one row per message: the k-th message of a flush carries its k-th row
+                siblings = [d for d in deliveries if d.rows is template.rows]
+                row = template.rows[next(k for k, d in enumerate(siblings) if d is template)]
+                lost = dataclasses.replace(
+                    row, table=dataclasses.replace(row.table, schema_version=unknown)
+                )
+                (replacement,) = inj.encode_rows(template, [lost])
+                deliveries[i] = replacement
+                return [_Mark("schema-resolvable", p, replacement, row.commit_ts)]
+    raise FaultPlacementError("no DML message to strip of its schema")
+
+
+_INJECTORS: dict[str, _Inject] = {
+    "replay": _replay,
+    "row-below-watermark": _row_below_watermark,
+    "watermark-regression": _watermark_regression,
+    "missing-ddl": _missing("ddl", "ddl-broadcast"),
+    "missing-watermark": _missing("resolved", "watermark-broadcast"),
+    "wrong-partition": _wrong_partition,
+    "reordered-versions": _reordered_versions,
+    "corrupted-message": _corrupted_message,
+    "missing-schema": _missing_schema,
+}
+
+
+def inject_faults(log: TopicLog, kinds: Sequence[str], seed: int) -> list[InjectedFault]:
+    """Inject one fault of each of ``kinds`` into ``log`` (in place) and label them.
+
+    ``FaultPlacementError`` when the log is too short or a kind does not apply to its protocol;
+    ``ValueError`` for an unknown kind.
+    """
+    unknown = [k for k in kinds if k not in FAULT_KINDS]
+    if unknown:
+        raise ValueError(f"unknown fault kind {unknown[0]!r}; known: {', '.join(FAULT_KINDS)}")
+    if not kinds:
+        return []
+    injector = _Injector(log, random.Random(seed), len(kinds))
+    marked = [(kind, _INJECTORS[kind](injector, zone)) for zone, kind in enumerate(kinds)]
+    offsets = [{id(d): i for i, d in enumerate(deliveries)} for deliveries in log.partitions]
+
+    def finding(mark: _Mark) -> Finding:
+        offset = None if mark.anchor is None else offsets[mark.partition][id(mark.anchor)]
+        return Finding(
+            rule=mark.rule, partition=mark.partition, offset=offset, commit_ts=mark.commit_ts
+        )
+
+    return [
+        InjectedFault(kind=kind, findings=tuple(finding(m) for m in marks))
+        for kind, marks in marked
+    ]

@@ -1,0 +1,313 @@
+"""TiCDC stream simulator: a workload in, the Kafka topic log TiCDC would write out.
+
+A workload is an ordered sequence of transactions, DDLs and resolved (checkpoint) events. The
+simulator does what TiCDC's Kafka sink does with them (ground truth §6):
+
+* rows: key-changing UPDATEs split per profile unless ``output-raw-change-event`` (§6.5), then
+  each row dispatched to a partition by the dispatcher rule (§6.1) and queued there;
+* a DDL or resolved event first flushes every partition's queued rows (TiCDC writes a DDL only
+  after all earlier DML, and a checkpoint only once the rows below it are written), then its
+  one encoded message is broadcast to every partition (§6.2). A protocol that writes no message
+  for an event (Debezium's checkpoint without the TiDB extension) writes nothing;
+* a flush encodes a partition's queued rows with the protocol's reference encoder, so batching
+  (``max-batch-size``, ``max-message-bytes``) is the codec's (§2.2, §3.4).
+
+Records carry the Kafka coordinates a consumer sees; the record timestamp is the physical time
+of the newest commit ts the message carries (TiCDC leaves it to the producer clock, so a
+simulation picks the commit time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ticdc_conformance.reference import CODECS, Codec, Message
+from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
+from ticdc_conformance.reference.tables import Profile, TableInfo
+from ticdc_conformance.reference.updates import split_key_updates
+
+__all__ = [
+    "Delivery",
+    "DeliveryKind",
+    "Record",
+    "StreamSettings",
+    "TopicLog",
+    "Transaction",
+    "WorkloadItem",
+    "physical_ms",
+    "simulate",
+]
+
+DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
+
+
+def physical_ms(ts: int) -> int:
+    """The wall-clock milliseconds of a TiDB TSO (its high bits, ``ts >> 18``)."""
+    return ts >> 18
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Transaction:
+    """The rows of one upstream transaction, all with its commit ts."""
+
+    commit_ts: int
+    rows: tuple[RowChangedEvent, ...]
+
+    def __post_init__(self) -> None:
+        if not self.rows:
+            raise ValueError("a transaction has at least one row")
+        if any(row.commit_ts != self.commit_ts for row in self.rows):
+            raise ValueError("every row of a transaction has the transaction's commit ts")
+
+
+WorkloadItem = Transaction | DDLEvent | ResolvedEvent
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StreamSettings:
+    """The TiCDC settings that shape a topic log."""
+
+    protocol: str = "open"
+    profile: Profile = "tiflow"
+    topic: str = "ticdc-conformance"
+    partitions: int = 3
+    dispatcher: DispatchRule = field(default_factory=DispatchRule)
+    options: tuple[tuple[str, str], ...] = ()
+    """The protocol's encoder options as (TiCDC name, value) pairs (``max-batch-size``, …)."""
+    output_raw_change_event: bool = False
+    """``true`` sends key-changing UPDATEs whole instead of split (§6.5)."""
+    send_bootstrap_interval_in_sec: int = 120
+    """Simple only (§6.6): re-send a table's BOOTSTRAP when this long has passed."""
+    send_bootstrap_in_msg_count: int = 10_000
+    """Simple only: re-send after this many row batches of the table."""
+    send_bootstrap_to_all_partition: bool = True
+    """Simple only: BOOTSTRAP to every partition (``false``: partition 0 only)."""
+    send_all_bootstrap_at_start: bool = False
+    """Simple only: a BOOTSTRAP of every table, broadcast when the changefeed starts."""
+
+    def __post_init__(self) -> None:
+        if self.protocol not in CODECS:
+            raise ValueError(f"unknown protocol {self.protocol!r}; known: {sorted(CODECS)}")
+        if self.partitions <= 0:
+            raise ValueError("a topic has at least one partition")
+
+    @property
+    def codec(self) -> Codec[Any]:
+        """The reference codec of ``protocol``."""
+        return CODECS[self.protocol]
+
+    def describe(self) -> dict[str, object]:
+        """The settings as JSON-ready data (the label sidecar's ``settings``)."""
+        rule = self.dispatcher
+        return {
+            "protocol": self.protocol,
+            "profile": self.profile,
+            "topic": self.topic,
+            "partitions": self.partitions,
+            "dispatcher": {"partition": rule.partition, "index-name": rule.index_name,
+                           "columns": list(rule.columns)},
+            "options": dict(self.options),
+            "output-raw-change-event": self.output_raw_change_event,
+            "send-bootstrap-interval-in-sec": self.send_bootstrap_interval_in_sec,
+            "send-bootstrap-in-msg-count": self.send_bootstrap_in_msg_count,
+            "send-bootstrap-to-all-partition": self.send_bootstrap_to_all_partition,
+            "send-all-bootstrap-at-start": self.send_all_bootstrap_at_start,
+        }  # fmt: skip
+
+    def codec_config(self) -> object:
+        """The codec's config for these settings (``EncodeError`` for bad options)."""
+        return self.codec.config_from_options(dict(self.options), profile=self.profile)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Delivery:
+    """One Kafka message TiCDC produced, before its offset is known."""
+
+    kind: DeliveryKind
+    message: Message
+    commit_ts: int
+    """The newest commit ts the message carries (0 for a bootstrap)."""
+    timestamp: int
+    """Record timestamp, Unix milliseconds."""
+    rows: tuple[RowChangedEvent, ...] = ()
+    """The rows of the flush this message came from: it carries some of them, in order."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Record:
+    """One record of a topic as a consumer reads it."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes], ...] = ()
+
+
+@dataclass(slots=True)
+class TopicLog:
+    """Every partition's deliveries in order; offsets are positions."""
+
+    settings: StreamSettings
+    partitions: list[list[Delivery]]
+
+    def records(self) -> Iterator[Record]:
+        """The log as records, partition by partition, offsets from 0."""
+        topic = self.settings.topic
+        for partition, deliveries in enumerate(self.partitions):
+            for offset, delivery in enumerate(deliveries):
+                message = delivery.message
+                yield Record(
+                    topic=topic, partition=partition, offset=offset,
+                    timestamp=delivery.timestamp, key=message.key, value=message.value,
+                )  # fmt: skip
+
+    def __len__(self) -> int:
+        return sum(len(deliveries) for deliveries in self.partitions)
+
+
+@dataclass(slots=True)
+class _Bootstrap:
+    """What the Simple bootstrap worker knows of one table (§6.6)."""
+
+    table: TableInfo
+    last_sent_ms: int
+    last_row_ms: int
+    batches: int = 0
+
+
+_FORGET_AFTER_MS = 30 * 60 * 1000
+"""Tables without rows for 30 minutes are forgotten; their next row bootstraps again."""
+
+
+class _Producer:
+    """The sink's state while a workload streams through it."""
+
+    def __init__(self, settings: StreamSettings) -> None:
+        self.settings = settings
+        self.codec = settings.codec
+        self.config = settings.codec_config()
+        self.log = TopicLog(settings, [[] for _ in range(settings.partitions)])
+        self.queued: list[list[RowChangedEvent]] = [[] for _ in range(settings.partitions)]
+        encode_bootstrap = getattr(self.codec, "encode_bootstrap", None)
+        enabled = settings.send_bootstrap_interval_in_sec > 0 < settings.send_bootstrap_in_msg_count
+        self.encode_bootstrap: Callable[[TableInfo, object], Message] | None = (
+            encode_bootstrap if enabled else None
+        )
+        self.bootstraps: dict[tuple[str, str], _Bootstrap] = {}
+
+    def add_rows(self, transaction: Transaction) -> None:
+        settings = self.settings
+        rows = transaction.rows
+        if not settings.output_raw_change_event:
+            rows = tuple(split_key_updates(rows, settings.profile))
+        now = physical_ms(transaction.commit_ts)
+        for row in rows:
+            if self.encode_bootstrap is not None:
+                self._track(row.table, now)
+            partition = partition_of(
+                row, settings.partitions, settings.dispatcher, settings.profile
+            )
+            self.queued[partition].append(row)
+
+    def _track(self, table: TableInfo, now: int) -> None:
+        key = (table.schema, table.name)
+        state = self.bootstraps.get(key)
+        if state is None:
+            # a table's first row: its BOOTSTRAP goes out before the row (§6.6)
+            self.flush()
+            self.bootstraps[key] = _Bootstrap(table=table, last_sent_ms=now, last_row_ms=now)
+            self.send_bootstrap(
+                table, now, everywhere=self.settings.send_bootstrap_to_all_partition
+            )
+        else:
+            state.table, state.last_row_ms = table, now  # a new schema waits for the next one
+
+    def send_bootstrap(self, table: TableInfo, now: int, *, everywhere: bool) -> None:
+        assert self.encode_bootstrap is not None
+        message = self.encode_bootstrap(table, self.config)
+        delivery = Delivery(kind="bootstrap", message=message, commit_ts=0, timestamp=now)
+        for deliveries in self.log.partitions if everywhere else self.log.partitions[:1]:
+            deliveries.append(delivery)
+
+    def flush(self) -> None:
+        for partition, rows in enumerate(self.queued):
+            if not rows:
+                continue
+            group = tuple(rows)
+            rows.clear()
+            for key in {(row.table.schema, row.table.name) for row in group}:
+                if key in self.bootstraps:
+                    self.bootstraps[key].batches += 1
+            newest = max(row.commit_ts for row in group)
+            for message in self.codec.encode(group, self.config):
+                self.log.partitions[partition].append(
+                    Delivery(
+                        kind="rows",
+                        message=message,
+                        commit_ts=newest,
+                        timestamp=physical_ms(newest),
+                        rows=group,
+                    )
+                )
+
+    def resend_bootstraps(self, now: int) -> None:
+        """The bootstrap ticker, run at every flush point with the commit time as its clock."""
+        settings = self.settings
+        for key, state in list(self.bootstraps.items()):
+            if now - state.last_row_ms >= _FORGET_AFTER_MS:
+                del self.bootstraps[key]
+            elif (
+                now - state.last_sent_ms >= settings.send_bootstrap_interval_in_sec * 1000
+                or state.batches >= settings.send_bootstrap_in_msg_count
+            ):
+                self.send_bootstrap(
+                    state.table, now, everywhere=settings.send_bootstrap_to_all_partition
+                )
+                state.last_sent_ms, state.batches = now, 0
+
+    def broadcast(self, event: DDLEvent | ResolvedEvent) -> None:
+        self.flush()
+        if self.encode_bootstrap is not None:
+            self.resend_bootstraps(physical_ms(event.commit_ts))
+        kind: DeliveryKind = "ddl" if isinstance(event, DDLEvent) else "resolved"
+        for message in self.codec.encode([event], self.config):
+            delivery = Delivery(
+                kind=kind, message=message, commit_ts=event.commit_ts,
+                timestamp=physical_ms(event.commit_ts),
+            )  # fmt: skip
+            for deliveries in self.log.partitions:
+                deliveries.append(delivery)
+
+
+def simulate(
+    workload: Iterable[WorkloadItem],
+    settings: StreamSettings,
+    *,
+    messages: int | None = None,
+    tables: Sequence[TableInfo] = (),
+) -> TopicLog:
+    """The topic log TiCDC writes for ``workload``; stop once it holds ``messages`` records.
+
+    ``tables`` are the tables replicated when the changefeed starts: with Simple's
+    ``send-all-bootstrap-at-start`` each gets a BOOTSTRAP on every partition first. The stop
+    happens between workload items, so the log may hold a few more records than asked.
+    """
+    producer = _Producer(settings)
+    if producer.encode_bootstrap is not None and settings.send_all_bootstrap_at_start:
+        for table in tables:
+            producer.send_bootstrap(table, 0, everywhere=True)
+    for item in workload:
+        if isinstance(item, Transaction):
+            producer.add_rows(item)
+        else:
+            producer.broadcast(item)
+        if messages is not None and len(producer.log) >= messages:
+            break
+    producer.flush()
+    return producer.log

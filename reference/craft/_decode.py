@@ -1,0 +1,263 @@
+"""Craft decoder: one Kafka message → decoded events (ground truth §3.1–§3.3).
+
+It reads as TiCDC's decoder does — the version, then the size tables from the trailer
+backwards, the body offsets from the body-size table, the term dictionary at header size plus
+body size, the headers, then each body by its sizes — but checks what TiCDC's decoder takes on
+trust, so that a message passes only if TiCDC's encoder could have written it:
+
+* the parts fill the message exactly: version, headers, bodies, term dictionary, size tables
+  and trailer, each region read to its last byte and not beyond;
+* every count and length is checked against the bytes left before anything is read or
+  allocated (TiCDC's decoder reads a truncated varint as 0 and slices past the end);
+* one size table per row event after the meta and body tables, every size table non-empty;
+* term IDs appear in first-use order (headers' schemas, headers' tables, then column names
+  body by body), every term is used once at least and no term is repeated;
+* a message holds rows only, or exactly one DDL or one resolved event; rows have schema and
+  table names; DDL and resolved events have partition −1; resolved events have null names and
+  an empty body; a row has a new group (0x01), an old group (0x02) or new then old;
+* only version 1 exists (TiCDC's decoder accepts any version from 1 up); the key is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ticdc_conformance.reference.craft._config import PROTOCOL
+from ticdc_conformance.reference.craft._encode import DDL, NEW_GROUP, OLD_GROUP, RESOLVED, ROW
+from ticdc_conformance.reference.craft._primitives import (
+    Buffer,
+    fail,
+    read_bytes,
+    read_bytes_chunk,
+    read_delta_uvarint_chunk,
+    read_delta_varint_chunk,
+    read_nullable_bytes_chunk,
+    read_size_tables,
+    read_uvarint,
+    read_uvarint_chunk,
+)
+from ticdc_conformance.reference.craft._values import decode_value
+from ticdc_conformance.reference.decoded import (
+    DecodedColumn,
+    DecodedDDL,
+    DecodedEvent,
+    DecodedResolved,
+    DecodedRow,
+)
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+
+__all__ = ["decode"]
+
+_OPERATIONS: dict[tuple[int, ...], Operation] = {
+    (NEW_GROUP,): "insert",
+    (OLD_GROUP,): "delete",
+    (NEW_GROUP, OLD_GROUP): "update",
+}
+
+
+class _Terms:
+    """The decoded term dictionary, checking that IDs come in first-use order."""
+
+    __slots__ = ("next_new", "terms")
+
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms
+        self.next_new = 0
+
+    def lookup(self, ids: Sequence[int], offset: int, *, nullable: bool) -> list[str | None]:
+        """The terms of a chunk of IDs that starts at ``offset`` (``None`` for −1)."""
+        out: list[str | None] = []
+        for position, term_id in enumerate(ids):
+            if term_id == -1 and nullable:
+                out.append(None)
+                continue
+            if not 0 <= term_id < len(self.terms):
+                fail(f"term id {term_id} (element {position}) is not in the dictionary", offset)
+            if term_id > self.next_new:
+                fail(
+                    f"term id {term_id} (element {position}) comes before id {self.next_new}: "
+                    "IDs are assigned in first-use order",
+                    offset,
+                )
+            if term_id == self.next_new:
+                self.next_new += 1
+            out.append(self.terms[term_id])
+        return out
+
+
+def _utf8(data: bytes, what: str, offset: int) -> str:
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        fail(f"{what} is not UTF-8", offset)
+
+
+def _dictionary(value: Buffer, start: int, end: int) -> _Terms:
+    if start == end:
+        return _Terms([])
+    count, position = read_uvarint(value, start, end)
+    if count == 0:
+        fail("a term dictionary that is present holds one term at least", start)
+    raw, position = read_bytes_chunk(value, position, count, end)
+    if position != end:
+        fail(f"{end - position} bytes after the term dictionary", position)
+    if len(set(raw)) != len(raw):
+        fail("the term dictionary repeats a term", start)
+    return _Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
+
+
+def _headers(
+    value: Buffer, start: int, end: int, count: int, terms: _Terms
+) -> tuple[list[int], list[int], list[int], list[str | None], list[str | None]]:
+    ts, kinds_at = read_delta_uvarint_chunk(value, start, count, end)
+    kinds, partitions_at = read_uvarint_chunk(value, kinds_at, count, end)
+    for i, kind in enumerate(kinds):
+        if kind not in (ROW, DDL, RESOLVED):
+            fail(f"event {i} has type {kind}; 1 row, 2 DDL, 3 resolved", kinds_at)
+    if count > 1 and set(kinds) != {ROW}:
+        fail("only rows share a message; a DDL or resolved event travels alone", kinds_at)
+    partitions, schemas_at = read_delta_varint_chunk(value, partitions_at, count, end)
+    schema_ids, tables_at = read_delta_varint_chunk(value, schemas_at, count, end)
+    schemas = terms.lookup(schema_ids, schemas_at, nullable=True)
+    table_ids, position = read_delta_varint_chunk(value, tables_at, count, end)
+    tables = terms.lookup(table_ids, tables_at, nullable=True)
+    if position != end:
+        fail(f"{end - position} bytes after the headers", position)
+    return ts, kinds, partitions, schemas, tables
+
+
+def _group(value: Buffer, start: int, end: int, terms: _Terms) -> tuple[int, list[DecodedColumn]]:
+    kind = value[start]
+    if kind not in (NEW_GROUP, OLD_GROUP):
+        fail(f"column group type {kind}; 1 new, 2 old", start)
+    count, position = read_uvarint(value, start + 1, end)
+    if count == 0:
+        fail("a column group holds one column at least", start + 1)
+    ids, names_at = read_delta_varint_chunk(value, position, count, end)
+    names = terms.lookup(ids, position, nullable=False)
+    types, flags_at = read_uvarint_chunk(value, names_at, count, end)
+    for i, type_code in enumerate(types):
+        if type_code > 255:
+            fail(f"column {i} has type code {type_code}, above 255", names_at)
+    flags, values_at = read_uvarint_chunk(value, flags_at, count, end)
+    raw, position = read_nullable_bytes_chunk(value, values_at, count, end)
+    if position != end:
+        fail(f"{end - position} bytes after the column group", position)
+    columns = []
+    data_at = position - sum(len(r) for r in raw if r is not None)
+    for name, type_code, flag, data in zip(names, types, flags, raw, strict=True):
+        assert name is not None
+        try:
+            decoded = decode_value(type_code, data, flag)
+        except ValueError as error:
+            fail(f"column {name!r}: {error}", data_at)
+        columns.append(DecodedColumn(name, decoded, type_code, flag, bool(flag & HANDLE_KEY_FLAG)))
+        data_at += len(data or b"")
+    return kind, columns
+
+
+def _row_groups(
+    value: Buffer, start: int, sizes: Sequence[int], body_end: int, terms: _Terms
+) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
+    if sum(sizes) != body_end - start:
+        fail(f"column groups of {sum(sizes)} bytes in a body of {body_end - start}", start)
+    groups: dict[int, tuple[DecodedColumn, ...]] = {}
+    kinds = []
+    position = start
+    for size in sizes:
+        if size <= 0:
+            fail(f"a column group of {size} bytes", position)
+        kind, columns = _group(value, position, position + size, terms)
+        kinds.append(kind)
+        groups[kind] = tuple(columns)
+        position += size
+    operation = _OPERATIONS.get(tuple(kinds))
+    if operation is None:
+        fail(f"column groups {kinds}: a row has [1], [2] or [1, 2]", start)
+    return operation, groups
+
+
+def _decode(value: Buffer) -> list[DecodedEvent]:
+    version, header_start = read_uvarint(value, 0)
+    if version != 1:
+        fail(f"version {version}, only version 1 exists", 0)
+    tables, tables_start = read_size_tables(value, header_start)
+    if len(tables) < 2 or len(tables[0]) != 2:
+        fail("size tables begin with [headers, dictionary] and the body sizes", tables_start)
+    (header_size, dictionary_size), body_sizes = tables[0], tables[1]
+    if min(header_size, dictionary_size, *body_sizes) < 0:
+        fail("a size table holds a negative size", tables_start)
+    bodies_start = header_start + header_size
+    dictionary_start = bodies_start + sum(body_sizes)
+    if dictionary_start + dictionary_size != tables_start:
+        fail(
+            f"headers ({header_size}), bodies ({sum(body_sizes)}) and dictionary "
+            f"({dictionary_size}) do not fill the {tables_start - header_start} bytes "
+            "before the size tables",
+            tables_start,
+        )
+    terms = _dictionary(value, dictionary_start, tables_start)
+    count = len(body_sizes)
+    ts, kinds, partitions, schemas, names = _headers(
+        value, header_start, bodies_start, count, terms
+    )
+    if len(tables) != 2 + kinds.count(ROW):
+        fail(
+            f"{len(tables) - 2} column-group size tables for {kinds.count(ROW)} rows", tables_start
+        )
+    events: list[DecodedEvent] = []
+    position = bodies_start
+    for i in range(count):
+        end = position + body_sizes[i]
+        if kinds[i] == ROW:
+            schema, table = schemas[i], names[i]
+            if schema is None or table is None:
+                fail(f"row {i} has no schema or table name", header_start)
+            op, groups = _row_groups(value, position, tables[2 + i], end, terms)
+            events.append(DecodedRow(
+                commit_ts=ts[i], schema=schema, table=table, op=op,
+                before=groups.get(OLD_GROUP), after=groups.get(NEW_GROUP),
+                partition_id=partitions[i] if partitions[i] >= 0 else None,
+            ))  # fmt: skip
+        elif partitions[i] != -1:
+            fail(f"a DDL or resolved event has partition {partitions[i]}, not -1", header_start)
+        elif kinds[i] == DDL:
+            ddl_type, query_at = read_uvarint(value, position, end)
+            if ddl_type > 255:
+                fail(f"DDL type {ddl_type} is not an ActionType byte", position)
+            query, after = read_bytes(value, query_at, end)
+            if after != end:
+                fail(f"{end - after} bytes after the DDL query", after)
+            events.append(DecodedDDL(
+                commit_ts=ts[i], schema=schemas[i] or "", table=names[i] or "",
+                query=_utf8(query, "the DDL query", query_at), ddl_type=ddl_type,
+            ))  # fmt: skip
+        else:
+            if end != position or schemas[i] is not None or names[i] is not None:
+                fail("a resolved event has null schema and table and an empty body", position)
+            events.append(DecodedResolved(commit_ts=ts[i]))
+        position = end
+    if terms.next_new != len(terms.terms):
+        fail(f"term {terms.next_new} of the dictionary is never used", dictionary_start)
+    return events
+
+
+def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
+    """Decode one Craft message into its events, in order; raise only ``DecodeError``."""
+    if message.key is not None:
+        raise DecodeError(
+            "a Craft message has no key (TiCDC sends nil)", protocol=PROTOCOL, part="key",
+            offset=0, message_index=message_index,
+        )  # fmt: skip
+    try:
+        return _decode(message.value or b"")
+    except DecodeError as error:
+        if message_index == 0:
+            raise
+        raise DecodeError(
+            error.reason, protocol=PROTOCOL, part=error.part, offset=error.offset,
+            message_index=message_index,
+        ) from None  # fmt: skip

@@ -1,0 +1,144 @@
+"""TiCDC's partition dispatchers for row events (ground truth §6.1).
+
+TiCDC always picks the Kafka partition itself; Kafka's key hashing is never used.
+
+* Hash: an accumulator starts at 0; every ``Write(p1, p2, …)`` XORs in the CRC-32/IEEE of the
+  concatenation ``p1‖p2‖…``. Because XOR commutes, the order of the writes does not matter
+  (TiCDC walks an index's columns in Go map order). Partition = sum mod partition count.
+* ``table`` (and ``default``, which has meant ``table`` since 2023, as in the new
+  architecture): one write of schema and table name.
+* ``index-value`` (``rowid`` is its deprecated alias): the table write, then one write of column
+  name and value string per handle-key column, or per column of ``index-name``'s index.
+* ``columns``: the table write, then one per configured column.
+* ``ts``: commit ts mod partition count.
+* The image hashed is the new row, the old one for a DELETE. A NULL value is the string
+  ``null`` in profile ``tiflow``; profile ``ticdc`` skips NULL columns.
+* Value string (TiCDC ``ColumnValueString``): integers in decimal; FLOAT and DOUBLE as Go
+  ``FormatFloat(v, 'f', -1, 32|64)``; text and bytes as their raw bytes; DECIMAL, dates and
+  times as their text.
+* A rule name TiCDC does not know falls back to ``default`` on Kafka.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ticdc_conformance.reference._gojson import format_float_positional
+from ticdc_conformance.reference.events import RowChangedEvent
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo, Profile
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = [
+    "DISPATCHERS",
+    "DispatchRule",
+    "column_value_string",
+    "dispatch_hash",
+    "partition_of",
+    "position_inertia",
+]
+
+DISPATCHERS = ("default", "table", "index-value", "rowid", "columns", "ts")
+"""The rule names TiCDC knows (``[[sink.dispatchers]] partition = …``)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DispatchRule:
+    """One ``[[sink.dispatchers]]`` rule's partition settings."""
+
+    partition: str = "default"
+    index_name: str | None = None
+    """``index-name`` of an ``index-value`` rule: hash this index's columns."""
+    columns: tuple[str, ...] = ()
+    """``columns`` of a ``columns`` rule."""
+
+    def __post_init__(self) -> None:
+        if self.kind == "columns" and not self.columns:
+            raise ValueError("a columns dispatcher needs at least one column")
+
+    @property
+    def kind(self) -> str:
+        """The dispatcher TiCDC runs for this rule (unknown names fall back to ``table``)."""
+        if self.partition in ("index-value", "rowid"):
+            return "index-value"
+        if self.partition in ("columns", "ts"):
+            return self.partition
+        return "table"
+
+
+def position_inertia(writes: Iterable[tuple[bytes, ...]]) -> int:
+    """TiCDC's ``PositionInertia`` hash: XOR of the CRC-32 of each write's concatenation."""
+    total = 0
+    for parts in writes:
+        total ^= zlib.crc32(b"".join(parts))
+    return total
+
+
+def column_value_string(column: ColumnInfo, value: Value) -> bytes:
+    """TiCDC's ``ColumnValueString`` of a non-virtual column's value, as bytes."""
+    if value is None:
+        return b"null"
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    if isinstance(value, float):
+        return format_float_positional(value, 32 if column.type == "float" else 64).encode()
+    if isinstance(value, DecimalValue | TimestampValue):
+        return value.text.encode()
+    return str(value).encode()
+
+
+def _column_writes(
+    event: RowChangedEvent, rule: DispatchRule, profile: Profile
+) -> Iterable[tuple[bytes, ...]]:
+    table = event.table
+    image = event.after if event.after is not None else event.before
+    assert image is not None  # every operation has one image at least
+    if rule.kind == "columns":
+        positions = [table.position(name) for name in rule.columns]
+        missing = [n for n, p in zip(rule.columns, positions, strict=True) if p is None]
+        if missing:
+            raise ValueError(f"dispatcher column {missing[0]!r} is not in table {table.name!r}")
+    elif rule.index_name is not None:
+        index = next((i for i in table.indexes if i.name == rule.index_name), None)
+        if index is None:
+            raise ValueError(f"table {table.name!r} has no index {rule.index_name!r}")
+        positions = [table.position(name) for name in index.columns]
+    else:
+        flags = table.column_flags(profile)
+        positions = [i for i, bits in enumerate(flags) if bits & HANDLE_KEY_FLAG]
+    for position in positions:
+        assert position is not None
+        column, value = table.columns[position], image[position]
+        if column.is_virtual or (value is None and profile == "ticdc"):
+            continue
+        yield column.name.encode(), column_value_string(column, value)
+
+
+def dispatch_hash(event: RowChangedEvent, rule: DispatchRule, profile: Profile = "tiflow") -> int:
+    """The 32-bit sum TiCDC computes for a row under a hashing rule (not ``ts``)."""
+    writes: list[tuple[bytes, ...]] = [(event.table.schema.encode(), event.table.name.encode())]
+    if rule.kind != "table":
+        writes.extend(_column_writes(event, rule, profile))
+    return position_inertia(writes)
+
+
+def partition_of(
+    event: RowChangedEvent,
+    partitions: int,
+    rule: DispatchRule | None = None,
+    profile: Profile = "tiflow",
+) -> int:
+    """The partition TiCDC sends ``event`` to in a topic of ``partitions`` partitions.
+
+    ``ValueError`` when the rule names a column or index the table lacks (TiCDC refuses such a
+    changefeed).
+    """
+    if partitions <= 0:
+        raise ValueError("a topic has at least one partition")
+    rule = rule if rule is not None else DispatchRule()
+    if rule.kind == "ts":
+        return event.commit_ts % partitions
+    return dispatch_hash(event, rule, profile) % partitions

@@ -1,0 +1,264 @@
+"""Simple decoders: the stateless ``decode`` of one message and the stateful ``SimpleDecoder``.
+
+A DML message carries no column types (§4.2, §6.6). ``decode`` therefore returns its values
+as the wire has them: JSON strings as text (base64 too), TIMESTAMP as ``TimestampValue`` with
+its location, Avro longs, floats, strings and bytes as read, BIGINT UNSIGNED as its true
+uint64; ``mysql_type`` is null and ``ambiguity`` says the value is untyped.
+
+``SimpleDecoder`` is what a consumer needs: it caches every TableSchema of BOOTSTRAP and DDL
+messages (``tableSchema`` and ``preTableSchema``) by ``(database, table, version)``, the first
+one seen winning as in TiCDC's consumer, and types each DML against the schema with its
+``(database, table, schemaVersion)``. A DML whose schema is unknown is held back, never
+guessed: ``pending()`` lists it with the reason, and it is released, typed, right after the
+BOOTSTRAP or DDL that brings its schema. A released DML whose values do not fit its schema,
+and any DML whose checksum does not verify, is ``rejected()`` with the reason.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NoReturn
+
+from ticdc_conformance.reference.decoded import (
+    DecodedBootstrap,
+    DecodedColumn,
+    DecodedDDL,
+    DecodedEvent,
+    DecodedResolved,
+    DecodedRow,
+)
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.simple import _avro, _json
+from ticdc_conformance.reference.simple._checksum import verify_checksum
+from ticdc_conformance.reference.simple._config import EncodingFormat
+from ticdc_conformance.reference.simple._values import read_value, untyped
+from ticdc_conformance.reference.simple._wire import Columns, Wire, pointer
+from ticdc_conformance.reference.tables import TableInfo
+
+__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
+
+UNTYPED = "untyped: a Simple DML carries no column types; SimpleDecoder types it by its schema"
+_OPS: dict[str, Operation] = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
+
+SchemaKey = tuple[str, str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pending:
+    """A DML the decoder has not turned into a typed row, and why."""
+
+    message_index: int
+    database: str
+    table: str
+    schema_version: int
+    reason: str
+
+
+def parse(message: Message, encoding: EncodingFormat, message_index: int) -> Wire:
+    """The members of one message (nil key expected; the value is the message)."""
+    protocol = f"simple-{encoding}"
+    if message.key:
+        raise DecodeError("Simple messages have a nil key", protocol=protocol, part="key",
+                          offset=0, message_index=message_index)  # fmt: skip
+    if not message.value:
+        raise DecodeError("the value is empty", protocol=protocol, part="value", offset=0,
+                          message_index=message_index)  # fmt: skip
+    read = _json.parse if encoding == "json" else _avro.parse
+    return read(message.value, message_index)
+
+
+def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
+    """The full message from a claim-check file, ``{"key": null, "value": base64}`` (§1.5)."""
+    try:
+        document = json.loads(content)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise DecodeError(f"not JSON: {error}", protocol="simple", part="value", offset=0,
+                          message_index=message_index) from None  # fmt: skip
+    if type(document) is not dict or document.keys() != {"key", "value"}:
+        raise DecodeError(
+            "a claim-check file is an object with key and value",
+            protocol="simple", part="value", path="", message_index=message_index,
+        )  # fmt: skip
+    parts: dict[str, bytes | None] = {}
+    for name in ("key", "value"):
+        encoded = document[name]
+        try:
+            parts[name] = None if encoded is None else base64.b64decode(encoded, validate=True)
+        except (TypeError, binascii.Error, ValueError):
+            raise DecodeError("must be base64 text or null", protocol="simple", part="value",
+                              path=f"/{name}", message_index=message_index) from None  # fmt: skip
+    return Message(key=parts["key"], value=parts["value"])
+
+
+def _schema_event(wire: Wire) -> DecodedEvent:
+    if wire.kind == "WATERMARK":
+        return DecodedResolved(commit_ts=wire.commit_ts)
+    if wire.kind == "BOOTSTRAP":
+        table = wire.table_schema
+        assert table is not None
+        return DecodedBootstrap(commit_ts=wire.commit_ts, schema=table.schema, table=table.name,
+                                table_info=table)  # fmt: skip
+    named = wire.table_schema or wire.pre_table_schema
+    return DecodedDDL(
+        commit_ts=wire.commit_ts,
+        schema="" if named is None else named.schema,
+        table="" if named is None else named.name,
+        query=wire.sql,
+        ddl_kind=wire.type,
+        table_info=wire.table_schema,
+        pre_table_info=wire.pre_table_schema,
+    )
+
+
+def _row(wire: Wire, before: tuple[DecodedColumn, ...] | None,
+         after: tuple[DecodedColumn, ...] | None) -> DecodedRow:  # fmt: skip
+    op = _OPS[wire.type]
+    if op in ("update", "delete") and before is None:
+        before = ()  # an empty map is omitted on the JSON wire
+    if op in ("insert", "update") and after is None:
+        after = ()
+    return DecodedRow(
+        commit_ts=wire.commit_ts, schema=wire.database, table=wire.table, op=op,
+        before=before, after=after, table_id=wire.table_id,
+        schema_version=wire.schema_version, handle_key_only=wire.handle_key_only,
+        claim_check_location=wire.claim_check_location,
+    )  # fmt: skip
+
+
+def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
+    if columns is None:
+        return None
+    return tuple(DecodedColumn(name, untyped(raw), ambiguity=UNTYPED) for name, raw in columns)
+
+
+def decode(
+    message: Message, *, encoding: EncodingFormat, message_index: int = 0
+) -> list[DecodedEvent]:
+    """Decode one message on its own; DML values stay untyped (see the module docstring)."""
+    wire = parse(message, encoding, message_index)
+    if wire.kind != "DML":
+        return [_schema_event(wire)]
+    return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
+
+
+def _typed(
+    wire: Wire, table: TableInfo, avro: bool, fail: Callable[[str, str], NoReturn]
+) -> DecodedRow:
+    images: list[tuple[DecodedColumn, ...] | None] = []
+    for member, columns in (("old", wire.old), ("data", wire.data)):
+        if columns is None:
+            images.append(None)
+            continue
+        raw = dict(columns)
+        unknown = raw.keys() - {column.name for column in table.columns}
+        if unknown:
+            fail(f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
+                 pointer((member, min(unknown))))  # fmt: skip
+        typed = []
+        for column in table.columns:  # TiCDC's consumer lists columns in schema order
+            if column.name not in raw:
+                continue  # virtual generated, or not a handle-key column
+            try:
+                value = read_value(column, raw[column.name], avro=avro)
+            except ValueError as error:
+                fail(f"{column.type}: {error}", pointer((member, column.name)))
+            typed.append(DecodedColumn(column.name, value, mysql_type=column.type))
+        images.append(tuple(typed))
+    return _row(wire, images[0], images[1])
+
+
+class SimpleDecoder:
+    """A consumer's decoder: schema cache, typed rows, DML held until its schema arrives."""
+
+    def __init__(self, encoding: EncodingFormat, *, verify_checksums: bool = True) -> None:
+        self.encoding: EncodingFormat = encoding
+        self.verify_checksums = verify_checksums
+        self._schemas: dict[SchemaKey, TableInfo] = {}
+        self._held: list[tuple[int, Wire]] = []
+        self._rejected: list[Pending] = []
+
+    def table_info(self, database: str, table: str, schema_version: int) -> TableInfo | None:
+        """The cached schema with exactly this key, if any."""
+        return self._schemas.get((database, table, schema_version))
+
+    def pending(self) -> tuple[Pending, ...]:
+        """DMLs held back because their schema has not arrived, in arrival order."""
+        return tuple(
+            Pending(
+                message_index=index,
+                database=wire.database,
+                table=wire.table,
+                schema_version=wire.schema_version,
+                reason=f"no BOOTSTRAP or DDL has given schema version {wire.schema_version}"
+                f" of {wire.database}.{wire.table}",
+            )
+            for index, wire in self._held
+        )
+
+    def rejected(self) -> tuple[Pending, ...]:
+        """Released DMLs that did not fit their schema, and DMLs failing their checksum."""
+        return tuple(self._rejected)
+
+    def _remember(self, table: TableInfo | None) -> None:
+        if table is None or not table.schema or not table.name:
+            return  # TiCDC's consumer keeps only named tables
+        self._schemas.setdefault((table.schema, table.name, table.schema_version or 0), table)
+
+    def _resolve(self, wire: Wire, message_index: int, *, released: bool) -> DecodedRow | None:
+        table = self.table_info(wire.database, wire.table, wire.schema_version)
+        assert table is not None
+
+        def fail(reason: str, path: str) -> NoReturn:
+            raise DecodeError(reason, protocol=f"simple-{self.encoding}", part="value",
+                              path=path, message_index=message_index)  # fmt: skip
+
+        def reject(reason: str) -> None:
+            self._rejected.append(
+                Pending(message_index=message_index, database=wire.database, table=wire.table,
+                        schema_version=wire.schema_version, reason=reason)
+            )  # fmt: skip
+
+        try:
+            row = _typed(wire, table, self.encoding == "avro", fail)
+        except DecodeError as error:
+            if not released:
+                raise
+            reject(f"does not fit its schema at {error.path}: {error.reason}")
+            return None
+        if self.verify_checksums and wire.checksum is not None:
+            problems = verify_checksum(row, table, wire.checksum)
+            if problems:
+                reject("checksum: " + "; ".join(problems))
+                return None
+        return row
+
+    def feed(self, message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
+        """Decode one message; return the events now resolvable, released DMLs included.
+
+        Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
+        DML's values do not fit its already known schema.
+        """
+        wire = parse(message, self.encoding, message_index)
+        if wire.kind == "DML":
+            if self.table_info(wire.database, wire.table, wire.schema_version) is None:
+                self._held.append((message_index, wire))
+                return []
+            row = self._resolve(wire, message_index, released=False)
+            return [] if row is None else [row]
+        events = [_schema_event(wire)]
+        self._remember(wire.table_schema)
+        self._remember(wire.pre_table_schema)
+        still_held = []
+        for index, held in self._held:
+            if self.table_info(held.database, held.table, held.schema_version) is None:
+                still_held.append((index, held))
+            elif (row := self._resolve(held, index, released=True)) is not None:
+                events.append(row)
+        self._held = still_held
+        return events

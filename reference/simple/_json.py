@@ -1,0 +1,250 @@
+"""Simple-JSON: the message envelope as Go ``encoding/json`` writes TiCDC's struct (§4.2).
+
+Member order is fixed: ``version, database, table, tableID, type, sql, commitTs, buildTs,
+schemaVersion, claimCheckLocation, handleKeyOnly, checksum, data, old, tableSchema,
+preTableSchema``; every member but ``version``, ``type``, ``commitTs`` and ``buildTs`` is
+omitted when empty, zero or false. ``data``/``old`` keys are sorted by name (a Go map), so an
+empty map disappears too. Strings are HTML-escaped and invalid UTF-8 becomes U+FFFD (§1.4).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.events import DDLEvent, RowChangedEvent
+from ticdc_conformance.reference.simple._checksum import Checksum
+from ticdc_conformance.reference.simple._schema import (
+    DDL_KINDS,
+    Fail,
+    read_table_schema,
+    table_schema_json,
+)
+from ticdc_conformance.reference.simple._values import Raw, write_json_value
+from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer
+from ticdc_conformance.reference.tables import Profile, TableInfo
+from ticdc_conformance.reference.values import TimestampValue, Value
+
+__all__ = ["bootstrap", "ddl", "dml", "parse", "watermark"]
+
+PROTOCOL = "simple-json"
+_DML_TYPES = {"insert": "INSERT", "update": "UPDATE", "delete": "DELETE"}
+_COMMON = frozenset({"version", "type", "commitTs", "buildTs"})
+_MEMBERS = {
+    "WATERMARK": _COMMON,
+    "BOOTSTRAP": _COMMON | {"tableSchema"},
+    "DDL": _COMMON | {"sql", "tableSchema", "preTableSchema"},
+    "DML": _COMMON | {"database", "table", "tableID", "schemaVersion", "claimCheckLocation",
+                      "handleKeyOnly", "checksum", "data", "old"},
+}  # fmt: skip
+_CHECKSUM = frozenset({"version", "corrupted", "current", "previous"})
+_IMAGES = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}
+_INT64 = range(-(2**63), 2**63)
+_UINT64 = range(2**64)
+_UINT32 = range(2**32)
+
+
+def _q(text: str) -> str:
+    return quote(text, JsonStyle.GO_STD)
+
+
+def watermark(commit_ts: int, build_ts: int) -> bytes:
+    """A WATERMARK message (§4.2)."""
+    return to_bytes(
+        f'{{"version":{VERSION},"type":"WATERMARK","commitTs":{commit_ts},"buildTs":{build_ts}}}'
+    )
+
+
+def bootstrap(table: TableInfo, build_ts: int, profile: Profile) -> bytes:
+    """A BOOTSTRAP message: commitTs is always 0 (§4.9)."""
+    return to_bytes(
+        f'{{"version":{VERSION},"type":"BOOTSTRAP","commitTs":0,"buildTs":{build_ts},'
+        f'"tableSchema":{table_schema_json(table, profile)}}}'
+    )
+
+
+def ddl(event: DDLEvent, kind: str, build_ts: int, profile: Profile) -> bytes:
+    """A DDL message: no database or table members, schemas only when TiCDC has them."""
+    members = [f'"version":{VERSION}', f'"type":"{kind}"']
+    if event.query:
+        members.append(f'"sql":{_q(event.query)}')
+    members += [f'"commitTs":{event.commit_ts}', f'"buildTs":{build_ts}']
+    if event.table_info is not None:
+        members.append(f'"tableSchema":{table_schema_json(event.table_info, profile)}')
+    if event.pre_table_info is not None:
+        members.append(f'"preTableSchema":{table_schema_json(event.pre_table_info, profile)}')
+    return to_bytes("{" + ",".join(members) + "}")
+
+
+def _columns(
+    event: RowChangedEvent, image: Sequence[Value], positions: Sequence[int], zone: str
+) -> str | None:
+    columns = event.table.columns
+    parts = [
+        f"{_q(columns[i].name)}:{write_json_value(columns[i], image[i], zone)}"
+        for i in sorted(positions, key=lambda i: columns[i].name)
+    ]
+    return "{" + ",".join(parts) + "}" if parts else None  # an empty map is omitted
+
+
+def dml(
+    event: RowChangedEvent,
+    positions: Sequence[int],
+    *,
+    build_ts: int,
+    zone: str,
+    handle_key_only: bool,
+    location: str | None,
+    checksum: Checksum | None,
+) -> bytes:
+    """A DML message with the columns at ``positions`` (§4.2); ``ValueError`` on bad values."""
+    table = event.table
+    members = [f'"version":{VERSION}']
+    if table.schema:
+        members.append(f'"database":{_q(table.schema)}')
+    if table.name:
+        members.append(f'"table":{_q(table.name)}')
+    table_id = table.partition_id if table.partition_id is not None else table.table_id
+    if table_id:
+        members.append(f'"tableID":{table_id}')
+    members += [f'"type":"{_DML_TYPES[event.op]}"', f'"commitTs":{event.commit_ts}',
+                f'"buildTs":{build_ts}']  # fmt: skip
+    if table.schema_version:
+        members.append(f'"schemaVersion":{table.schema_version}')
+    if location:
+        members.append(f'"claimCheckLocation":{_q(location)}')
+    if handle_key_only:
+        members.append('"handleKeyOnly":true')
+    if checksum is not None:
+        members.append(
+            f'"checksum":{{"version":{checksum.version},'
+            f'"corrupted":{"true" if checksum.corrupted else "false"},'
+            f'"current":{checksum.current},"previous":{checksum.previous}}}'
+        )
+    for name, image in (("data", event.after), ("old", event.before)):
+        if image is not None and (text := _columns(event, image, positions, zone)):
+            members.append(f'"{name}":{text}')
+    return to_bytes("{" + ",".join(members) + "}")
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def _integer(raw: dict[str, object], name: str, allowed: range, fail: Fail) -> int:
+    value = raw.get(name, 0)
+    if type(value) is not int or value not in allowed:
+        fail(f"{name} must be an integer in [{allowed.start}, {allowed.stop})", (name,))
+    return value
+
+
+def _raw_columns(raw: object, member: str, fail: Fail) -> Columns:
+    if type(raw) is not dict:
+        fail("must be an object of columns", (member,))
+    columns: list[tuple[str, Raw]] = []
+    for name, value in raw.items():
+        if value is None or type(value) is str:
+            columns.append((name, value))
+        elif type(value) is dict and value.keys() == {"location", "value"}:
+            location, text = value["location"], value["value"]
+            if type(location) is not str or type(text) is not str:
+                fail("location and value must be strings", (member, name))
+            try:
+                columns.append((name, TimestampValue(text, location)))
+            except ValueError as error:
+                fail(str(error), (member, name, "value"))
+        else:
+            fail("a value is a string, null or a {location, value} object", (member, name))
+    return tuple(columns)
+
+
+def _checksum(raw: object, fail: Fail) -> Checksum:
+    if type(raw) is not dict or raw.keys() != _CHECKSUM:
+        fail("checksum has version, corrupted, current and previous", ("checksum",))
+    if type(raw["corrupted"]) is not bool:
+        fail("must be a boolean", ("checksum", "corrupted"))
+    for name, allowed in (("version", _INT64), ("current", _UINT32), ("previous", _UINT32)):
+        if type(raw[name]) is not int or raw[name] not in allowed:
+            fail("out of range", ("checksum", name))
+    return Checksum(version=raw["version"], corrupted=raw["corrupted"], current=raw["current"],
+                    previous=raw["previous"])  # fmt: skip
+
+
+def _kind(message_type: object) -> str:
+    if message_type in ("WATERMARK", "BOOTSTRAP"):
+        return str(message_type)
+    if message_type in DDL_KINDS:
+        return "DDL"
+    if message_type in _IMAGES:
+        return "DML"
+    return ""
+
+
+def parse(value: bytes, message_index: int) -> Wire:
+    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one."""
+    fail = failer(PROTOCOL, message_index)
+    try:
+        raw = _decoder.decode(value.decode())
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise DecodeError(
+            f"not JSON: {error}", protocol=PROTOCOL, part="value", offset=0,
+            message_index=message_index,
+        ) from None  # fmt: skip
+    if type(raw) is not dict:
+        fail("a message is a JSON object", ())
+    kind = _kind(raw.get("type"))
+    if not kind:
+        fail("unknown message type", ("type",))
+    unknown = raw.keys() - _MEMBERS[kind]
+    if unknown:
+        fail(f"a {raw['type']} message has no such member", (min(unknown),))
+    missing = _COMMON - raw.keys()
+    if missing:
+        fail(f"missing member {min(missing)}", ())
+    if raw["version"] != VERSION or type(raw["version"]) is not int:
+        fail("version must be 1", ("version",))
+    commit_ts = _integer(raw, "commitTs", _UINT64, fail)
+    build_ts = _integer(raw, "buildTs", _INT64, fail)
+    if kind == "WATERMARK":
+        return Wire(kind=kind, type=kind, commit_ts=commit_ts, build_ts=build_ts)
+    schemas = {
+        name: read_table_schema(raw[name], (name,), fail, avro=False)
+        for name in ("tableSchema", "preTableSchema")
+        if name in raw
+    }
+    if kind == "BOOTSTRAP":
+        if "tableSchema" not in schemas:
+            fail("a BOOTSTRAP has a tableSchema", ())
+        return Wire(kind=kind, type=kind, commit_ts=commit_ts, build_ts=build_ts,
+                    table_schema=schemas["tableSchema"])  # fmt: skip
+    if kind == "DDL":
+        sql = raw.get("sql", "")
+        if type(sql) is not str:
+            fail("sql must be a string", ("sql",))
+        return Wire(kind=kind, type=raw["type"], commit_ts=commit_ts, build_ts=build_ts,
+                    sql=sql, table_schema=schemas.get("tableSchema"),
+                    pre_table_schema=schemas.get("preTableSchema"))  # fmt: skip
+    for name in ("database", "table", "claimCheckLocation"):
+        if type(raw.get(name, "")) is not str:
+            fail(f"{name} must be a string", (name,))
+    if type(raw.get("handleKeyOnly", False)) is not bool:
+        fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
+    images = {name: _raw_columns(raw[name], name, fail) for name in ("data", "old") if name in raw}
+    extra = images.keys() - set(_IMAGES[raw["type"]])
+    if extra:
+        fail(f"an {raw['type']} has no {min(extra)}", (min(extra),))
+    return Wire(
+        kind=kind, type=raw["type"], commit_ts=commit_ts, build_ts=build_ts,
+        database=raw.get("database", ""), table=raw.get("table", ""),
+        table_id=_integer(raw, "tableID", _INT64, fail),
+        schema_version=_integer(raw, "schemaVersion", _UINT64, fail),
+        claim_check_location=raw.get("claimCheckLocation") or None,
+        handle_key_only=raw.get("handleKeyOnly", False),
+        checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
+        data=images.get("data"), old=images.get("old"),
+    )  # fmt: skip

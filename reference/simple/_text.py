@@ -1,0 +1,32 @@
+"""Go strings and uint64 members as goavro writes them into Avro (ground truth §4.8)."""
+
+from __future__ import annotations
+
+__all__ = ["RawText", "avro_text", "to_int64"]
+
+
+class RawText(str):
+    """Text whose surrogate escapes are raw bytes on the Avro wire (Go strings are bytes)."""
+
+    __slots__ = ()
+
+    def encode(self, encoding: str = "utf-8", errors: str = "surrogateescape") -> bytes:
+        """The raw bytes (fastavro calls this to write an Avro string)."""
+        del errors
+        return str.encode(self, encoding, "surrogateescape")
+
+
+def avro_text(value: str | bytes) -> str:
+    """A value for an Avro string: raw bytes pass through as goavro writes Go strings."""
+    if isinstance(value, bytes):
+        return RawText(value.decode("utf-8", "surrogateescape"))
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return RawText(value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape"))
+    return value
+
+
+def to_int64(value: int) -> int:
+    """A uint64 as the Avro long Go writes for it (``int64(v)``: 2^63 and above wrap)."""
+    return value - 2**64 if value >= 2**63 else value

@@ -1,0 +1,61 @@
+"""One Simple message as read, before its DML values are typed (shared by JSON and Avro)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NoReturn
+
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.simple._checksum import Checksum
+from ticdc_conformance.reference.simple._values import Raw
+from ticdc_conformance.reference.tables import TableInfo
+
+__all__ = ["VERSION", "Columns", "Wire", "failer", "pointer"]
+
+VERSION = 1
+"""``version`` is always 1 (§4.2)."""
+
+Columns = tuple[tuple[str, Raw], ...]
+"""A ``data`` or ``old`` map in wire order: column name and raw value."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Wire:
+    """The members of one message; those its type does not carry keep their defaults."""
+
+    kind: str
+    """WATERMARK, BOOTSTRAP, DDL or DML."""
+    type: str
+    """The JSON ``type``: the kind, or the DDL type (CREATE…), or INSERT/UPDATE/DELETE."""
+    commit_ts: int
+    build_ts: int
+    sql: str = ""
+    table_schema: TableInfo | None = None
+    pre_table_schema: TableInfo | None = None
+    database: str = ""
+    table: str = ""
+    table_id: int = 0
+    schema_version: int = 0
+    claim_check_location: str | None = None
+    handle_key_only: bool = False
+    checksum: Checksum | None = None
+    data: Columns | None = None
+    old: Columns | None = None
+
+
+def pointer(tokens: tuple[str, ...]) -> str:
+    """A JSON Pointer from its reference tokens."""
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def failer(protocol: str, message_index: int) -> Callable[[str, tuple[str, ...]], NoReturn]:
+    """A function that raises ``DecodeError`` for the member at a path of the value."""
+
+    def fail(reason: str, path: tuple[str, ...]) -> NoReturn:
+        raise DecodeError(
+            reason, protocol=protocol, part="value", path=pointer(path),
+            message_index=message_index,
+        )  # fmt: skip
+
+    return fail

@@ -1,0 +1,183 @@
+"""Every fault kind is produced on demand, and its label points at the record it broke."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+
+import pytest
+
+from ticdc_conformance.generators.faults import (
+    FAULT_KINDS,
+    FaultPlacementError,
+    Finding,
+    inject_faults,
+)
+from ticdc_conformance.generators.simulator import StreamSettings, TopicLog, simulate
+from ticdc_conformance.generators.workload import shop_workload
+from ticdc_conformance.reference import (
+    DecodedDDL,
+    DecodedEvent,
+    DecodedResolved,
+    DecodedRow,
+    DecodeError,
+    Message,
+)
+
+SETTINGS = StreamSettings(protocol="open", partitions=3)
+KINDS = [k for k in FAULT_KINDS if k != "missing-schema"]
+
+
+def clean_log() -> TopicLog:
+    return simulate(shop_workload(5), SETTINGS, messages=1500)
+
+
+def events_at(log: TopicLog, partition: int, offset: int) -> list[DecodedEvent]:
+    return list(SETTINGS.codec.decode(log.partitions[partition][offset].message))
+
+
+def decodable(message: Message) -> list[DecodedEvent]:
+    """The events of a message; none for the one the corrupted-message fault broke."""
+    try:
+        return list(SETTINGS.codec.decode(message))
+    except DecodeError:
+        return []
+
+
+def earlier(log: TopicLog, finding: Finding) -> list[DecodedEvent]:
+    assert finding.offset is not None
+    deliveries = log.partitions[finding.partition][: finding.offset]
+    return [e for d in deliveries for e in decodable(d.message)]
+
+
+def check_allowed_duplicate(log: TopicLog, finding: Finding) -> None:
+    assert finding.offset is not None
+    record = log.partitions[finding.partition][finding.offset].message
+    before = log.partitions[finding.partition][: finding.offset]
+    assert any(d.message == record for d in before)  # an exact repeat
+    watermark = max(e.commit_ts for e in earlier(log, finding) if isinstance(e, DecodedResolved))
+    rows = events_at(log, finding.partition, finding.offset)
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts <= watermark
+
+
+def check_row_after_watermark(log: TopicLog, finding: Finding) -> None:
+    assert finding.offset is not None
+    watermark = max(e.commit_ts for e in earlier(log, finding) if isinstance(e, DecodedResolved))
+    (row,) = events_at(log, finding.partition, finding.offset)
+    assert isinstance(row, DecodedRow)
+    assert row.commit_ts == finding.commit_ts <= watermark
+    old = log.partitions[finding.partition][: finding.offset]
+    assert all(d.message != log.partitions[finding.partition][finding.offset].message for d in old)
+
+
+def check_watermark_monotonic(log: TopicLog, finding: Finding) -> None:
+    (event,) = events_at(log, finding.partition, finding.offset or 0)
+    assert isinstance(event, DecodedResolved)
+    previous = [e.commit_ts for e in earlier(log, finding) if isinstance(e, DecodedResolved)]
+    assert event.commit_ts == finding.commit_ts < max(previous)
+
+
+def check_missing(kind: type) -> Callable[[TopicLog, Finding], None]:
+    def check(log: TopicLog, finding: Finding) -> None:
+        assert finding.offset is None
+        for partition in range(len(log.partitions)):
+            present = {
+                e.commit_ts
+                for d in log.partitions[partition]
+                for e in decodable(d.message)
+                if isinstance(e, kind)
+            }
+            assert (finding.commit_ts in present) is (partition != finding.partition)
+
+    return check
+
+
+def check_partition_affinity(log: TopicLog, finding: Finding) -> None:
+    rows = events_at(log, finding.partition, finding.offset or 0)
+    assert rows
+    for row in rows:
+        assert isinstance(row, DecodedRow)
+        home = zlib.crc32((row.schema + row.table).encode()) % len(log.partitions)
+        assert home != finding.partition
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
+
+
+def check_commit_ts_order(log: TopicLog, finding: Finding) -> None:
+    rows = events_at(log, finding.partition, finding.offset or 0)
+    newer_before = {
+        e.table: e.commit_ts or 0 for e in earlier(log, finding) if isinstance(e, DecodedRow)
+    }
+    assert any(
+        isinstance(r, DecodedRow) and (r.commit_ts or 0) < newer_before.get(r.table, 0)
+        for r in rows
+    )
+
+
+def check_undecodable(log: TopicLog, finding: Finding) -> None:
+    with pytest.raises(DecodeError):
+        events_at(log, finding.partition, finding.offset or 0)
+
+
+CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
+    "allowed-duplicate": check_allowed_duplicate,
+    "row-after-watermark": check_row_after_watermark,
+    "watermark-monotonic": check_watermark_monotonic,
+    "ddl-broadcast": check_missing(DecodedDDL),
+    "watermark-broadcast": check_missing(DecodedResolved),
+    "partition-affinity": check_partition_affinity,
+    "commit-ts-order": check_commit_ts_order,
+    "undecodable": check_undecodable,
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_fault_kind_alone_breaks_its_rule_where_labelled(kind: str) -> None:
+    log = clean_log()
+    (fault,) = inject_faults(log, [kind], seed=3)
+    assert fault.kind == kind
+    assert fault.findings
+    for finding in fault.findings:
+        assert finding.rule == FAULT_KINDS[kind]
+        CHECKS[finding.rule](log, finding)
+
+
+def test_all_kinds_together_keep_their_labels_true() -> None:
+    log = clean_log()
+    faults = inject_faults(log, KINDS, seed=9)
+    assert [f.kind for f in faults] == KINDS
+    for fault in faults:
+        for finding in fault.findings:
+            CHECKS[finding.rule](log, finding)
+
+
+def test_same_seed_same_faults() -> None:
+    first, second = clean_log(), clean_log()
+    assert inject_faults(first, KINDS, seed=4) == inject_faults(second, KINDS, seed=4)
+    assert list(first.records()) == list(second.records())
+
+
+def test_refusals_are_clear() -> None:
+    with pytest.raises(ValueError, match="unknown fault kind"):
+        inject_faults(clean_log(), ["gremlins"], seed=1)
+    with pytest.raises(FaultPlacementError, match="Simple protocol only"):
+        inject_faults(clean_log(), ["missing-schema"], seed=1)
+    short = simulate(shop_workload(5), SETTINGS, messages=20)
+    with pytest.raises(FaultPlacementError, match="too few"):
+        inject_faults(short, KINDS, seed=1)
+    single = simulate(shop_workload(5), StreamSettings(partitions=1), messages=400)
+    with pytest.raises(FaultPlacementError, match="two partitions"):
+        inject_faults(single, ["wrong-partition"], seed=1)
+    assert inject_faults(clean_log(), [], seed=1) == []
+
+
+def test_missing_schema_leaves_a_simple_dml_unresolved() -> None:
+    settings = StreamSettings(protocol="simple-json", partitions=2)
+    log = simulate(shop_workload(5), settings, messages=1500)
+    (fault,) = inject_faults(log, ["missing-schema"], seed=3)
+    (finding,) = fault.findings
+    assert finding.rule == "schema-resolvable"
+    decoder = settings.codec.new_decoder()  # type: ignore[attr-defined]
+    for offset, delivery in enumerate(log.partitions[finding.partition]):
+        decoder.feed(delivery.message, message_index=offset)
+    (pending,) = decoder.pending()
+    assert pending.message_index == finding.offset
