@@ -24,8 +24,7 @@ message does not say the fsp.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 __all__ = [
     "BELOW_MIN_TIMESTAMP",
@@ -126,7 +125,7 @@ def write_datetime(text: str, fsp: int) -> int | None:
     return total // 1000 if fsp <= 3 else total
 
 
-def _offset_at(unix: int, zone: ZoneInfo) -> int:
+def _offset_at(unix: int, zone: tzinfo) -> int:
     """UTC offset in seconds of ``zone`` at the instant ``unix``."""
     try:
         instant = _EPOCH + timedelta(seconds=unix)
@@ -136,7 +135,7 @@ def _offset_at(unix: int, zone: ZoneInfo) -> int:
     return 0 if offset is None else int(offset.total_seconds())
 
 
-def write_timestamp(text: str, fsp: int, zone: ZoneInfo) -> str:
+def write_timestamp(text: str, fsp: int, zone: tzinfo) -> str:
     """The UTC ZonedTimestamp of TIMESTAMP ``text`` read in ``zone``; ValueError if invalid."""
     year, month, day, micro = _parse_datetime(text, fsp)
     seconds, micro = divmod(micro, 1_000_000)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import base64
 import math
-from zoneinfo import ZoneInfo
+from datetime import UTC
 
 from ticdc_conformance.reference._gojson import JsonStyle, format_float
 from ticdc_conformance.reference.debezium._config import Config
@@ -66,7 +66,6 @@ _LOGICAL = {
 }
 _CURRENT_TIMESTAMP = "CURRENT_TIMESTAMP"
 _ABSENT = object()
-_UTC = ZoneInfo("UTC")
 
 
 def type_to_str(column: ColumnInfo) -> str:
@@ -168,7 +167,7 @@ def _schema_default(column: ColumnInfo, nullable: bool) -> object:
             return _ABSENT if nullable else BELOW_MIN_TIMESTAMP
         try:
             # the schema reads the default as UTC, unlike payload values (TF codec.go)
-            zoned = write_timestamp(text, fsp, _UTC)
+            zoned = write_timestamp(text, fsp, UTC)
         except ValueError:
             return 0
         return _ABSENT if zoned == BELOW_MIN_TIMESTAMP and nullable else zoned
