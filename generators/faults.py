@@ -127,7 +127,7 @@ class _Injector:
 
     def oldest(self, delivery: Delivery) -> int:
         """The smallest commit ts among the rows a message carries."""
-        return min(row.commit_ts for row in self.decode_rows(delivery))
+        return min(_ts(row) for row in self.decode_rows(delivery))
 
     def partitions(self) -> list[int]:
         order = list(range(len(self.log.partitions)))
@@ -221,7 +221,7 @@ def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
                 oldest: dict[tuple[str, str], int] = {}
                 for row in inj.decode_rows(moved):
                     key = (row.schema, row.table)
-                    oldest[key] = min(oldest.get(key, row.commit_ts), row.commit_ts)
+                    oldest[key] = min(oldest.get(key, _ts(row)), _ts(row))
                 for q in inj.partitions():
                     target = inj.log.partitions[q]
                     ends = [j for j, d in enumerate(target)
@@ -241,6 +241,12 @@ def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
     raise FaultPlacementError("no row message can move to another partition cleanly")
 
 
+def _ts(row: DecodedRow) -> int:
+    """A row's commit ts: TiCDC's messages always carry it (only real Debezium lacks it)."""
+    assert row.commit_ts is not None
+    return row.commit_ts
+
+
 def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
     for p in inj.partitions():
         deliveries = inj.log.partitions[p]
@@ -253,11 +259,11 @@ def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
                 newest_of: dict[tuple[str, str], int] = {}
                 for row in newer:
                     key = (row.schema, row.table)
-                    newest_of[key] = min(newest_of.get(key, row.commit_ts), row.commit_ts)
+                    newest_of[key] = min(newest_of.get(key, _ts(row)), _ts(row))
                 shared = [
-                    r.commit_ts for r in older
+                    _ts(r) for r in older
                     if (r.schema, r.table) in newest_of
-                    and r.commit_ts < newest_of[(r.schema, r.table)]
+                    and _ts(r) < newest_of[(r.schema, r.table)]
                 ]  # fmt: skip
                 if not shared:
                     continue

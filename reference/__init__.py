@@ -4,14 +4,14 @@ No Kafka, files or clocks here: codecs turn change events into ``Message`` objec
 messages into decoded events. Every decoder raises only ``DecodeError``.
 
 Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``craft``, ``simple`` (two
-codecs).
+codecs), ``debezium``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ticdc_conformance.reference import craft, open_protocol, simple
+from ticdc_conformance.reference import craft, debezium, open_protocol, simple
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -60,6 +60,7 @@ __all__ = [
     "TimestampValue",
     "Value",
     "craft",
+    "debezium",
     "open_protocol",
     "simple",
 ]
@@ -69,5 +70,6 @@ CODECS: dict[str, Codec[Any]] = {
     craft.PROTOCOL: craft,
     simple.JSON.PROTOCOL: simple.JSON,
     simple.AVRO.PROTOCOL: simple.AVRO,
+    debezium.PROTOCOL: debezium,
 }
 """Protocol name → codec module, for tools that pick a protocol by name."""

@@ -55,7 +55,8 @@ class DecodedColumn(NamedTuple):
 class DecodedRow:
     """A row change as the consumer sees it."""
 
-    commit_ts: int
+    commit_ts: int | None
+    """``None`` only when the message does not carry it (a real Debezium message)."""
     schema: str
     table: str
     op: Operation
@@ -69,13 +70,16 @@ class DecodedRow:
     """The message carries only handle-key columns (large-message ``handle-key-only``)."""
     claim_check_location: str | None = None
     """Where the full message was stored (large-message ``claim-check``)."""
+    cluster_id: str | None = None
+    """The TiCDC cluster that wrote the message, when the protocol says (Debezium)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DecodedDDL:
     """A DDL as the consumer sees it."""
 
-    commit_ts: int
+    commit_ts: int | None
+    """``None`` only when the message does not carry it (a real Debezium message)."""
     schema: str
     table: str
     query: str
@@ -88,6 +92,8 @@ class DecodedDDL:
     """The table after the DDL, when the message describes it (Simple, Debezium)."""
     pre_table_info: TableInfo | None = None
     """The table before the DDL, when the message describes it (Simple ``preTableSchema``)."""
+    cluster_id: str | None = None
+    """The TiCDC cluster that wrote the message, when the protocol says (Debezium)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -105,6 +111,8 @@ class DecodedResolved:
     """A checkpoint (resolved ts, watermark) as the consumer sees it."""
 
     commit_ts: int
+    cluster_id: str | None = None
+    """The TiCDC cluster that wrote the message, when the protocol says (Debezium)."""
 
 
 DecodedEvent = DecodedRow | DecodedDDL | DecodedResolved | DecodedBootstrap

@@ -147,6 +147,8 @@ def test_demo_encodes_and_decodes_every_example() -> None:
         ("open", "tiflow"),
         ("open", "ticdc"),
         ("craft", "tiflow"),
+        ("debezium", "tiflow"),
+        ("debezium", "ticdc"),
         *((protocol, profile) for protocol in ("simple-json", "simple-avro")
           for profile in ("tiflow", "ticdc")),
     }  # fmt: skip
@@ -242,3 +244,39 @@ def test_simple_rows_whose_schema_never_arrives_are_reported() -> None:
         "error: line 1: simple-json: message 0: row not decoded: no BOOTSTRAP or DDL has "
         "given schema version 0 of a.b\n"
     )
+
+
+def test_debezium_encode_then_decode() -> None:
+    case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "debezium", "--profile", "ticdc",
+                  "--option", "cluster-id=c1", stdin=case0)  # fmt: skip
+    assert encoded.returncode == 0, encoded.stderr
+    [message] = lines(encoded.stdout)
+    value = json.loads(base64.b64decode(str(message["value"])))
+    assert (value["payload"]["op"], value["payload"]["source"]["name"]) == ("u", "c1")
+    decoded = run("decode", "--protocol", "debezium", stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    [event] = lines(decoded.stdout)
+    assert (event["kind"], event["op"], event["cluster_id"]) == ("row", "update", "c1")
+
+
+def test_debezium_watermark_only_with_tidb_extension() -> None:
+    resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
+    plain = run("encode", "--protocol", "debezium", stdin=resolved)
+    assert (plain.returncode, plain.stdout) == (0, "")  # TiCDC writes no message either
+    extended = run("encode", "--protocol", "debezium", "--option", "enable-tidb-extension=true",
+                   stdin=resolved)  # fmt: skip
+    decoded = run("decode", "--protocol", "debezium", stdin=extended.stdout)
+    [event] = lines(decoded.stdout)
+    assert event["kind"] == "resolved"
+    assert event["cluster_id"] == "default"
+
+
+def test_debezium_decodes_a_real_debezium_message(shared: Path) -> None:
+    directory = shared / "upstream/pingcap+tiflow/pkg/sink/codec/debezium/testdata"
+    result = run("decode", "--protocol", "debezium",
+                 "--key-file", str(directory / "datatype.dbz.key.json"),
+                 "--value-file", str(directory / "datatype.dbz.json"))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    [event] = lines(result.stdout)
+    assert (event["commit_ts"], event["table"], "cluster_id" in event) == (None, "foo", False)

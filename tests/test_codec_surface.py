@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ticdc_conformance.reference import CODECS, Codec, craft, open_protocol, simple
+from ticdc_conformance.reference import CODECS, Codec, craft, debezium, open_protocol, simple
 
 
 def test_open_protocol_is_a_codec() -> None:
@@ -27,3 +27,10 @@ def test_simple_encodings_are_codecs() -> None:
         assert f"simple-{encoding}" == codec.PROTOCOL
         assert codec.config_from_options({}) == simple.Config(encoding_format=encoding)  # type: ignore[arg-type]
         assert set(codec.PROFILES) == {"tiflow", "ticdc"}
+
+
+def test_debezium_is_a_codec() -> None:
+    codec: Codec[debezium.Config] = debezium  # mypy checks the surface here
+    assert CODECS[codec.PROTOCOL] is codec
+    assert codec.config_from_options({}) == debezium.Config()
+    assert set(codec.PROFILES) == {"tiflow", "ticdc"}

@@ -57,7 +57,7 @@ def check_allowed_duplicate(log: TopicLog, finding: Finding) -> None:
     assert any(d.message == record for d in before)  # an exact repeat
     watermark = max(e.commit_ts for e in earlier(log, finding) if isinstance(e, DecodedResolved))
     rows = events_at(log, finding.partition, finding.offset)
-    assert min(r.commit_ts for r in rows) == finding.commit_ts <= watermark
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts <= watermark
 
 
 def check_row_after_watermark(log: TopicLog, finding: Finding) -> None:
@@ -99,16 +99,17 @@ def check_partition_affinity(log: TopicLog, finding: Finding) -> None:
         assert isinstance(row, DecodedRow)
         home = zlib.crc32((row.schema + row.table).encode()) % len(log.partitions)
         assert home != finding.partition
-    assert min(r.commit_ts for r in rows) == finding.commit_ts
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
 
 
 def check_commit_ts_order(log: TopicLog, finding: Finding) -> None:
     rows = events_at(log, finding.partition, finding.offset or 0)
     newer_before = {
-        e.table: e.commit_ts for e in earlier(log, finding) if isinstance(e, DecodedRow)
+        e.table: e.commit_ts or 0 for e in earlier(log, finding) if isinstance(e, DecodedRow)
     }
     assert any(
-        isinstance(r, DecodedRow) and r.commit_ts < newer_before.get(r.table, 0) for r in rows
+        isinstance(r, DecodedRow) and (r.commit_ts or 0) < newer_before.get(r.table, 0)
+        for r in rows
     )
 
 

@@ -123,9 +123,13 @@ def kind_of(raw: Json) -> Json:
     return raw.get("kind") if isinstance(raw, dict) else None
 
 
-def with_commit_ts(raw: Json, members: set[str], optional: set[str]) -> tuple[dict[str, Json], int]:
-    """``raw`` checked by ``object_with``, and its ``commit_ts``."""
+def with_commit_ts(
+    raw: Json, members: set[str], optional: set[str], *, nullable: bool = False
+) -> tuple[dict[str, Json], int]:
+    """``raw`` checked by ``object_with``, and its ``commit_ts`` (``nullable``: may be null)."""
     obj = object_with(raw, "", members, optional)
+    if nullable and obj.get("commit_ts", 0) is None:
+        return obj, None  # type: ignore[return-value]
     return obj, typed(obj, "commit_ts", int, "", default=0)
 
 
@@ -142,14 +146,14 @@ def write_ddl(event: DDLEvent | DecodedDDL) -> dict[str, Json]:
 
 
 def ddl_fields(
-    raw: Json, required: set[str], optional: set[str]
+    raw: Json, required: set[str], optional: set[str], *, nullable_ts: bool = False
 ) -> tuple[dict[str, Json], int, str, str, str, int | None]:
     """A DDL object checked, with the members both forms share.
 
     Returns the object, commit_ts, schema, table, query and ddl_type; ``required`` and
     ``optional`` name the form's further members.
     """
-    obj, commit_ts = with_commit_ts(raw, _DDL | required, optional)
+    obj, commit_ts = with_commit_ts(raw, _DDL | required, optional, nullable=nullable_ts)
     return (
         obj,
         commit_ts,

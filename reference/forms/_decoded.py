@@ -60,14 +60,14 @@ def _write_columns(columns: tuple[DecodedColumn, ...] | None) -> Json:
 def write_decoded_event(event: DecodedEvent) -> dict[str, Json]:
     """The JSON form of a decoded event; every member is present, null where not carried."""
     if isinstance(event, DecodedResolved):
-        return {"kind": "resolved", "commit_ts": event.commit_ts}
+        return _with_cluster({"kind": "resolved", "commit_ts": event.commit_ts}, event)
     if isinstance(event, DecodedDDL):
         ddl = write_ddl(event)
         ddl["ddl_kind"] = event.ddl_kind
         for name in ("table_info", "pre_table_info"):
             info = getattr(event, name)
             ddl[name] = None if info is None else write_table(info)
-        return ddl
+        return _with_cluster(ddl, event)
     if isinstance(event, DecodedBootstrap):
         return {
             "kind": "bootstrap", "commit_ts": event.commit_ts, "schema": event.schema,
@@ -77,6 +77,14 @@ def write_decoded_event(event: DecodedEvent) -> dict[str, Json]:
     for name in _DECODED_ROW:
         value = getattr(event, name)
         out[name] = _write_columns(value) if name in ("before", "after") else value
+    return _with_cluster(out, event)
+
+
+def _with_cluster(out: dict[str, Json], event: DecodedEvent) -> dict[str, Json]:
+    """Add ``cluster_id``, a member only the protocols that carry it (Debezium) write."""
+    cluster = getattr(event, "cluster_id", None)
+    if cluster is not None:
+        out["cluster_id"] = cluster
     return out
 
 
@@ -108,14 +116,18 @@ def read_decoded_event(raw: Json, *, line: int | None = None) -> DecodedEvent:
     with at_line(line):
         kind = kind_of(raw)
         if kind == "resolved":
-            return DecodedResolved(commit_ts=with_commit_ts(raw, {"kind", "commit_ts"}, set())[1])
+            obj, commit_ts = with_commit_ts(raw, {"kind", "commit_ts"}, {"cluster_id"})
+            return DecodedResolved(commit_ts=commit_ts, cluster_id=_cluster(obj))
         if kind == "ddl":
-            obj, commit_ts, schema, table, query, ddl_type = ddl_fields(raw, set(_DDL_EXTRA), set())
+            obj, commit_ts, schema, table, query, ddl_type = ddl_fields(
+                raw, set(_DDL_EXTRA), {"cluster_id"}, nullable_ts=True
+            )
             return DecodedDDL(
                 commit_ts=commit_ts, schema=schema, table=table, query=query, ddl_type=ddl_type,
                 ddl_kind=typed(obj, "ddl_kind", str, "", default=None),
                 table_info=read_optional_table(obj, "table_info"),
                 pre_table_info=read_optional_table(obj, "pre_table_info"),
+                cluster_id=_cluster(obj),
             )  # fmt: skip
         if kind == "bootstrap":
             obj, commit_ts = with_commit_ts(raw, {"kind", *_BOOTSTRAP}, set())
@@ -126,7 +138,9 @@ def read_decoded_event(raw: Json, *, line: int | None = None) -> DecodedEvent:
                 table_info=read_table(obj["table_info"], "/table_info"),
             )
         if kind == "row":
-            obj, commit_ts = with_commit_ts(raw, {"kind", *_DECODED_ROW}, set())
+            obj, commit_ts = with_commit_ts(
+                raw, {"kind", *_DECODED_ROW}, {"cluster_id"}, nullable=True
+            )
             return DecodedRow(
                 commit_ts=commit_ts,
                 schema=typed(obj, "schema", str, "", default=""),
@@ -140,8 +154,13 @@ def read_decoded_event(raw: Json, *, line: int | None = None) -> DecodedEvent:
                 schema_version=typed(obj, "schema_version", int, "", default=None),
                 handle_key_only=typed(obj, "handle_key_only", bool, "", default=False),
                 claim_check_location=typed(obj, "claim_check_location", str, "", default=None),
+                cluster_id=_cluster(obj),
             )
         raise FormError("kind must be row, ddl, resolved or bootstrap", path="/kind")
+
+
+def _cluster(obj: dict[str, Json]) -> str | None:
+    return typed(obj, "cluster_id", str, "", default=None)
 
 
 def read_message(raw: Json, *, line: int | None = None) -> Message:

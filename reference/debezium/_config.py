@@ -1,0 +1,86 @@
+"""Debezium encoder options, named after TiCDC's sink and server options (ground truth §5)."""
+
+from __future__ import annotations
+
+import zoneinfo
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
+
+from ticdc_conformance.reference.errors import EncodeError
+from ticdc_conformance.reference.tables import Profile
+
+PROTOCOL = "debezium"
+PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
+
+
+def no_clock() -> int:
+    """The default payload ``ts_ms`` clock: always 0, so that output is reproducible."""
+    return 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    """Encoder options; field names are TiCDC's option names with ``_`` for ``-``."""
+
+    profile: Profile = "tiflow"
+    cluster_id: str = "default"
+    """TiCDC server ``cluster-id``: source ``name``/``cluster_id`` and the schema name prefix."""
+    time_zone: str = "UTC"
+    """TiCDC server ``tz`` (IANA name): the zone TIMESTAMP text is rendered in (§1.1, §5.3).
+    TiCDC's own default is the host zone; the reference does not read the host, so UTC."""
+    output_old_value: bool = True
+    """``[sink.debezium] output-old-value``: write ``before`` for updates (§5.2)."""
+    enable_tidb_extension: bool = False
+    """``tidb_type`` in field schemas and WATERMARK messages (§5.3, §5.5)."""
+    debezium_disable_schema: bool = False
+    """Leave out the ``schema`` member of keys and values (§5.1)."""
+    now_ms: Callable[[], int] = field(default=no_clock, compare=False)
+    """The clock behind payload ``ts_ms`` (wall time in TiCDC, never compared: TiCDC's own
+    golden test ignores it). Injected so that the reference never reads the wall clock."""
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.profile not in PROFILES:
+            problems.append(f"profile must be one of {', '.join(PROFILES)}")
+        try:
+            self.zone  # noqa: B018 - resolving the name is the check
+        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+            problems.append(f"unknown time zone {self.time_zone!r}")
+        if problems:
+            raise EncodeError("; ".join(problems), protocol=PROTOCOL)
+
+    @property
+    def zone(self) -> tzinfo:
+        """``time_zone`` as a tzinfo (UTC needs no time zone database)."""
+        return UTC if self.time_zone == "UTC" else zoneinfo.ZoneInfo(self.time_zone)
+
+
+OPTIONS: Mapping[str, str] = {
+    "enable-tidb-extension": "true|false: tidb_type in field schemas, WATERMARK messages",
+    "debezium-disable-schema": "true|false: leave out the schema member of key and value",
+    "output-old-value": "true|false: write 'before' for updates (default true)",
+    "cluster-id": "TiCDC server cluster-id (default 'default')",
+    "tz": "TiCDC server time zone, an IANA name (default UTC; TiCDC's is System)",
+    "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
+}
+_BOOLEANS = ("enable-tidb-extension", "debezium-disable-schema", "output-old-value")
+
+
+def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
+    """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
+    values: dict[str, object] = {}
+    for name, text in options.items():
+        if name not in OPTIONS:
+            raise EncodeError(f"unknown option {name!r}", protocol=PROTOCOL)
+        if name == "large-message-handle-compression":
+            if text != "none":
+                raise EncodeError(f"compression {text!r} is not implemented", protocol=PROTOCOL)
+            continue
+        if name in _BOOLEANS and text not in ("true", "false"):
+            raise EncodeError(f"option {name} takes true or false", protocol=PROTOCOL)
+        attribute = "time_zone" if name == "tz" else name.replace("-", "_")
+        values[attribute] = text == "true" if name in _BOOLEANS else text
+    if profile is not None:
+        values["profile"] = profile
+    return Config(**values)  # type: ignore[arg-type]

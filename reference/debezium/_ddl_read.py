@@ -1,0 +1,99 @@
+"""``tableChanges[].table`` back to a ``TableInfo`` (the decoder side of ``_ddl``).
+
+What the description carries comes back: type name, UNSIGNED/ZEROFILL, nullability, charset,
+length or fsp, scale, ENUM/SET members, default, comment, AUTO_INCREMENT (or, on TIMESTAMP,
+ON UPDATE CURRENT_TIMESTAMP) and the primary key. TiCDC writes a length only where it differs
+from the type's default and clears comments of columns the query defines, so those come back
+as ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from ticdc_conformance.reference.tables import TYPE_CODES, ColumnInfo, IndexInfo, TableInfo
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = ["read_table_change"]
+
+T = TypeVar("T")
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
+_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?")
+_INTEGERS = frozenset({"tinyint", "smallint", "mediumint", "int", "bigint", "year"})
+
+
+def _get(raw: dict[str, object], name: str, kind: type[T]) -> T | None:
+    value = raw.get(name)
+    if value is not None and type(value) is not kind:
+        raise ValueError(f"{name} must be a {kind.__name__} or null")
+    return value
+
+
+def _default(kind: str, text: str | None) -> Value:
+    if text is None:
+        return None
+    if kind in _INTEGERS and _INTEGER.fullmatch(text):
+        return int(text)
+    if kind == "bit" and text and set(text) <= {"0", "1"}:
+        return int(text, 2)
+    if kind == "decimal" and _DECIMAL.fullmatch(text):
+        return DecimalValue(text)
+    if kind == "timestamp" and _TIMESTAMP.fullmatch(text):
+        return TimestampValue(text, None)
+    return text
+
+
+def _column(raw: object) -> ColumnInfo:
+    if not isinstance(raw, dict):
+        raise ValueError("a column must be an object")
+    type_name = _get(raw, "typeName", str)
+    name = _get(raw, "name", str)
+    if not isinstance(type_name, str) or not isinstance(name, str):
+        raise ValueError("a column needs name and typeName")
+    words = type_name.lower().split()
+    kind = words[0] if words else ""
+    if kind not in TYPE_CODES:
+        raise ValueError(f"unknown typeName {type_name!r}")
+    length = _get(raw, "length", int)
+    # Go prints a whole float64 scale as an integer
+    scale = _get(raw, "scale", int) if type(raw.get("scale")) is int else _get(raw, "scale", float)
+    temporal = kind in ("datetime", "timestamp", "time")
+    elements = _get(raw, "enumValues", list)
+    automatic = _get(raw, "autoIncremented", bool) is True
+    return ColumnInfo(
+        name=name,
+        type=kind,
+        unsigned="unsigned" in words,
+        zerofill="zerofill" in words,
+        nullable=_get(raw, "optional", bool) is not False,
+        charset=_get(raw, "charsetName", str),
+        length=None if temporal or kind in ("enum", "set") else length,
+        decimal=length if temporal else None if scale is None else int(scale),
+        elements=None if elements is None else tuple(str(e).strip("'") for e in elements),
+        default=_default(kind, _get(raw, "defaultValueExpression", str)),
+        comment=_get(raw, "comment", str),
+        auto_increment=automatic and kind != "timestamp",
+        on_update_now=automatic and kind == "timestamp",
+    )
+
+
+def read_table_change(raw: dict[str, object] | None, schema: str, table: str) -> TableInfo | None:
+    """The table of one ``tableChanges`` element (``None`` for DROP's null table)."""
+    if raw is None:
+        return None
+    columns = _get(raw, "columns", list) or []
+    primary = _get(raw, "primaryKeyColumnNames", list) or []
+    if not all(isinstance(name, str) for name in primary):
+        raise ValueError("primaryKeyColumnNames must be strings")
+    indexes = (IndexInfo(name="PRIMARY", columns=tuple(primary), primary=True, unique=True),)
+    charset = _get(raw, "defaultCharsetName", str)
+    return TableInfo(
+        schema=schema,
+        name=table,
+        columns=tuple(_column(c) for c in columns),
+        indexes=indexes if primary else (),
+        charset=charset or None,
+    )

@@ -1,0 +1,167 @@
+"""Debezium encoder: change events → Kafka messages (ground truth §5.1, §5.2, §5.5).
+
+One message per row and per DDL, key and value both JSON objects of ``payload`` then
+``schema``. A resolved event becomes a WATERMARK message only with enable-tidb-extension;
+without it TiCDC writes nothing, and neither does the reference. A DDL of a kind TiCDC does
+not classify is dropped the same way (``_ddl``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ticdc_conformance.reference._gojson import to_bytes
+from ticdc_conformance.reference.debezium._config import PROTOCOL, Config
+from ticdc_conformance.reference.debezium._ddl import encode_ddl
+from ticdc_conformance.reference.debezium._envelope import (
+    OP_SCHEMA,
+    TRANSACTION_SCHEMA,
+    TS_MS_SCHEMA,
+    source_payload,
+    source_schema,
+)
+from ticdc_conformance.reference.debezium._json import Pairs, Raw, dump
+from ticdc_conformance.reference.debezium._names import sanitize_name, schema_topic_name
+from ticdc_conformance.reference.debezium._types import field_schema, field_value
+from ticdc_conformance.reference.errors import EncodeError
+from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
+from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo
+from ticdc_conformance.reference.values import Value
+
+__all__ = ["encode"]
+
+
+def _columns(event: RowChangedEvent, image: Sequence[Value], positions: Sequence[int],
+             flags: Sequence[int], config: Config) -> Pairs:  # fmt: skip
+    members = Pairs()
+    for i in positions:
+        column = event.table.columns[i]
+        try:
+            members += field_value(column, flags[i], image[i], config)
+        except ValueError as error:
+            raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
+    return members
+
+
+def _field_schemas(
+    columns: Sequence[ColumnInfo], positions: Sequence[int], flags: Sequence[int], config: Config
+) -> list[dict[str, object]]:
+    schemas = []
+    for i in positions:
+        try:
+            schemas.append(field_schema(columns[i], flags[i], config))
+        except ValueError as error:
+            reason = f"column {columns[i].name!r} default: {error}"
+            raise EncodeError(reason, protocol=PROTOCOL) from None
+    return schemas
+
+
+def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
+    table = event.table
+    # handle-key columns, from the new image, or the old one for deletes (§5.1)
+    handle = [i for i, c in enumerate(table.columns) if flags[i] & HANDLE_KEY_FLAG]
+    image = event.after if event.after is not None else event.before
+    assert image is not None
+    key: dict[str, object] = {"payload": _columns(event, image, handle, flags, config)}
+    if not config.debezium_disable_schema:
+        key["schema"] = {
+            "type": "struct",
+            "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
+            "optional": False,
+            "fields": _field_schemas(table.columns, handle, flags, config),
+        }
+    return key
+
+
+def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) -> Raw:
+    columns = event.table.columns
+    virtual = [i for i, c in enumerate(columns) if c.is_virtual]
+    if config.profile == "tiflow":
+        # the row's columns, then the virtual generated ones appended (§5.2)
+        order = [i for i, c in enumerate(columns) if not c.is_virtual] + virtual
+    else:
+        # every column, and the virtual ones a second time (§5.2, code reading)
+        order = list(range(len(columns))) + virtual
+    return Raw(dump(_field_schemas(columns, order, flags, config)))
+
+
+def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
+    table = event.table
+    stored = [i for i, c in enumerate(table.columns) if not c.is_virtual]
+    payload: dict[str, object] = {
+        "source": source_payload(config, table.schema, table.name, event.commit_ts),
+        "ts_ms": config.now_ms(),
+        "transaction": None,
+        "op": {"insert": "c", "update": "u", "delete": "d"}[event.op],
+    }
+    if event.op == "insert":
+        payload["before"] = None
+    if event.op == "delete":
+        payload["after"] = None
+    if event.before is not None and (event.op == "delete" or config.output_old_value):
+        payload["before"] = _columns(event, event.before, stored, flags, config)
+    if event.after is not None:
+        payload["after"] = _columns(event, event.after, stored, flags, config)
+    value: dict[str, object] = {"payload": payload}
+    if not config.debezium_disable_schema:
+        prefix = schema_topic_name(config.cluster_id, table.schema, table.name)
+        fields = _value_fields(event, flags, config)
+        images = [
+            {"type": "struct", "optional": True, "name": f"{prefix}.Value", "field": image,
+             "fields": fields}
+            for image in ("before", "after")
+        ]  # fmt: skip
+        value["schema"] = {
+            "type": "struct",
+            "optional": False,
+            "name": f"{prefix}.Envelope",
+            "version": 1,
+            "fields": [*images, source_schema(config), OP_SCHEMA, TS_MS_SCHEMA,
+                       TRANSACTION_SCHEMA],
+        }  # fmt: skip
+    return value
+
+
+def _watermark(commit_ts: int, config: Config) -> Message:
+    prefix = f"{sanitize_name(config.cluster_id)}.watermark"
+    key: dict[str, object] = {"payload": {}}
+    value: dict[str, object] = {
+        "payload": {
+            "source": source_payload(config, "", "", commit_ts),
+            "ts_ms": config.now_ms(),
+            "transaction": None,
+            "op": "m",
+        }
+    }
+    if not config.debezium_disable_schema:
+        key["schema"] = {"type": "struct", "name": f"{prefix}.Key", "optional": False,
+                         "fields": []}  # fmt: skip
+        value["schema"] = {
+            "type": "struct",
+            "optional": False,
+            "name": f"{prefix}.Envelope",
+            "version": 1,
+            "fields": [source_schema(config), OP_SCHEMA, TS_MS_SCHEMA, TRANSACTION_SCHEMA],
+        }
+    return Message(key=to_bytes(dump(key)), value=to_bytes(dump(value)))
+
+
+def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:
+    """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
+    config = config or Config()
+    messages: list[Message] = []
+    for index, event in enumerate(events):
+        try:
+            if isinstance(event, RowChangedEvent):
+                flags = event.table.column_flags(config.profile)
+                key = dump(_row_key(event, flags, config))
+                value = dump(_row_value(event, flags, config))
+                messages.append(Message(key=to_bytes(key), value=to_bytes(value)))
+            elif isinstance(event, DDLEvent):
+                messages.extend(encode_ddl(event, config))
+            elif config.enable_tidb_extension:
+                messages.append(_watermark(event.commit_ts, config))
+        except EncodeError as error:
+            raise EncodeError(error.reason, protocol=PROTOCOL, event_index=index) from None
+    return messages

@@ -1,0 +1,59 @@
+"""JSON text as TiCDC's jsoniter writer emits it (§1.4), from plain Python structures.
+
+Members keep insertion order; ``Pairs`` allows a member name twice (one TiCDC quirk needs it,
+see ``_types``). ``Float32`` marks a value jsoniter writes with 32-bit shortest digits; other
+floats use 64-bit digits. ``Raw`` is text spliced in as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
+
+__all__ = ["Float32", "Pairs", "Raw", "dump"]
+
+
+@dataclass(frozen=True, slots=True)
+class Float32:
+    """A float jsoniter writes as float32."""
+
+    value: float
+
+
+@dataclass(frozen=True, slots=True)
+class Raw:
+    """Finished JSON text."""
+
+    text: str
+
+
+class Pairs(list[tuple[str, object]]):
+    """An object whose member names may repeat."""
+
+
+def dump(value: object) -> str:
+    """The JSON text of ``value`` (dict, Pairs, list, str, bytes as text, int, float, ...)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str | bytes):
+        return quote(value, JsonStyle.JSONITER)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return format_float(value, 64, JsonStyle.JSONITER)
+    if isinstance(value, Float32):
+        return format_float(value.value, 32, JsonStyle.JSONITER)
+    if isinstance(value, Raw):
+        return value.text
+    if isinstance(value, dict):
+        value = Pairs(value.items())
+    if isinstance(value, Pairs):
+        return "{" + ",".join(f"{dump(k)}:{dump(v)}" for k, v in value) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(map(dump, value)) + "]"
+    raise TypeError(f"cannot write {type(value).__name__}")
