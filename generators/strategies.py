@@ -72,6 +72,10 @@ _CHARSETS = st.sampled_from(
     [(None, None), ("utf8mb4", "utf8mb4_bin"), ("utf8mb4", "utf8mb4_general_ci"),
      ("latin1", "latin1_swedish_ci"), ("gbk", "gbk_chinese_ci")]
 )  # fmt: skip
+_NO_LITERAL_DEFAULT = frozenset(
+    {"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob",
+     "json", "vector"}
+)  # fmt: skip
 _LENGTHS = {"char": 255, "binary": 255, "varchar": 16383, "varbinary": 65535}
 
 
@@ -124,7 +128,8 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
         comment=draw(st.none() | _texts),
         generated=draw(st.sampled_from([None] * 6 + ["stored", "virtual"])),
     )
-    if draw(st.integers(0, 3)) == 0:
+    # TiDB takes no literal DEFAULT for BLOB, TEXT, JSON and VECTOR columns (as MySQL)
+    if mysql_type not in _NO_LITERAL_DEFAULT and draw(st.integers(0, 3)) == 0:
         column = dataclasses.replace(column, default=draw(_non_null_values(column)))
     return column
 

@@ -82,7 +82,7 @@ def column_value_string(column: ColumnInfo, value: Value) -> bytes:
     if isinstance(value, bytes):
         return value
     if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape")
+        return value.encode()
     if isinstance(value, float):
         return format_float_positional(value, 32 if column.type == "float" else 64).encode()
     if isinstance(value, DecimalValue | TimestampValue):

@@ -61,7 +61,13 @@ Value = None | int | float | str | bytes | DecimalValue | TimestampValue
 
 def check_value(value: object) -> str | None:
     """Return why ``value`` is not a ``Value``, or ``None`` when it is one."""
-    if value is None or isinstance(value, str | bytes | DecimalValue | TimestampValue):
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return "text must be valid Unicode; give bytes that are not UTF-8 as bytes"
+        return None
+    if value is None or isinstance(value, bytes | DecimalValue | TimestampValue):
         return None
     if isinstance(value, bool):
         return "booleans are not column values; BOOL is TINYINT(1), use 0 or 1"
