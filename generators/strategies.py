@@ -10,6 +10,7 @@ characters, text that is not valid UTF-8, and every byte value in binary columns
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Sequence
 
 from hypothesis import strategies as st
@@ -110,7 +111,9 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
         scale = None
     elements = None
     if mysql_type in ("enum", "set"):
-        elements = tuple(draw(st.lists(_names, min_size=1, max_size=5, unique=True)))
+        # a SET member cannot hold a comma (TiDB rejects it); an ENUM member can
+        names = _names.filter(lambda n: "," not in n) if mysql_type == "set" else _names
+        elements = tuple(draw(st.lists(names, min_size=1, max_size=5, unique=True)))
     charset, collation = draw(_CHARSETS) if mysql_type in _TEXT_TYPES else (None, None)
     column = ColumnInfo(
         name=name if name is not None else draw(_names),
@@ -130,7 +133,12 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
     )
     # TiDB takes no literal DEFAULT for BLOB, TEXT, JSON and VECTOR columns (as MySQL)
     if mysql_type not in _NO_LITERAL_DEFAULT and draw(st.integers(0, 3)) == 0:
-        column = dataclasses.replace(column, default=draw(_non_null_values(column)))
+        default = draw(_non_null_values(column))
+        if mysql_type == "enum" and default == 0:
+            default = 1  # the invalid member '' (index 0) is no default TiDB accepts
+        if mysql_type in _TEXT_TYPES and isinstance(default, bytes):
+            default = default.decode("utf-8", "replace")  # a text default is valid text
+        column = dataclasses.replace(column, default=default)
     return column
 
 
@@ -147,6 +155,20 @@ def _fraction(fsp: int) -> st.SearchStrategy[str]:
     if not fsp:
         return st.just("")
     return st.integers(0, 10**fsp - 1).map(lambda f: f".{f:0{fsp}d}")
+
+
+# naive wall-clock times: Hypothesis draws naive datetimes between naive bounds
+_TIMESTAMP_RANGE = (dt.datetime(1970, 1, 1, 0, 0, 1), dt.datetime(2038, 1, 19, 3, 14, 7))  # noqa: DTZ001
+
+
+def _timestamps(fsp: int) -> st.SearchStrategy[str]:
+    """TIMESTAMP text in TiDB's range (UTC, as the server zone here), or the zero value."""
+    in_range = st.builds(
+        lambda d, f: d.strftime("%Y-%m-%d %H:%M:%S") + f,
+        st.datetimes(*_TIMESTAMP_RANGE) | st.sampled_from(_TIMESTAMP_RANGE),
+        _fraction(fsp),
+    )
+    return in_range | st.just("0000-00-00 00:00:00" + _zeros(fsp))
 
 
 def _zeros(fsp: int) -> str:
@@ -189,7 +211,7 @@ def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
             st.dates().map(lambda d: d.strftime("%Y-%m-%d").zfill(10)), st.just("0000-00-00")
         ),
         "datetime": _datetimes(fsp) | st.just("0000-00-00 00:00:00" + _zeros(fsp)),
-        "timestamp": _datetimes(fsp).map(lambda text: TimestampValue(text, None)),
+        "timestamp": _timestamps(fsp).map(lambda text: TimestampValue(text, None)),
         "time": st.builds(
             lambda sign, h, m, s, f: f"{sign}{h:02d}:{m:02d}:{s:02d}{f}",
             st.sampled_from(["", "-"]),

@@ -285,7 +285,8 @@ def _text(value: Value) -> str | bytes:
 
 def _as_bytes(value: Value) -> bytes:
     text = _text(value)
-    return text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    # surrogate escapes stand for the raw bytes of a binary default's text (``default_text``)
+    return text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
 
 
 def _timestamp(

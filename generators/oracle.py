@@ -1,0 +1,222 @@
+"""The cross-protocol oracle: what every protocol keeps of a row change, and what it loses.
+
+One change goes through every protocol's encoder and decoder; each decoded row is compared with
+a protocol-independent projection of the change, after the losses that protocol is documented
+to have (and only those). A disagreement is a bug in one codec or an undocumented loss.
+
+The projection compares meaning, not text: integers, FLOAT as its float32, DOUBLE, DECIMAL as
+a number, text and binary as bytes, temporal values as their text without trailing zeros in the
+fraction (Debezium's numbers carry no fsp). Virtual generated columns are never written.
+
+Documented losses (ground truth sections):
+
+* Go ``encoding/json`` replaces every byte of invalid UTF-8 in text with U+FFFD (§1.4): Open
+  Protocol profile ``tiflow`` in CHAR/VARCHAR (TEXT types travel as base64, §2.5) and Simple
+  JSON in every non-binary text type (§4.3). jsoniter and Avro keep the bytes.
+* Debezium (§5.3, run here with ``enable-tidb-extension`` so types are named): DECIMAL is a
+  double; NULL becomes the column DEFAULT; a zero DATE/DATETIME becomes NULL, or the epoch in a
+  NOT NULL column; a zero TIMESTAMP becomes the epoch, but a NULL whose default is the zero
+  TIMESTAMP stays NULL in a nullable column; DATE/DATETIME years 1–69 gain 2000 and 70–99
+  gain 1900.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from ticdc_conformance.reference import (
+    CODECS,
+    ColumnInfo,
+    DecimalValue,
+    DecodedRow,
+    RowChangedEvent,
+    TimestampValue,
+    Value,
+)
+
+__all__ = ["ORACLE_CONFIGS", "Canonical", "disagreements", "observed", "projected"]
+
+Canonical = None | int | float | Decimal | bytes | str
+"""A value reduced to its meaning (see the module docstring)."""
+
+ORACLE_CONFIGS: dict[str, dict[str, str]] = {
+    "open": {},
+    "craft": {},
+    "simple-json": {},
+    "simple-avro": {},
+    "debezium": {"enable-tidb-extension": "true"},
+}
+"""Encoder options per protocol for the oracle (Debezium names its types with the extension)."""
+
+_TEMPORAL = frozenset({"date", "datetime", "timestamp", "time"})
+_TEXT = frozenset({"char", "varchar", "tinytext", "text", "mediumtext", "longtext"})
+_SHORT_TEXT = frozenset({"char", "varchar"})
+_ZERO = re.compile(r"^0000-00-00")
+_TWO_DIGIT_YEAR = re.compile(r"^00([0-9]{2})(-.*)$")
+
+
+def _float32(x: float) -> float:
+    return float(struct.unpack("<f", struct.pack("<f", x))[0])
+
+
+def _temporal_text(text: str) -> str:
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def canonical(column: ColumnInfo, value: Value) -> Canonical:
+    """``value`` of ``column`` reduced to its meaning."""
+    if value is None or isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if column.type == "decimal":  # Debezium's double
+            return Decimal(repr(value))
+        return _float32(value) if column.type == "float" else value
+    if isinstance(value, DecimalValue):
+        return Decimal(value.text)
+    if isinstance(value, TimestampValue):
+        return _temporal_text(value.text)
+    if isinstance(value, str):
+        return _temporal_text(value) if column.type in _TEMPORAL else value.encode()
+    return value
+
+
+def _replace_invalid_utf8(data: bytes) -> bytes:
+    """Go encoding/json: each byte that is not part of valid UTF-8 becomes U+FFFD."""
+    text = data.decode("utf-8", "surrogateescape")
+    return re.sub("[\udc80-\udcff]", "\ufffd", text).encode()
+
+
+_Loss = Callable[[ColumnInfo, Canonical, str], Canonical]
+
+
+def _json_text_loss(kinds: frozenset[str]) -> _Loss:
+    def loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
+        del profile
+        binary = column.effective_charset == "binary"
+        if column.type in kinds and not binary and isinstance(value, bytes):
+            return _replace_invalid_utf8(value)
+        return value
+
+    return loss
+
+
+def _open_loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
+    return _json_text_loss(_SHORT_TEXT)(column, value, profile) if profile == "tiflow" else value
+
+
+def _debezium_loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
+    del profile
+    if value is None and column.default is not None:
+        value = canonical(column, column.default)
+        if column.type == "timestamp" and isinstance(value, str) and _ZERO.match(value):
+            # a zero TIMESTAMP default stands in for NULL only in a NOT NULL column
+            return "1970-01-01 00:00:00" if column.nullable is False else None
+    if isinstance(value, Decimal):
+        return Decimal(repr(float(value)))
+    if isinstance(value, str) and column.type in ("date", "datetime"):
+        if _ZERO.match(value):
+            epoch = "1970-01-01" if column.type == "date" else "1970-01-01 00:00:00"
+            return epoch if column.nullable is False else None
+        two_digit = _TWO_DIGIT_YEAR.match(value)
+        if two_digit and int(two_digit[1]) > 0:
+            year = int(two_digit[1])
+            return f"{year + (2000 if year < 70 else 1900)}{two_digit[2]}"
+    if isinstance(value, str) and column.type == "timestamp" and _ZERO.match(value):
+        return "1970-01-01 00:00:00"
+    return value
+
+
+def _lossless(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
+    del column, profile
+    return value
+
+
+_LOSSES: dict[str, _Loss] = {
+    "open": _open_loss,
+    "craft": _lossless,
+    "simple-json": _json_text_loss(_TEXT),
+    "simple-avro": _lossless,
+    "debezium": _debezium_loss,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Projection:
+    """The parts of a row change every protocol carries."""
+
+    op: str
+    commit_ts: int | None
+    schema: str
+    table: str
+    before: dict[str, Canonical] | None
+    after: dict[str, Canonical] | None
+
+
+def projected(event: RowChangedEvent, protocol: str, profile: str) -> Projection:
+    """The change as ``protocol`` is documented to deliver it."""
+    loss = _LOSSES[protocol]
+
+    def image(values: Sequence[Value] | None) -> dict[str, Canonical] | None:
+        if values is None:
+            return None
+        return {
+            column.name: loss(column, canonical(column, value), profile)
+            for column, value in zip(event.table.columns, values, strict=True)
+            if not column.is_virtual
+        }
+
+    return Projection(
+        op=event.op, commit_ts=event.commit_ts, schema=event.table.schema,
+        table=event.table.name, before=image(event.before), after=image(event.after),
+    )  # fmt: skip
+
+
+def observed(row: DecodedRow, event: RowChangedEvent) -> Projection:
+    """A decoded row reduced the same way, typed by the change's table."""
+    columns = {column.name: column for column in event.table.columns}
+
+    def image(decoded: Sequence[Any] | None) -> dict[str, Canonical] | None:
+        if decoded is None:
+            return None
+        return {c.name: canonical(columns[c.name], c.value) for c in decoded}
+
+    return Projection(
+        op=row.op, commit_ts=row.commit_ts, schema=row.schema, table=row.table,
+        before=image(row.before), after=image(row.after),
+    )  # fmt: skip
+
+
+def decoded_rows(event: RowChangedEvent, protocol: str, profile: str) -> list[DecodedRow]:
+    """The rows a consumer of ``protocol`` reads back for ``event``."""
+    codec = CODECS[protocol]
+    config = codec.config_from_options(ORACLE_CONFIGS[protocol], profile=profile)
+    messages = codec.encode([event], config)
+    new_decoder = getattr(codec, "new_decoder", None)
+    if new_decoder is not None:  # Simple: the consumer learns the schema from a BOOTSTRAP
+        decoder = new_decoder()
+        decoder.feed(codec.encode_bootstrap(event.table, config))  # type: ignore[attr-defined]
+        events = [e for i, m in enumerate(messages) for e in decoder.feed(m, message_index=i)]
+    else:
+        events = [e for i, m in enumerate(messages) for e in codec.decode(m, message_index=i)]
+    return [e for e in events if isinstance(e, DecodedRow)]
+
+
+def disagreements(event: RowChangedEvent, protocol: str, profile: str) -> list[str]:
+    """How ``protocol`` under ``profile`` fails to deliver ``event`` as documented."""
+    rows = decoded_rows(event, protocol, profile)
+    if len(rows) != 1:
+        return [f"{protocol}/{profile}: {len(rows)} rows decoded, expected 1"]
+    want, got = projected(event, protocol, profile), observed(rows[0], event)
+    problems = []
+    for part in ("op", "commit_ts", "schema", "table", "before", "after"):
+        expected, actual = getattr(want, part), getattr(got, part)
+        if expected != actual:
+            problems.append(f"{protocol}/{profile} {part}: expected {expected!r}, got {actual!r}")
+    return problems
