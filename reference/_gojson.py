@@ -27,7 +27,9 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decima
 from enum import Enum
 from fractions import Fraction
 
-__all__ = ["JsonStyle", "format_float", "format_float_positional", "quote", "to_bytes"]
+__all__ = [
+    "JsonStyle", "format_float", "format_float_positional", "from_json_text", "quote", "to_bytes",
+]  # fmt: skip
 
 
 class JsonStyle(Enum):
@@ -80,6 +82,19 @@ def quote(data: str | bytes, style: JsonStyle) -> str:
 def to_bytes(json_text: str) -> bytes:
     """The bytes of finished JSON text (surrogate escapes become their raw bytes again)."""
     return json_text.encode("utf-8", "surrogateescape")
+
+
+def from_json_text(text: str) -> str | bytes:
+    """A decoded JSON string as a value: bytes when it carries raw bytes that were not UTF-8.
+
+    The inverse of the surrogate-escape convention: jsoniter and goavro copy invalid UTF-8
+    raw, and a decoder reading it with ``surrogateescape`` holds those bytes as surrogates.
+    """
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape")
+    return text
 
 
 def _float32(x: float) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ticdc_conformance.reference._options import read_options
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -58,23 +59,12 @@ _NOT_FOR_CRAFT = {
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    values: dict[str, object] = {}
-    for name, text in options.items():
+    for name in options:
         if name in _NOT_FOR_CRAFT:
             raise EncodeError(
                 f"option {name} does not apply: {_NOT_FOR_CRAFT[name]}", protocol=PROTOCOL
             )
-        if name not in OPTIONS:
-            raise EncodeError(f"unknown option {name!r}", protocol=PROTOCOL)
-        attribute = name.replace("-", "_")
-        if isinstance(getattr(Config(), attribute), bool):
-            if text not in ("true", "false"):
-                raise EncodeError(f"option {name} takes true or false", protocol=PROTOCOL)
-            values[attribute] = text == "true"
-        elif text.isascii() and text.isdigit():
-            values[attribute] = int(text)
-        else:
-            raise EncodeError(f"option {name} takes a whole number", protocol=PROTOCOL)
+    values = read_options(options, Config(), protocol=PROTOCOL, known=OPTIONS)
     if profile is not None:
         values["profile"] = profile
     return Config(**values)  # type: ignore[arg-type]

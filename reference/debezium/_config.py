@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 
+from ticdc_conformance.reference._options import read_options
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -64,23 +65,13 @@ OPTIONS: Mapping[str, str] = {
     "tz": "TiCDC server time zone, an IANA name (default UTC; TiCDC's is System)",
     "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
 }
-_BOOLEANS = ("enable-tidb-extension", "debezium-disable-schema", "output-old-value")
 
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    values: dict[str, object] = {}
-    for name, text in options.items():
-        if name not in OPTIONS:
-            raise EncodeError(f"unknown option {name!r}", protocol=PROTOCOL)
-        if name == "large-message-handle-compression":
-            if text != "none":
-                raise EncodeError(f"compression {text!r} is not implemented", protocol=PROTOCOL)
-            continue
-        if name in _BOOLEANS and text not in ("true", "false"):
-            raise EncodeError(f"option {name} takes true or false", protocol=PROTOCOL)
-        attribute = "time_zone" if name == "tz" else name.replace("-", "_")
-        values[attribute] = text == "true" if name in _BOOLEANS else text
+    values = read_options(
+        options, Config(), protocol=PROTOCOL, known=OPTIONS, renames={"tz": "time_zone"}
+    )
     if profile is not None:
         values["profile"] = profile
     return Config(**values)  # type: ignore[arg-type]

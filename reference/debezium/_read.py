@@ -25,6 +25,7 @@ import base64
 import binascii
 import re
 
+from ticdc_conformance.reference._gojson import from_json_text
 from ticdc_conformance.reference.debezium._temporal import (
     read_date,
     read_datetime,
@@ -72,15 +73,6 @@ def _text(raw: object) -> str:
     if type(raw) is not str:
         raise ValueError("expected a JSON string")
     return raw
-
-
-def _from_text(text: str) -> Value:
-    # surrogate escapes stand for raw bytes that were not UTF-8 (jsoniter copies them)
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape")
-    return text
 
 
 def _base64(raw: object) -> bytes:
@@ -131,7 +123,7 @@ def _temporal_or_text(name: str, raw: object) -> Value:
         return int(_text(raw)) if type(raw) is str and raw.isdigit() else _integer(raw, 32)
     if name == "io.debezium.data.Bits":
         return int.from_bytes(_base64(raw), "little")
-    return _from_text(_text(raw))  # Json, TiDBVectorFloat32
+    return from_json_text(_text(raw))  # Json, TiDBVectorFloat32
 
 
 def _typed(schema_type: object, raw: object, tidb: str | None) -> tuple[Value, str | None]:
@@ -159,7 +151,7 @@ def _typed(schema_type: object, raw: object, tidb: str | None) -> tuple[Value, s
     if schema_type == "string":
         if tidb in _BINARY_TIDB_TYPES:
             return _base64(raw), None
-        return _from_text(_text(raw)), None if tidb is not None else "binary-unknown"
+        return from_json_text(_text(raw)), None if tidb is not None else "binary-unknown"
     raise ValueError(f"unknown schema type {schema_type!r}")
 
 
@@ -170,7 +162,7 @@ def _untyped(raw: object) -> tuple[Value, str | None]:
     if type(raw) in (int, float):
         return raw, "no-schema"  # type: ignore[return-value]
     if type(raw) is str:
-        return _from_text(raw), "no-schema"
+        return from_json_text(raw), "no-schema"
     raise ValueError("expected a JSON scalar")
 
 

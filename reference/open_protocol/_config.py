@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from ticdc_conformance.reference._options import read_options
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -78,26 +79,9 @@ OPTIONS: Mapping[str, str] = {
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    values: dict[str, object] = {}
-    for name, text in options.items():
-        if name == "large-message-handle-compression":
-            if text != "none":
-                raise EncodeError(f"compression {text!r} is not implemented", protocol=PROTOCOL)
-            continue
-        if name not in OPTIONS:
-            raise EncodeError(f"unknown option {name!r}", protocol=PROTOCOL)
-        attribute = name.replace("-", "_")
-        default = getattr(Config(), attribute)
-        if isinstance(default, bool):
-            if text not in ("true", "false"):
-                raise EncodeError(f"option {name} takes true or false", protocol=PROTOCOL)
-            values[attribute] = text == "true"
-        elif isinstance(default, int) or attribute == "max_batched_bytes":
-            if not (text.isascii() and text.isdigit()):
-                raise EncodeError(f"option {name} takes a whole number", protocol=PROTOCOL)
-            values[attribute] = int(text)
-        else:
-            values[attribute] = text
+    values = read_options(
+        options, Config(), protocol=PROTOCOL, known=OPTIONS, integers={"max_batched_bytes"}
+    )
     if profile is not None:
         values["profile"] = profile
     return Config(**values)  # type: ignore[arg-type]

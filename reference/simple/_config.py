@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ticdc_conformance.reference._options import read_options
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -86,6 +87,12 @@ OPTIONS: Mapping[str, str] = {
 }
 
 
+def _integrity_check_level(text: str) -> tuple[str, object]:
+    if text not in ("none", "correctness"):
+        raise ValueError("takes none or correctness")
+    return "enable_row_checksum", text == "correctness"
+
+
 def config_from_options(
     options: Mapping[str, str],
     *,
@@ -93,28 +100,12 @@ def config_from_options(
     encoding_format: EncodingFormat = "json",
 ) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    protocol = f"{PROTOCOL}-{encoding_format}"
-    values: dict[str, object] = {"encoding_format": encoding_format}
-    for name, text in options.items():
-        if name not in OPTIONS:
-            raise EncodeError(f"unknown option {name!r}", protocol=protocol)
-        if name == "large-message-handle-compression":
-            if text != "none":
-                raise EncodeError(f"compression {text!r} is not implemented", protocol=protocol)
-        elif name == "integrity-check-level":
-            if text not in ("none", "correctness"):
-                raise EncodeError(f"{name} takes none or correctness", protocol=protocol)
-            values["enable_row_checksum"] = text == "correctness"
-        elif name == "tz":
-            values["time_zone"] = text
-        else:
-            attribute = name.replace("-", "_")
-            if isinstance(getattr(Config(), attribute), str):
-                values[attribute] = text
-            elif text.isascii() and text.isdigit():
-                values[attribute] = int(text)
-            else:
-                raise EncodeError(f"option {name} takes a whole number", protocol=protocol)
+    values = read_options(
+        options, Config(), protocol=f"{PROTOCOL}-{encoding_format}", known=OPTIONS,
+        renames={"tz": "time_zone"},
+        special={"integrity-check-level": _integrity_check_level},
+    )  # fmt: skip
+    values["encoding_format"] = encoding_format
     if profile is not None:
         values["profile"] = profile
     return Config(**values)  # type: ignore[arg-type]

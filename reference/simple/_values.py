@@ -21,7 +21,12 @@ import binascii
 import re
 from dataclasses import dataclass
 
-from ticdc_conformance.reference._gojson import JsonStyle, _digits, _float32, quote
+from ticdc_conformance.reference._gojson import (
+    JsonStyle,
+    format_float_positional,
+    from_json_text,
+    quote,
+)
 from ticdc_conformance.reference.simple._text import avro_text, to_int64
 from ticdc_conformance.reference.tables import ColumnInfo, Profile
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
@@ -31,7 +36,6 @@ __all__ = [
     "UNSIGNED_RECORD",
     "Raw",
     "Unsigned",
-    "format_positional",
     "read_value",
     "untyped",
     "write_avro_value",
@@ -62,22 +66,6 @@ class Unsigned:
 
 Raw = None | int | float | str | bytes | TimestampValue | Unsigned
 """A DML value as read from the wire, before it is typed against a column."""
-
-
-def format_positional(x: float, bits: int) -> str:
-    """Go ``strconv.FormatFloat(x, 'f', -1, bits)``: shortest digits, never an exponent."""
-    if bits == 32:
-        x = _float32(x)
-    sign = "-" if x < 0 or (x == 0 and str(x).startswith("-")) else ""
-    if x == 0:
-        return sign + "0"
-    digits, exponent = _digits(x, bits)
-    if exponent >= 0:
-        return sign + digits + "0" * exponent
-    whole = len(digits) + exponent
-    if whole > 0:
-        return f"{sign}{digits[:whole]}.{digits[whole:]}"
-    return f"{sign}0.{'0' * -whole}{digits}"
 
 
 def _is_binary(column: ColumnInfo) -> bool:
@@ -139,7 +127,7 @@ def _json_text(column: ColumnInfo, value: Value, zone: str) -> str:
     if code in _INTEGER_BITS or code in _UINT64_CODES:
         return f'"{_integer(column, value)}"'
     if code in (4, 5):
-        return f'"{format_positional(_float(value), 32 if code == 4 else 64)}"'
+        return f'"{format_float_positional(_float(value), 32 if code == 4 else 64)}"'
     if code == 246:
         if not isinstance(value, DecimalValue):
             raise ValueError(f"expected a decimal, got {type(value).__name__}")
@@ -208,21 +196,12 @@ def write_avro_value(
         raise ValueError(f"column {column.name!r}: {error}") from None
 
 
-def _from_text(text: str) -> Value:
-    """Text, or bytes when it holds surrogate escapes (bytes that were not UTF-8)."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape")
-    return text
-
-
 def untyped(raw: Raw) -> Value:
     """A value as the wire has it, when no table schema says its type."""
     if isinstance(raw, Unsigned):
         return raw.value
     if isinstance(raw, str):
-        return _from_text(raw)
+        return from_json_text(raw)
     return raw
 
 
@@ -250,7 +229,7 @@ def _read_float(raw: Raw, bits: int, avro: bool) -> float:
         if type(raw) is not float:
             raise ValueError("expected a float or double")
         # fastavro widens a float to Python's float; keep its shortest float32 digits
-        return float(format_positional(raw, 32)) if bits == 32 else raw
+        return float(format_float_positional(raw, 32)) if bits == 32 else raw
     if not isinstance(raw, str) or not _FLOAT_TEXT.fullmatch(raw):
         raise ValueError("expected a number in positional notation")
     value = float(raw)
@@ -292,5 +271,5 @@ def read_value(column: ColumnInfo, raw: Raw, *, avro: bool) -> Value:
     if code in _STRING_CODES or code in _TEXT_CODES:
         if not isinstance(raw, str):
             raise ValueError("expected text")
-        return _from_text(raw) if code in _STRING_CODES else raw
+        return from_json_text(raw) if code in _STRING_CODES else raw
     raise ValueError(f"a {column.type} column holds only NULL")
