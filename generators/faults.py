@@ -118,6 +118,12 @@ class _Injector:
         self.rng.shuffle(mine)
         return mine
 
+    def stretches(self, zone: int) -> Iterator[tuple[int, int, int, list[int]]]:
+        """(partition, start, end, indexes of row messages) per segment of ``zone``, shuffled."""
+        for p in self.partitions():
+            for start, end in self.segments(p, zone):
+                yield p, start, end, self.rows_in(p, start, end)
+
     def rows_in(self, partition: int, start: int, end: int) -> list[int]:
         deliveries = self.log.partitions[partition]
         return [i for i in range(start + 1, end) if deliveries[i].kind == "rows"]
@@ -140,11 +146,8 @@ class _Injector:
 
 
 def _replay(inj: _Injector, zone: int) -> list[_Mark]:
-    for p in inj.partitions():
-        for start, end in inj.segments(p, zone):
-            rows = inj.rows_in(p, start, end)
-            if not rows:
-                continue
+    for p, _, end, rows in inj.stretches(zone):
+        if rows:
             deliveries = inj.log.partitions[p]
             copies = [dataclasses.replace(deliveries[i]) for i in rows]
             deliveries[end + 1 : end + 1] = copies
@@ -153,11 +156,8 @@ def _replay(inj: _Injector, zone: int) -> list[_Mark]:
 
 
 def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
-    for p in inj.partitions():
-        for start, end in inj.segments(p, zone):
-            rows = inj.rows_in(p, start, end)
-            if not rows:
-                continue
+    for p, _, end, rows in inj.stretches(zone):
+        if rows:
             deliveries = inj.log.partitions[p]
             watermark = deliveries[end].commit_ts
             template = deliveries[rows[-1]]
@@ -174,10 +174,8 @@ def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
 
 
 def _watermark_regression(inj: _Injector, zone: int) -> list[_Mark]:
-    for p in inj.partitions():
-        for start, end in inj.segments(p, zone):
-            if start < 0:
-                continue
+    for p, start, end, _ in inj.stretches(zone):
+        if start >= 0:
             deliveries = inj.log.partitions[p]
             old = dataclasses.replace(deliveries[start])
             deliveries.insert(end + 1, old)
@@ -190,13 +188,12 @@ _Inject = Callable[[_Injector, int], list[_Mark]]
 
 def _missing(kind: str, rule: str) -> _Inject:
     def inject(inj: _Injector, zone: int) -> list[_Mark]:
-        for p in inj.partitions():
-            for start, end in inj.segments(p, zone):
-                deliveries = inj.log.partitions[p]
-                where = [i for i in range(start + 1, end + 1) if deliveries[i].kind == kind]
-                if where:
-                    removed = deliveries.pop(where[0])
-                    return [_Mark(rule, p, None, removed.commit_ts)]
+        for p, start, end, _ in inj.stretches(zone):
+            deliveries = inj.log.partitions[p]
+            where = [i for i in range(start + 1, end + 1) if deliveries[i].kind == kind]
+            if where:
+                removed = deliveries.pop(where[0])
+                return [_Mark(rule, p, None, removed.commit_ts)]
         raise FaultPlacementError(f"no {kind} message to remove")
 
     return inject
@@ -213,31 +210,30 @@ def _segment_before(deliveries: list[Delivery], end: int) -> Iterator[Delivery]:
 def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
     if len(inj.log.partitions) < 2:
         raise FaultPlacementError("a wrong partition needs a topic of two partitions or more")
-    for p in inj.partitions():
-        for start, end in inj.segments(p, zone):
-            watermark = inj.log.partitions[p][end].commit_ts
-            for i in inj.rows_in(p, start, end):
-                moved = inj.log.partitions[p][i]
-                oldest: dict[tuple[str, str], int] = {}
-                for row in inj.decode_rows(moved):
-                    key = (row.schema, row.table)
-                    oldest[key] = min(oldest.get(key, _ts(row)), _ts(row))
-                for q in inj.partitions():
-                    target = inj.log.partitions[q]
-                    ends = [j for j, d in enumerate(target)
+    for p, _, end, rows in inj.stretches(zone):
+        watermark = inj.log.partitions[p][end].commit_ts
+        for i in rows:
+            moved = inj.log.partitions[p][i]
+            oldest: dict[tuple[str, str], int] = {}
+            for row in inj.decode_rows(moved):
+                key = (row.schema, row.table)
+                oldest[key] = min(oldest.get(key, _ts(row)), _ts(row))
+            for q in inj.partitions():
+                target = inj.log.partitions[q]
+                ends = [j for j, d in enumerate(target)
                             if d.kind == "resolved" and d.commit_ts == watermark]  # fmt: skip
-                    if q == p or not ends:
-                        continue
-                    # it goes last in q's segment: no row there may be newer than it, per table
-                    newer = any(
-                        row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
-                        for d in _segment_before(target, ends[0])
-                        for row in d.rows
-                    )
-                    if not newer:
-                        del inj.log.partitions[p][i]
-                        target.insert(ends[0], moved)
-                        return [_Mark("partition-affinity", q, moved, min(oldest.values()))]
+                if q == p or not ends:
+                    continue
+                # it goes last in q's segment: no row there may be newer than it, per table
+                newer = any(
+                    row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
+                    for d in _segment_before(target, ends[0])
+                    for row in d.rows
+                )
+                if not newer:
+                    del inj.log.partitions[p][i]
+                    target.insert(ends[0], moved)
+                    return [_Mark("partition-affinity", q, moved, min(oldest.values()))]
     raise FaultPlacementError("no row message can move to another partition cleanly")
 
 
@@ -248,27 +244,25 @@ def _ts(row: DecodedRow) -> int:
 
 
 def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
-    for p in inj.partitions():
+    for p, _, _, rows in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
-        for start, end in inj.segments(p, zone):
-            rows = inj.rows_in(p, start, end)
-            for i, j in itertools.pairwise(rows):
-                if j != i + 1:
-                    continue
-                older, newer = inj.decode_rows(deliveries[i]), inj.decode_rows(deliveries[j])
-                newest_of: dict[tuple[str, str], int] = {}
-                for row in newer:
-                    key = (row.schema, row.table)
-                    newest_of[key] = min(newest_of.get(key, _ts(row)), _ts(row))
-                shared = [
+        for i, j in itertools.pairwise(rows):
+            if j != i + 1:
+                continue
+            older, newer = inj.decode_rows(deliveries[i]), inj.decode_rows(deliveries[j])
+            newest_of: dict[tuple[str, str], int] = {}
+            for row in newer:
+                key = (row.schema, row.table)
+                newest_of[key] = min(newest_of.get(key, _ts(row)), _ts(row))
+            shared = [
                     _ts(r) for r in older
                     if (r.schema, r.table) in newest_of
                     and _ts(r) < newest_of[(r.schema, r.table)]
                 ]  # fmt: skip
-                if not shared:
-                    continue
-                deliveries[i], deliveries[j] = deliveries[j], deliveries[i]
-                return [_Mark("commit-ts-order", p, deliveries[j], min(shared))]
+            if not shared:
+                continue
+            deliveries[i], deliveries[j] = deliveries[j], deliveries[i]
+            return [_Mark("commit-ts-order", p, deliveries[j], min(shared))]
     raise FaultPlacementError("no two neighbouring row messages of one table")
 
 
@@ -283,17 +277,16 @@ def _corrupted(message: Message) -> list[Message]:
 
 
 def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
-    for p in inj.partitions():
-        for start, end in inj.segments(p, zone):
-            for i in inj.rows_in(p, start, end):
-                deliveries = inj.log.partitions[p]
-                for broken in _corrupted(deliveries[i].message):
-                    try:
-                        inj.codec.decode(broken)
-                    except DecodeError:
-                        oldest = inj.oldest(deliveries[i])
-                        deliveries[i] = dataclasses.replace(deliveries[i], message=broken)
-                        return [_Mark("undecodable", p, deliveries[i], oldest)]
+    for p, _, _, rows in inj.stretches(zone):
+        for i in rows:
+            deliveries = inj.log.partitions[p]
+            for broken in _corrupted(deliveries[i].message):
+                try:
+                    inj.codec.decode(broken)
+                except DecodeError:
+                    oldest = inj.oldest(deliveries[i])
+                    deliveries[i] = dataclasses.replace(deliveries[i], message=broken)
+                    return [_Mark("undecodable", p, deliveries[i], oldest)]
     raise FaultPlacementError("no row message could be corrupted")
 
 
@@ -307,22 +300,21 @@ def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
         for row in d.rows
     }
     unknown = next(v for v in range(1, len(known) + 2) if v not in known)
-    for p in inj.partitions():
-        for start, end in inj.segments(p, zone):
-            for i in inj.rows_in(p, start, end):
-                deliveries = inj.log.partitions[p]
-                template = deliveries[i]
-                if len(inj.codec.encode(template.rows, inj.config)) != len(template.rows):
-                    continue  # Simple writes one row per message; anything else is not Simple
-                # one row per message: the k-th message of a flush carries its k-th row
-                siblings = [d for d in deliveries if d.rows is template.rows]
-                row = template.rows[next(k for k, d in enumerate(siblings) if d is template)]
-                lost = dataclasses.replace(
-                    row, table=dataclasses.replace(row.table, schema_version=unknown)
-                )
-                (replacement,) = inj.encode_rows(template, [lost])
-                deliveries[i] = replacement
-                return [_Mark("schema-resolvable", p, replacement, row.commit_ts)]
+    for p, _, _, rows in inj.stretches(zone):
+        for i in rows:
+            deliveries = inj.log.partitions[p]
+            template = deliveries[i]
+            if len(inj.codec.encode(template.rows, inj.config)) != len(template.rows):
+                continue  # Simple writes one row per message; anything else is not Simple
+            # one row per message: the k-th message of a flush carries its k-th row
+            siblings = [d for d in deliveries if d.rows is template.rows]
+            row = template.rows[next(k for k, d in enumerate(siblings) if d is template)]
+            lost = dataclasses.replace(
+                row, table=dataclasses.replace(row.table, schema_version=unknown)
+            )
+            (replacement,) = inj.encode_rows(template, [lost])
+            deliveries[i] = replacement
+            return [_Mark("schema-resolvable", p, replacement, row.commit_ts)]
     raise FaultPlacementError("no DML message to strip of its schema")
 
 
