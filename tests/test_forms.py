@@ -124,6 +124,7 @@ def _with(path: str, value: Any) -> dict[str, Any]:
         (_with("/after", KeyError), "", "insert takes an after image"),
         (_with("/after/a", value=True), "/after/a", "not a value"),
         (_with("/after/a", 2**64), "/after/a", "range"),
+        (_with("/after/a", "\udcff"), "", "valid Unicode"),
         (_with("/after/b", 1), "/after/b", "no such column"),
         (_with("/after", {}), "/after", "missing column 'a'"),
         (_with("/after/a", {"decimal": "1e3"}), "/after/a", "not a decimal"),
