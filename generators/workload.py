@@ -110,13 +110,36 @@ def _image(table: TableInfo, key: int, rng: random.Random) -> tuple[Value, ...]:
     return (f"host-{key % 7}", at, rng.choice((None, 0.5, 1e-7, 3.25e10)), counter)
 
 
+class _LiveRows:
+    """The rows a table holds, with a random pick in constant time."""
+
+    def __init__(self) -> None:
+        self.keys: list[int] = []
+        self.images: dict[int, tuple[Value, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def put(self, key: int, image: tuple[Value, ...]) -> None:
+        if key not in self.images:
+            self.keys.append(key)
+        self.images[key] = image
+
+    def pop_random(self, rng: random.Random) -> tuple[int, tuple[Value, ...]]:
+        index = rng.randrange(len(self.keys))
+        key, last = self.keys[index], self.keys.pop()
+        if last != key:
+            self.keys[index] = last
+        return key, self.images.pop(key)
+
+
 def shop_workload(
     seed: int, *, resolved_every: int = 8, ddl_every: int = 500
 ) -> Iterator[WorkloadItem]:
     """An endless, seeded stream of transactions over ``SHOP_TABLES`` (see the module doc)."""
     rng = random.Random(seed)
     tables = list(SHOP_TABLES)
-    live: list[dict[int, tuple[Value, ...]]] = [{} for _ in tables]
+    live = [_LiveRows() for _ in tables]
     next_key = [1, 1, 1]
     ts = START_TS
     count = 0
@@ -132,16 +155,15 @@ def shop_workload(
                 key = next_key[which]
                 next_key[which] += 1
                 after = _image(table, key, rng)
-                rows_of[key] = after
+                rows_of.put(key, after)
                 rows.append(RowChangedEvent(commit_ts=ts, table=table, op="insert", after=after))
                 continue
-            key = rng.choice(list(rows_of))
-            before = rows_of.pop(key)
+            key, before = rows_of.pop_random(rng)
             if choice < 0.85:
                 after = _image(table, key, rng)
                 if table.name == "samples":  # the handle (host, at) stays; values change
                     after = (*before[:2], *after[2:])
-                rows_of[key] = after
+                rows_of.put(key, after)
                 rows.append(RowChangedEvent(commit_ts=ts, table=table, op="update",
                                             before=before, after=after))  # fmt: skip
             else:
