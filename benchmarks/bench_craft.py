@@ -19,6 +19,9 @@ import platform
 import sys
 from pathlib import Path
 
+# the scripts share their datasets; under PYTHONSAFEPATH (as tox runs) the folder is not on
+# the path by itself
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_open_protocol import craft_case1, per_call, wide_batch
 
 from ticdc_conformance.reference import RowChangedEvent, craft
