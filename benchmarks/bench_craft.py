@@ -14,15 +14,13 @@ in benchmarks/results/craft.md.
 
 from __future__ import annotations
 
-import argparse
-import platform
 import sys
 from pathlib import Path
 
-# the scripts share their datasets; under PYTHONSAFEPATH (as tox runs) the folder is not on
+# the scripts share harness.py; under PYTHONSAFEPATH (as tox runs) the folder is not on
 # the path by itself
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_open_protocol import craft_case1, per_call, wide_batch
+from harness import per_call, run
 
 from ticdc_conformance.reference import RowChangedEvent, craft
 
@@ -135,24 +133,16 @@ def table(results: list[dict[str, object]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
-    parser.add_argument("--write", action="store_true", help=f"store the table in {RESULTS.name}")
-    args = parser.parse_args()
-    repeat, budget = (3, 0.02) if args.quick else (7, 0.3)
-    results = [measure("craft-case1", craft_case1(), repeat, budget),
-               measure("wide-batch", wide_batch(), repeat, budget)]  # fmt: skip
-    machine = f"Python {platform.python_version()} on {platform.machine()}, {sys.platform}"
-    report = f"{table(results)}\n\nMedian of {repeat} runs each; {machine}.\n"
-    print(report)
-    if args.write:
-        RESULTS.write_text(
-            "# Craft codec throughput\n\n"
-            "Measured with `python benchmarks/bench_craft.py --write` (profile tiflow).\n"
-            "Ratios compare with floors measured in the same run on the same message: a bare\n"
-            "loop reading every varint the decoder reads (decode), and one writing the same\n"
-            "numbers as uvarints (encode). Value payloads are outside both floors.\n\n" + report
-        )
+    run(
+        __doc__,
+        RESULTS,
+        title="Craft codec throughput",
+        how="Ratios compare with floors measured in the same run on the same message: a bare\n"
+        "loop reading every varint the decoder reads (decode), and one writing the same\n"
+        "numbers as uvarints (encode). Value payloads are outside both floors.",
+        measure=measure,
+        table=table,
+    )
 
 
 if __name__ == "__main__":

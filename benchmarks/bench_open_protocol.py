@@ -14,73 +14,22 @@ the table in benchmarks/results/open_protocol.md.
 
 from __future__ import annotations
 
-import argparse
 import json
-import platform
-import statistics
 import sys
-import timeit
-from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
 from ticdc_conformance.reference import (
-    ColumnInfo,
-    DecimalValue,
     Message,
     RowChangedEvent,
-    TableInfo,
-    TimestampValue,
     open_protocol,
 )
-from ticdc_conformance.reference.forms import read_change_event
+
+# the scripts share harness.py; under PYTHONSAFEPATH (as tox runs) the folder is not on the
+# path by itself
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import per_call, run
 
 RESULTS = Path(__file__).resolve().parent / "results" / "open_protocol.md"
-
-
-def craft_case1() -> list[RowChangedEvent]:
-    text = (
-        resources.files("ticdc_conformance.cli")
-        .joinpath("examples", "craft-benchmark-case1.change.jsonl")
-        .read_text()
-    )
-    return [read_change_event(json.loads(line)) for line in text.splitlines()]  # type: ignore[misc]
-
-
-def wide_batch() -> list[RowChangedEvent]:
-    kinds = [
-        ("id", "bigint", {"key": "primary"}), ("u64", "bigint", {"unsigned": True}),
-        ("i32", "int", {}), ("i8", "tinyint", {}), ("amount", "decimal", {"decimal": 2}),
-        ("ratio", "double", {}), ("score", "float", {}), ("day", "date", {}),
-        ("at", "datetime", {"decimal": 3}), ("ts", "timestamp", {}), ("name", "varchar", {}),
-        ("title", "varchar", {}), ("code", "char", {}), ("body", "text", {}),
-        ("payload", "blob", {}), ("hash", "binary", {}), ("flag", "bit", {"length": 8}),
-        ("state", "enum", {"elements": ("a", "b")}), ("doc", "json", {}), ("note", "varchar", {}),
-    ]  # fmt: skip
-    table = TableInfo(
-        schema="shop",
-        name="orders",
-        columns=tuple(ColumnInfo(name=n, type=t, **kw) for n, t, kw in kinds),  # type: ignore[arg-type]
-    )
-
-    def image(i: int) -> tuple[object, ...]:
-        return (
-            i, 2**64 - 1 - i, -i, 7, DecimalValue(f"{i}.25"), i / 3, 1.5, "2024-02-29",
-            "2024-02-29 12:00:00.123", TimestampValue("2024-02-29 12:00:00", "UTC"),
-            f"customer {i}", "<b>Tom & Jerry</b>", "CN", "long text " * 8, bytes(range(32)),
-            b"\x89PNG\r\n\x1a\n", 5, 1, '{"k": [1, 2]}', None,
-        )  # fmt: skip
-
-    return [
-        RowChangedEvent(
-            commit_ts=450_000_000_000_000_000 + i,
-            table=table,
-            op="update",
-            before=image(i),  # type: ignore[arg-type]
-            after=image(i + 1),  # type: ignore[arg-type]
-        )
-        for i in range(16)
-    ]
 
 
 def entries(message: Message) -> list[bytes]:
@@ -93,12 +42,6 @@ def entries(message: Message) -> list[bytes]:
             out.append(data[position + 8 : position + 8 + size])
             position += 8 + size
     return [e for e in out if e]
-
-
-def per_call(function: Callable[[], object], repeat: int, budget: float) -> float:
-    """Median seconds per call over ``repeat`` runs of about ``budget`` seconds each."""
-    number = max(1, int(budget / max(timeit.timeit(function, number=3) / 3, 1e-9)))
-    return statistics.median(timeit.repeat(function, number=number, repeat=repeat)) / number
 
 
 def measure(
@@ -141,24 +84,15 @@ def table(results: list[dict[str, object]]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
-    parser.add_argument("--write", action="store_true", help=f"store the table in {RESULTS.name}")
-    args = parser.parse_args()
-    repeat, budget = (3, 0.02) if args.quick else (7, 0.3)
-    results = [measure("craft-case1", craft_case1(), repeat, budget),
-               measure("wide-batch", wide_batch(), repeat, budget)]  # fmt: skip
-    machine = f"Python {platform.python_version()} on {platform.machine()}, {sys.platform}"
-    report = f"{table(results)}\n\nMedian of {repeat} runs each; {machine}.\n"
-    print(report)
-    if args.write:
-        RESULTS.write_text(
-            "# Open Protocol codec throughput\n\n"
-            "Measured with `python benchmarks/bench_open_protocol.py --write` (profile tiflow).\n"
-            "Ratios compare with floors measured in the same run: bare `json.loads` of the same\n"
-            "JSON entries (decode) and `json.dumps` of the same parsed objects (encode).\n\n"
-            + report
-        )
+    run(
+        __doc__,
+        RESULTS,
+        title="Open Protocol codec throughput",
+        how="Ratios compare with floors measured in the same run: bare `json.loads` of the same\n"
+        "JSON entries (decode) and `json.dumps` of the same parsed objects (encode).",
+        measure=measure,
+        table=table,
+    )
 
 
 if __name__ == "__main__":

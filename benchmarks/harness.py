@@ -1,0 +1,106 @@
+"""What the codec benchmarks share: the datasets, the timer, and the command line.
+
+The scripts import this module from their own folder (they run as scripts, not as a package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import timeit
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from ticdc_conformance.reference import (
+    ColumnInfo,
+    DecimalValue,
+    RowChangedEvent,
+    TableInfo,
+    TimestampValue,
+)
+from ticdc_conformance.reference.forms import read_change_event
+
+Result = dict[str, object]
+
+
+def craft_case1() -> list[RowChangedEvent]:
+    text = (
+        resources.files("ticdc_conformance.cli")
+        .joinpath("examples", "craft-benchmark-case1.change.jsonl")
+        .read_text()
+    )
+    return [read_change_event(json.loads(line)) for line in text.splitlines()]  # type: ignore[misc]
+
+
+def wide_batch() -> list[RowChangedEvent]:
+    kinds = [
+        ("id", "bigint", {"key": "primary"}), ("u64", "bigint", {"unsigned": True}),
+        ("i32", "int", {}), ("i8", "tinyint", {}), ("amount", "decimal", {"decimal": 2}),
+        ("ratio", "double", {}), ("score", "float", {}), ("day", "date", {}),
+        ("at", "datetime", {"decimal": 3}), ("ts", "timestamp", {}), ("name", "varchar", {}),
+        ("title", "varchar", {}), ("code", "char", {}), ("body", "text", {}),
+        ("payload", "blob", {}), ("hash", "binary", {}), ("flag", "bit", {"length": 8}),
+        ("state", "enum", {"elements": ("a", "b")}), ("doc", "json", {}), ("note", "varchar", {}),
+    ]  # fmt: skip
+    table = TableInfo(
+        schema="shop",
+        name="orders",
+        columns=tuple(ColumnInfo(name=n, type=t, **kw) for n, t, kw in kinds),  # type: ignore[arg-type]
+    )
+
+    def image(i: int) -> tuple[object, ...]:
+        return (
+            i, 2**64 - 1 - i, -i, 7, DecimalValue(f"{i}.25"), i / 3, 1.5, "2024-02-29",
+            "2024-02-29 12:00:00.123", TimestampValue("2024-02-29 12:00:00", "UTC"),
+            f"customer {i}", "<b>Tom & Jerry</b>", "CN", "long text " * 8, bytes(range(32)),
+            b"\x89PNG\r\n\x1a\n", 5, 1, '{"k": [1, 2]}', None,
+        )  # fmt: skip
+
+    return [
+        RowChangedEvent(
+            commit_ts=450_000_000_000_000_000 + i,
+            table=table,
+            op="update",
+            before=image(i),  # type: ignore[arg-type]
+            after=image(i + 1),  # type: ignore[arg-type]
+        )
+        for i in range(16)
+    ]
+
+
+def per_call(function: Callable[[], object], repeat: int, budget: float) -> float:
+    """Median seconds per call over ``repeat`` runs of about ``budget`` seconds each."""
+    number = max(1, int(budget / max(timeit.timeit(function, number=3) / 3, 1e-9)))
+    return statistics.median(timeit.repeat(function, number=number, repeat=repeat)) / number
+
+
+def run(
+    doc: str | None,
+    results: Path,
+    *,
+    title: str,
+    how: str,
+    measure: Callable[[str, list[RowChangedEvent], int, float], Result],
+    table: Callable[[list[Result]], str],
+) -> None:
+    """Measure both datasets, print the table, and with ``--write`` store it in ``results``."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
+    parser.add_argument("--write", action="store_true", help=f"store the table in {results.name}")
+    args = parser.parse_args()
+    repeat, budget = (3, 0.02) if args.quick else (7, 0.3)
+    measured = [measure("craft-case1", craft_case1(), repeat, budget),
+                measure("wide-batch", wide_batch(), repeat, budget)]  # fmt: skip
+    machine = f"Python {platform.python_version()} on {platform.machine()}, {sys.platform}"
+    report = f"{table(measured)}\n\nMedian of {repeat} runs each; {machine}.\n"
+    print(report)
+    if args.write:
+        script = Path(sys.argv[0]).name
+        results.write_text(
+            f"# {title}\n\nMeasured with `python benchmarks/{script} --write` "
+            f"(profile tiflow).\n{how}\n\n{report}"
+        )
