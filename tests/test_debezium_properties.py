@@ -148,7 +148,7 @@ def check_round_trip(event: RowChangedEvent, config: debezium.Config) -> None:
                 assert any("'" in e or "\\" in e for e in column.elements or ())
                 continue
             want = expected(column, value)
-            if image[i] is None and want == "1970-01-01 00:00:00":
+            if image[i] is None and isinstance(want, str) and want == "1970-01-01 00:00:00":
                 want = None  # a default below MinTimestamp stands for a NULL: null (§5.3)
             assert normalized(column, got) == want, column
             assert got.handle_key == (column.name in handle)
