@@ -113,7 +113,39 @@ def _float32_from_bits(bits: int) -> float:
     return float(struct.unpack("<f", struct.pack("<I", bits))[0])
 
 
+_F32_LARGEST = 3.4028234663852886e38
+
+
+def _is_float32_midpoint(y: float) -> bool:
+    """Whether float64 ``y`` lies exactly halfway between two float32 values."""
+    low = _float32(y)
+    if low == y:
+        return False
+    bits = _float32_bits(low)
+    other = _float32_from_bits(bits + 1 if (y > low) == (low > 0) else bits - 1)
+    return (low + other) / 2 == y
+
+
 def _shortest_float32(x: float) -> Decimal:
+    """Fewest significant digits that read back as float32 ``x`` (x > 0), nearest first.
+
+    Fast path: where x's rounding interval is symmetric (its mantissa is not zero), the nearest
+    candidate of each length is the only one that can read back, and reading it through
+    float64 rounds like reading it directly unless it lands exactly on a float32 midpoint
+    (float64 rounding cannot cross one). Everything else takes the exact path below.
+    """
+    if _float32_bits(x) & 0x7FFFFF and x < _F32_LARGEST:
+        for digits in range(1, 10):
+            candidate = Decimal(f"{x:.{digits - 1}e}")
+            as_float64 = float(candidate)
+            if as_float64 >= _F32_LARGEST or _is_float32_midpoint(as_float64):
+                break  # near the top of the range struct cannot round: take the exact path
+            if _float32(as_float64) == x:
+                return candidate
+    return _shortest_float32_exact(x)
+
+
+def _shortest_float32_exact(x: float) -> Decimal:
     """Fewest significant digits that read back as float32 ``x`` (x > 0), nearest first.
 
     Exact: the candidates are tested against x's rounding interval with rationals, so no

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from ticdc_conformance.reference._gojson import (
     JsonStyle,
+    _shortest_float32,
+    _shortest_float32_exact,
     format_float,
     format_float_positional,
     quote,
@@ -87,6 +89,11 @@ def test_float32_is_shortest_that_reads_back(x: float) -> None:
     if len(digits) > 1:  # one digit fewer, correctly rounded, must not read back
         shorter = float(f"{Decimal(x):.{len(digits) - 2}e}")
         assert _f32(shorter) != x or abs(shorter - x) > abs(float(text) - x)
+
+
+@given(st.floats(width=32, min_value=0, exclude_min=True, allow_infinity=False))
+def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
+    assert _shortest_float32(x) == _shortest_float32_exact(x)
 
 
 @pytest.mark.parametrize(
