@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
+from ticdc_conformance.cli import _suite_commands
 from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import CODECS, Message, ProtocolError
@@ -268,10 +269,12 @@ def _parser() -> argparse.ArgumentParser:
                           help="an encoder option, as for encode")  # fmt: skip
     generate.add_argument("--seed", type=int, default=1)
     generate.add_argument("--out", required=True, help="dump folder to write")
+    _suite_commands.add_parsers(commands)
     return parser
 
 
-_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate}
+_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate,
+             **_suite_commands.COMMANDS}  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -279,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args, sys.stdout)
-    except _UsageError as error:
+    except (_UsageError, _suite_commands.UsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except ProtocolError as error:

@@ -1,0 +1,185 @@
+"""The commands ``fixtures`` (build, list, show, verify) and ``run`` (gate an implementation)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from ticdc_conformance.reference import CODECS
+
+__all__ = ["COMMANDS", "add_parsers"]
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Options the command cannot run with (exit status 2)."""
+
+
+def _root(args: argparse.Namespace) -> Path | None:
+    return Path(args.fixtures) if getattr(args, "fixtures", None) else None
+
+
+def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
+    from ticdc_conformance import fixtures  # noqa: PLC0415 - keeps the other commands light
+
+    if args.action == "build":
+        manifest = fixtures.build(Path(args.out))
+        print(f"wrote {len(manifest['cases'])} cases ({len(manifest['fixtures'])} fixture "
+              f"folders) to {args.out}", file=sys.stderr)  # fmt: skip
+        return EXIT_OK
+    root = _root(args)
+    if args.action == "verify":
+        problems = fixtures.verify(root, regenerate=not args.no_regenerate)
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        manifest = fixtures.load_manifest(root)
+        if problems:
+            return EXIT_FAILURE
+        print(f"ok: {len(manifest['cases'])} cases, every checksum matches"
+              f"{'' if args.no_regenerate else ', regeneration is byte-identical'}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_OK
+    from ticdc_conformance.suites import load_cases  # noqa: PLC0415
+
+    patterns = [args.case] if args.action == "show" else args.case or None
+    cases = load_cases(root, protocols=getattr(args, "protocol", None), ids=patterns)
+    if args.action == "list":
+        for case in cases:
+            out.write(f"{case.id}\t{case.tier}\t{case.comparison}\t{case.description}\n")
+        return EXIT_OK
+    if not cases:
+        raise UsageError(f"no case {args.case!r}")
+    for case in cases:
+        document: dict[str, Any] = {
+            "id": case.id, "protocol": case.protocol, "profile": case.profile,
+            "direction": case.direction, "comparison": case.comparison, "tier": case.tier,
+            "tags": list(case.tags), "spec": case.spec, "description": case.description,
+            "options": case.options, "fixture": str(case.path) + ".*",
+            "change_events": [json.loads(x) for x in _lines(case.root / case.change)],
+            "messages": [
+                {"role": m.role,
+                 "key": None if m.key is None else (case.root / m.key).read_bytes().hex(),
+                 "value": None if m.value is None else _text_or_hex(case.root / m.value)}
+                for m in case.messages
+            ],
+            "decoded": case.expected_decoded(),
+        }  # fmt: skip
+        out.write(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    return EXIT_OK
+
+
+def _lines(path: Path) -> list[str]:
+    return [line for line in path.read_text("utf-8").split("\n") if line]
+
+
+def _text_or_hex(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return data.hex(" ")
+    return text if text.isprintable() else data.hex(" ")
+
+
+def _run(args: argparse.Namespace, out: IO[str]) -> int:
+    from ticdc_conformance.suites import (  # noqa: PLC0415
+        XfailFileError,
+        load_cases,
+        match_entry,
+        read_xfail_file,
+        run_cases,
+        stale_entries,
+        summarize,
+    )
+    from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
+
+    del out
+    if not args.decoder and not args.encoder:
+        raise UsageError("give --decoder or --encoder (module:callable, or reference)")
+    try:
+        decoder = load_adapter(args.decoder, "decoder") if args.decoder else None
+        encoder = load_adapter(args.encoder, "encoder") if args.encoder else None
+        entries = read_xfail_file(args.xfail) if args.xfail else []
+    except (ValueError, XfailFileError, OSError) as error:
+        raise UsageError(str(error)) from None
+    directions = [d for d, given in (("decode", decoder), ("encode", encoder)) if given]
+    cases = load_cases(
+        _root(args), protocols=args.protocol or None, profiles=args.profile or None,
+        tiers=args.tier or None, directions=directions, ids=args.case or None,
+    )  # fmt: skip
+    if not cases:
+        raise UsageError("no case matches the selection")
+    adapters = {"decoder": args.decoder or "", "encoder": args.encoder or ""}
+    outcomes = run_cases(cases, decoder=decoder, encoder=encoder, adapters=adapters,
+                         fixtures=args.fixtures)  # fmt: skip
+    failed = 0
+    for outcome in outcomes:
+        entry = match_entry(outcome.case.id, entries)
+        if outcome.status == "fail" and entry is None:
+            failed += 1
+            print(outcome.report(), file=sys.stderr)
+        elif outcome.status == "pass" and entry is not None:
+            failed += 1
+            print(f"XPASS {outcome.case.id}: listed as a known failure but passes; delete "
+                  f"line {entry.where()}: {entry.text()}", file=sys.stderr)  # fmt: skip
+    for entry in stale_entries([c.id for c in cases], entries):
+        print(f"warning: stale known-failure entry {entry.where()} matches no selected case: "
+              f"{entry.text()}", file=sys.stderr)  # fmt: skip
+    for line in summarize(outcomes):
+        print(line, file=sys.stderr)
+    print(f"{len(outcomes)} case(s), {failed} unexpected result(s)", file=sys.stderr)
+    return EXIT_FAILURE if failed else EXIT_OK
+
+
+def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers action is private
+    """Add ``fixtures`` and ``run`` to the command parser."""
+    protocols = sorted(CODECS)
+    fixtures = commands.add_parser(
+        "fixtures", help="build, list, show or verify the golden fixtures",
+        description="Golden fixtures: build writes the tree deterministically; list and show "
+        "read the manifest; verify checks every sha256 and that regeneration is "
+        "byte-identical.",
+    )  # fmt: skip
+    actions = fixtures.add_subparsers(dest="action", required=True, metavar="ACTION")
+    build = actions.add_parser("build", help="write the golden tree (regenerate)")
+    build.add_argument("--out", required=True, help="fixtures folder to write")
+    for name, text in (("list", "list case ids"), ("show", "show one case"),
+                       ("verify", "check checksums and regeneration")):  # fmt: skip
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
+        if name == "show":
+            action.add_argument("case", help="case id (or pattern)")
+        elif name == "list":
+            action.add_argument("--protocol", action="append", choices=protocols)
+            action.add_argument("--case", action="append", help="id or pattern, repeatable")
+        else:
+            action.add_argument("--no-regenerate", action="store_true",
+                                help="check checksums only")  # fmt: skip
+    run = commands.add_parser(
+        "run", help="check an implementation against the golden cases",
+        description="Check a decoder (messages -> decoded events) and/or an encoder (change "
+        "events -> messages) against every selected case; print each failure with its case "
+        "id, fixture path, difference and a command replaying just that case, then counts "
+        "per protocol and tier.",
+        epilog="Exit codes: 0 every case as expected, 1 a conformance failure or unexpected "
+        "pass, 2 usage error, 3 the run broke.",
+    )  # fmt: skip
+    run.add_argument("--protocol", action="append", choices=protocols)
+    run.add_argument("--profile", action="append", choices=("tiflow", "ticdc"))
+    run.add_argument("--tier", action="append", choices=("required", "recommended"))
+    run.add_argument("--case", action="append", help="case id or pattern, repeatable")
+    run.add_argument("--decoder", help="module:callable, or reference")
+    run.add_argument("--encoder", help="module:callable, or reference")
+    run.add_argument("--xfail", help="known-failure file: 'CASE-ID-OR-PATTERN: reason' lines")
+    run.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str]], int]] = {
+    "fixtures": _fixtures,
+    "run": _run,
+}
