@@ -32,6 +32,8 @@ def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
         print(f"wrote {len(manifest['cases'])} cases ({len(manifest['fixtures'])} fixture "
               f"folders) to {args.out}", file=sys.stderr)  # fmt: skip
         return EXIT_OK
+    if args.action in {"pack", "export", "fetch"}:
+        return _bundle(args)
     root = _root(args)
     if args.action == "verify":
         problems = fixtures.verify(root, regenerate=not args.no_regenerate)
@@ -71,6 +73,35 @@ def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
         }  # fmt: skip
         out.write(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     return EXIT_OK
+
+
+def _bundle(args: argparse.Namespace) -> int:
+    from ticdc_conformance.fixtures import bundles  # noqa: PLC0415
+
+    if args.action == "fetch":
+        try:
+            root = bundles.fetch(args.version, args.url)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        print(f"fixtures {args.version} are in {root}", file=sys.stderr)
+        return EXIT_OK
+    if args.action == "pack":
+        tarball = bundles.pack(Path(args.out), _root(args))
+        print(f"wrote {tarball} and {tarball.parent / 'SHA256SUMS'}", file=sys.stderr)
+        return EXIT_OK
+    out = Path(args.out)
+    for name, path in bundles.members(_root(args) or fixtures_root()):
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(path.read_bytes())
+    print(f"exported the fixture tree to {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def fixtures_root() -> Path:
+    """The shipped fixtures."""
+    from ticdc_conformance.fixtures import default_root  # noqa: PLC0415
+
+    return default_root()
 
 
 def _lines(path: Path) -> list[str]:
@@ -160,6 +191,21 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
         else:
             action.add_argument("--no-regenerate", action="store_true",
                                 help="check checksums only")  # fmt: skip
+    bundle_actions = (
+        ("pack", "write the versioned tarball and SHA256SUMS"),
+        ("export", "copy the tree (manifest, schema, README, data) as files"),
+    )
+    for name, text in bundle_actions:
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--out", required=True, help="folder to write into")
+        action.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
+    fetch = actions.add_parser("fetch", help="download a bundle into the cache, checksum-checked")
+    fetch.add_argument("version", help="kit version of the bundle")
+    fetch.add_argument(
+        "--url",
+        required=True,
+        help="base URL (https://, file:// or a folder) of bundle and SHA256SUMS",
+    )
     run = commands.add_parser(
         "run", help="check an implementation against the golden cases",
         description="Check a decoder (messages -> decoded events) and/or an encoder (change "

@@ -20,6 +20,7 @@ Only the hooks live here; the suite library is imported when the options ask for
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,8 +48,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run this producer profile's cases (repeatable)")  # fmt: skip
     group.addoption("--ticdc-tier", action="append", choices=("required", "recommended"),
                     help="run this tier's cases (repeatable)")  # fmt: skip
+    group.addoption("--ticdc-case", action="append", metavar="ID",
+                    help="run this case (id or shell pattern; repeatable)")  # fmt: skip
     group.addoption("--ticdc-fixtures", metavar="PATH|VERSION",
-                    help="fixtures folder, or a kit version (default: the installed ones)")  # fmt: skip
+                    help="fixtures folder, or a kit version (default: installed)")  # fmt: skip
     group.addoption("--ticdc-xfail", metavar="FILE",
                     help="known failures: 'CASE-ID-OR-PATTERN: reason' per line")  # fmt: skip
 
@@ -95,17 +98,20 @@ class TicdcCaseItem(pytest.Item):
         if outcome.status != "pass":
             raise CaseFailedError(outcome)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:  # noqa: ANN401
-        """The case report: id, fixture path, differences, replay command."""
-        if isinstance(excinfo.value, CaseFailedError):
-            report = excinfo.value.outcome.report()
-            return report.replace(
-                "replay: ticdc-conformance run", "replay (CLI): ticdc-conformance run"
-            ) + (  # noqa: E501
-                f"\n  replay (pytest): pytest -p no:cacheprovider -k '{self.case.id}' "
-                + " ".join(f"--ticdc-{k}={v}" for k, v in self.names.items() if v)
-            )
-        return super().repr_failure(excinfo, style=style)
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,  # noqa: ANN401
+    ) -> Any:  # noqa: ANN401
+        """The case report: id, fixture path, differences, replay commands."""
+        if not isinstance(excinfo.value, CaseFailedError):
+            return super().repr_failure(excinfo, style=style)
+        words = ["pytest", f"--ticdc-case={self.case.id}"]
+        kind = "decoder" if self.case.direction == "decode" else "encoder"
+        words.append(f"--ticdc-{kind}={self.names[kind]}")
+        if self.fixtures:
+            words.append(f"--ticdc-fixtures={self.fixtures}")
+        return excinfo.value.outcome.report() + "\n  replay (pytest): " + shlex.join(words)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """Where the case lives."""
@@ -121,9 +127,10 @@ def _fixtures_root(value: str | None) -> Path | None:
     from ticdc_conformance.fixtures import bundles  # noqa: PLC0415
 
     try:
-        return bundles.cached_root(value)
+        root: Path = bundles.cached_root(value)
     except (OSError, ValueError) as error:
         raise pytest.UsageError(f"--ticdc-fixtures={value}: {error}") from None
+    return root
 
 
 def _items(session: pytest.Session, config: pytest.Config) -> list[TicdcCaseItem]:
@@ -145,6 +152,7 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[TicdcCaseItem
         profiles=config.getoption("--ticdc-profile"),
         tiers=config.getoption("--ticdc-tier"),
         directions=[{"decoder": "decode", "encoder": "encode"}[k] for k in adapters],
+        ids=config.getoption("--ticdc-case"),
     )  # fmt: skip
     config.stash[_STALE] = stale_entries([c.id for c in cases], entries)
     items = []
