@@ -163,3 +163,12 @@ def test_run_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 def test_run_command_reports_a_broken_fixture_tree(tmp_path: Path) -> None:
     assert main(["run", "--decoder", "reference", "--fixtures", str(tmp_path)]) == 3
+
+
+def test_demo_ends_with_the_reference_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo"]) == 0
+    err = capsys.readouterr().err
+    assert "golden suite against the reference codecs:" in err
+    assert f"  {len(load_manifest()['cases'])} cases, 0 not passed" in err
+    for protocol in ("open", "craft", "simple-json", "simple-avro", "debezium"):
+        assert f"  {protocol:<12} required     passed" in err
