@@ -162,3 +162,14 @@ def test_cli_list_show_verify() -> None:
     verified = cli("fixtures", "verify")
     assert verified.returncode == 0, verified.stderr
     assert "regeneration is byte-identical" in verified.stderr
+
+
+def test_handle_key_only_cases_expect_a_handle_key_only_row() -> None:
+    found = 0
+    for name, fixture in MANIFEST["fixtures"].items():
+        if name.endswith("large-message-handle-key-only"):
+            text = (ROOT / fixture["decoded"]).read_text("utf-8")
+            events = [json.loads(line) for line in filter(None, text.split("\n"))]
+            assert [e.get("handle_key_only") for e in events if e["kind"] == "row"].count(True) == 1
+            found += 1
+    assert found == 6
