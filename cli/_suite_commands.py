@@ -62,7 +62,7 @@ def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
             "direction": case.direction, "comparison": case.comparison, "tier": case.tier,
             "tags": list(case.tags), "spec": case.spec, "description": case.description,
             "options": case.options, "fixture": str(case.path) + ".*",
-            "change_events": [json.loads(x) for x in _lines(case.root / case.change)],
+            "change_events": [json.loads(x) for x in _lines(case.root, case.change)],
             "messages": [
                 {"role": m.role,
                  "key": None if m.key is None else (case.root / m.key).read_bytes().hex(),
@@ -70,6 +70,7 @@ def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
                 for m in case.messages
             ],
             "decoded": case.expected_decoded(),
+            **({"error": case.error} if case.error else {}),
         }  # fmt: skip
         out.write(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     return EXIT_OK
@@ -104,8 +105,10 @@ def fixtures_root() -> Path:
     return default_root()
 
 
-def _lines(path: Path) -> list[str]:
-    return [line for line in path.read_text("utf-8").split("\n") if line]
+def _lines(root: Path, name: str | None) -> list[str]:
+    if name is None:
+        return []
+    return [line for line in (root / name).read_text("utf-8").split("\n") if line]
 
 
 def _text_or_hex(path: Path) -> str:
@@ -138,7 +141,8 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
         entries = read_xfail_file(args.xfail) if args.xfail else []
     except (ValueError, XfailFileError, OSError) as error:
         raise UsageError(str(error)) from None
-    directions = [d for d, given in (("decode", decoder), ("encode", encoder)) if given]
+    directions = [d for d, given in (("decode", decoder), ("reject", decoder), ("encode", encoder))
+                  if given]  # fmt: skip
     cases = load_cases(
         _root(args), protocols=args.protocol or None, profiles=args.profile or None,
         tiers=args.tier or None, directions=directions, ids=args.case or None,

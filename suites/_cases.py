@@ -43,9 +43,13 @@ class Case:
     options: dict[str, str]
     root: Path
     fixture: str
-    change: str
-    decoded: str
+    change: str | None
+    """Change events file; ``None`` for must-reject messages."""
+    decoded: str | None
+    """Expected decoded events file; ``None`` for must-reject messages."""
     messages: tuple[CaseMessage, ...]
+    error: dict[str, Any] | None = None
+    """Must-reject messages: the category and where the reference rejects them."""
 
     @property
     def path(self) -> Path:
@@ -79,13 +83,15 @@ class Case:
         return [
             read_change_event(json.loads(line), line=number)
             for number, line in enumerate(self._lines(self.change), start=1)
-        ]
+        ]  # fmt: skip
 
     def expected_decoded(self) -> list[Any]:
         """The expected decoded events, in their JSON form."""
         return [json.loads(line) for line in self._lines(self.decoded)]
 
-    def _lines(self, name: str) -> list[str]:
+    def _lines(self, name: str | None) -> list[str]:
+        if name is None:
+            return []
         return [line for line in (self.root / name).read_text("utf-8").split("\n") if line]
 
 
@@ -136,7 +142,7 @@ def load_cases(
                 tier=entry["tier"], tags=tuple(entry["tags"]), spec=entry["spec"],
                 description=entry["description"], options=dict(fixture["options"]),
                 root=root, fixture=entry["fixture"], change=fixture["change"],
-                decoded=fixture["decoded"], messages=messages,
+                decoded=fixture["decoded"], messages=messages, error=fixture.get("error"),
             )
         )  # fmt: skip
     return sorted(cases, key=lambda case: case.id)

@@ -52,7 +52,7 @@ class Outcome:
 def replay_command(case: Case, adapters: Mapping[str, str], fixtures: str | None = None) -> str:
     """One command that runs just ``case`` again with the same adapter."""
     words = ["ticdc-conformance", "run", "--case", case.id]
-    kind = "decoder" if case.direction == "decode" else "encoder"
+    kind = "encoder" if case.direction == "encode" else "decoder"
     words += [f"--{kind}", adapters.get(kind, "reference")]
     if fixtures:
         words += ["--fixtures", fixtures]
@@ -158,6 +158,18 @@ def _compare_bytes(expected: Sequence[Message], actual: Sequence[Message]) -> st
 
 def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
            ) -> tuple[str, str]:  # fmt: skip
+    if case.direction == "reject":
+        if decoder is None:
+            return "skip", "no decoder given"
+        error = case.error or {}
+        try:
+            events = list(decoder(case.protocol, case.all_messages()))
+        except Exception as raised:  # noqa: BLE001 - any error is a rejection
+            return "pass", f"rejected: {type(raised).__name__}: {raised}"
+        return "fail", (
+            f"accepted a message it must reject ({len(events)} event(s) decoded); expected a "
+            f"{error.get('category')} error, the reference says: {error.get('reference_error')}"
+        )
     if case.direction == "decode":
         if decoder is None:
             return "skip", "no decoder given"

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["CaseFailedError", "TicdcCaseItem"]
 
 _PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium")
+_DIRECTIONS = {"decoder": ("decode", "reject"), "encoder": ("encode",)}
 _STALE = pytest.StashKey[list["XfailEntry"]]()
 
 
@@ -61,6 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
     lines = ["ticdc: a ticdc-conformance golden case"]
     lines += [f"ticdc_{p.replace('-', '_')}: a {p} case" for p in _PROTOCOLS]
     lines += ["ticdc_decode: a decode case (messages -> decoded events)",
+              "ticdc_reject: a must-reject case (the decoder raises)",
               "ticdc_encode: an encode case (change events -> messages)",
               "ticdc_required: a case of the required tier",
               "ticdc_recommended: a case of the recommended tier"]  # fmt: skip
@@ -107,7 +109,7 @@ class TicdcCaseItem(pytest.Item):
         if not isinstance(excinfo.value, CaseFailedError):
             return super().repr_failure(excinfo, style=style)
         words = ["pytest", f"--ticdc-case={self.case.id}"]
-        kind = "decoder" if self.case.direction == "decode" else "encoder"
+        kind = "encoder" if self.case.direction == "encode" else "decoder"
         words.append(f"--ticdc-{kind}={self.names[kind]}")
         if self.fixtures:
             words.append(f"--ticdc-fixtures={self.fixtures}")
@@ -151,7 +153,7 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[TicdcCaseItem
         protocols=config.getoption("--ticdc-protocol"),
         profiles=config.getoption("--ticdc-profile"),
         tiers=config.getoption("--ticdc-tier"),
-        directions=[{"decoder": "decode", "encoder": "encode"}[k] for k in adapters],
+        directions=[d for k in adapters for d in _DIRECTIONS[k]],
         ids=config.getoption("--ticdc-case"),
     )  # fmt: skip
     config.stash[_STALE] = stale_entries([c.id for c in cases], entries)

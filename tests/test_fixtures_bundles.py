@@ -74,5 +74,5 @@ def test_cli_pack_export_fetch_and_plugin_by_version(
     result = pytester.runpytest("-p", "no:cacheprovider", "--ticdc-decoder=reference",
                                 "--ticdc-protocol=craft", f"--ticdc-fixtures={kit_version()}")  # fmt: skip
     craft = [c for c in load_manifest()["cases"]
-             if c["protocol"] == "craft" and c["direction"] == "decode"]  # fmt: skip
+             if c["protocol"] == "craft" and c["direction"] in {"decode", "reject"}]  # fmt: skip
     result.assert_outcomes(passed=len(craft))

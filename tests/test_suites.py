@@ -132,7 +132,7 @@ def test_run_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["run", "--protocol", "craft", "--decoder", "reference",
                  "--encoder", "reference"]) == 0  # fmt: skip
     summary = capsys.readouterr().err
-    assert "craft        required     passed   82" in summary
+    assert "craft        required     passed   86" in summary
     assert main(["run", "--protocol", "open", "--decoder",
                  f"{DOUBLES}:signed_bigint_decoder"]) == 1  # fmt: skip
     err = capsys.readouterr().err
@@ -172,3 +172,20 @@ def test_demo_ends_with_the_reference_summary(capsys: pytest.CaptureFixture[str]
     assert f"  {len(load_manifest()['cases'])} cases, 0 not passed" in err
     for protocol in ("open", "craft", "simple-json", "simple-avro", "debezium"):
         assert f"  {protocol:<12} required     passed" in err
+
+
+def test_must_reject_cases() -> None:
+    rejects = load_cases(directions=["reject"])
+    assert {c.protocol for c in rejects} == {"open", "craft", "simple-json", "simple-avro",
+                                             "debezium"}  # fmt: skip
+    assert all(c.id.split(".")[3] == (c.error or {})["category"] for c in rejects)
+    assert {o.status for o in run_cases(rejects, decoder=reference_decoder)} == {"pass"}
+    lenient = load_adapter(f"{DOUBLES}:lenient_decoder", "decoder")
+    outcomes = run_cases(rejects, decoder=lenient, adapters={"decoder": "x:y"})
+    assert {o.status for o in outcomes} == {"fail"}
+    [outcome] = [o for o in outcomes if o.case.id == "craft.tiflow.reject.framing.bad-version"]
+    assert outcome.detail == (
+        "accepted a message it must reject (0 event(s) decoded); expected a framing error, the "
+        "reference says: craft: message 0, value byte 0: version 2, only version 1 exists"
+    )
+    assert "--case craft.tiflow.reject.framing.bad-version --decoder x:y" in outcome.replay
