@@ -16,6 +16,7 @@ from ticdc_conformance.suites._cases import Case
 
 __all__ = [
     "Outcome",
+    "as_json",
     "check_case",
     "hex_diff",
     "json_diff",
@@ -117,11 +118,12 @@ def hex_diff(expected: bytes, actual: bytes, *, context: int = 8) -> str:
     )
 
 
-def _as_json(events: Iterable[DecodedEvent | Mapping[str, Any]]) -> list[Any]:
+def as_json(events: Iterable[DecodedEvent | Mapping[str, Any]]) -> list[Any]:
+    """Decoded events in their JSON form, whether given as objects or already as JSON."""
     return [
         dict(event) if isinstance(event, Mapping) else write_decoded_event(event)
         for event in events
-    ]
+    ]  # fmt: skip
 
 
 def _compare_decoded(expected: list[Any], actual: list[Any]) -> str:
@@ -173,7 +175,7 @@ def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[...
     if case.direction == "decode":
         if decoder is None:
             return "skip", "no decoder given"
-        actual = _as_json(decoder(case.protocol, case.all_messages()))
+        actual = as_json(decoder(case.protocol, case.all_messages()))
         detail = _compare_decoded(case.expected_decoded(), actual)
         return ("fail" if detail else "pass"), detail
     if encoder is None:
@@ -186,7 +188,7 @@ def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[...
         decoded = decode_messages(case.protocol, [*case.bootstrap_messages(), *messages])
     except DecodeError as error:
         return "fail", f"the reference cannot decode the encoder's output: {error}"
-    detail = _compare_decoded(case.expected_decoded(), _as_json(decoded))
+    detail = _compare_decoded(case.expected_decoded(), as_json(decoded))
     return ("fail" if detail else "pass"), detail
 
 

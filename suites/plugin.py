@@ -21,6 +21,7 @@ Only the hooks live here; the suite library is imported when the options ask for
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ import pytest
 if TYPE_CHECKING:
     from ticdc_conformance.suites import Case, Outcome, XfailEntry
 
-__all__ = ["CaseFailedError", "TicdcCaseItem"]
+__all__ = ["CaseFailedError", "TicdcCaseItem", "TicdcPropertyItem"]
 
 _PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium")
 _DIRECTIONS = {"decoder": ("decode", "reject"), "encoder": ("encode",)}
@@ -53,6 +54,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="run this case (id or shell pattern; repeatable)")  # fmt: skip
     group.addoption("--ticdc-fixtures", metavar="PATH|VERSION",
                     help="fixtures folder, or a kit version (default: installed)")  # fmt: skip
+    group.addoption("--ticdc-property-examples", type=int, default=0, metavar="N",
+                    help="also run a Hypothesis round trip per protocol and profile: reference "
+                    "encoder -> your decoder, N examples (default 0: off)")  # fmt: skip
     group.addoption("--ticdc-xfail", metavar="FILE",
                     help="known failures: 'CASE-ID-OR-PATTERN: reason' per line")  # fmt: skip
 
@@ -63,11 +67,66 @@ def pytest_configure(config: pytest.Config) -> None:
     lines += [f"ticdc_{p.replace('-', '_')}: a {p} case" for p in _PROTOCOLS]
     lines += ["ticdc_decode: a decode case (messages -> decoded events)",
               "ticdc_reject: a must-reject case (the decoder raises)",
+              "ticdc_property: a Hypothesis round trip (reference encoder -> decoder)",
               "ticdc_encode: an encode case (change events -> messages)",
               "ticdc_required: a case of the required tier",
               "ticdc_recommended: a case of the recommended tier"]  # fmt: skip
     for line in lines:
         config.addinivalue_line("markers", line)
+
+
+class TicdcPropertyItem(pytest.Item):
+    """A Hypothesis round trip for one protocol and profile."""
+
+    def __init__(self, *, protocol: str, profile: str, decoder: Callable[..., Any],
+                 examples: int, **kwargs: Any) -> None:  # noqa: ANN401  # fmt: skip
+        super().__init__(**kwargs)
+        self.protocol, self.profile = protocol, profile
+        self.decoder, self.examples = decoder, examples
+
+    def runtest(self) -> None:
+        """Run the property; Hypothesis shrinks and reports a failing row."""
+        from ticdc_conformance.suites._property import round_trip_property  # noqa: PLC0415
+
+        round_trip_property(self.protocol, self.profile, self.decoder, examples=self.examples)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,  # noqa: ANN401
+    ) -> Any:  # noqa: ANN401
+        """The disagreement and Hypothesis's shrunk example, without the library's frames."""
+        if not isinstance(excinfo.value, AssertionError):
+            return super().repr_failure(excinfo, style=style)
+        notes = getattr(excinfo.value, "__notes__", [])
+        return "\n".join([str(excinfo.value), *notes])
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        """What the item checks."""
+        return "ticdc", None, f"ticdc property {self.name}"
+
+
+def _property_items(session: pytest.Session, config: pytest.Config,
+                    decoder: Callable[..., Any]) -> list[pytest.Item]:  # fmt: skip
+    from ticdc_conformance.reference import CODECS  # noqa: PLC0415
+
+    examples = config.getoption("--ticdc-property-examples")
+    protocols = config.getoption("--ticdc-protocol") or list(CODECS)
+    profiles = config.getoption("--ticdc-profile")
+    items: list[pytest.Item] = []
+    for protocol in protocols:
+        for profile in CODECS[protocol].PROFILES:
+            if profiles and profile not in profiles:
+                continue
+            name = f"property.{protocol}.{profile}.round-trip"
+            item = TicdcPropertyItem.from_parent(
+                session, name=name, nodeid=f"ticdc::{name}", protocol=protocol, profile=profile,
+                decoder=decoder, examples=examples,
+            )  # fmt: skip
+            for marker in ("ticdc", "ticdc_property", f"ticdc_{protocol.replace('-', '_')}"):
+                item.add_marker(marker)
+            items.append(item)
+    return items
 
 
 class CaseFailedError(Exception):
@@ -135,7 +194,7 @@ def _fixtures_root(value: str | None) -> Path | None:
     return root
 
 
-def _items(session: pytest.Session, config: pytest.Config) -> list[TicdcCaseItem]:
+def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
     from ticdc_conformance.suites import XfailFileError, load_cases, match_entry, read_xfail_file  # noqa: PLC0415, I001
     from ticdc_conformance.suites import stale_entries  # noqa: PLC0415
     from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
@@ -157,7 +216,7 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[TicdcCaseItem
         ids=config.getoption("--ticdc-case"),
     )  # fmt: skip
     config.stash[_STALE] = stale_entries([c.id for c in cases], entries)
-    items = []
+    items: list[pytest.Item] = []
     for case in cases:
         item = TicdcCaseItem.from_parent(
             session, name=case.id, nodeid=f"ticdc::{case.id}", case=case, adapters=adapters,
@@ -172,6 +231,8 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[TicdcCaseItem
                       f"that line: {entry.text()})")  # fmt: skip
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=CaseFailedError))
         items.append(item)
+    if "decoder" in adapters and config.getoption("--ticdc-property-examples") > 0:
+        return [*items, *_property_items(session, config, adapters["decoder"])]
     return items
 
 

@@ -128,3 +128,18 @@ def test_fixtures_from_a_path(tester: pytest.Pytester, tmp_path: Path) -> None:
     result = tester.runpytest("-p", "no:cacheprovider", "--ticdc-decoder=reference",
                               "--ticdc-encoder=reference", f"--ticdc-fixtures={copy}")  # fmt: skip
     result.assert_outcomes(passed=3)
+
+
+def test_property_round_trip_items(tester: pytest.Pytester) -> None:
+    common = ["-p", "no:cacheprovider", "--ticdc-protocol=craft", "--ticdc-protocol=open",
+              "--ticdc-profile=tiflow", "--ticdc-property-examples=5", "-m", "ticdc_property"]  # fmt: skip
+    result = tester.runpytest(*common, "--ticdc-decoder=reference")
+    result.assert_outcomes(passed=2)
+    result = tester.runpytest(*common, "--ticdc-decoder=conformance_doubles:late_commit_ts_decoder")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*craft (tiflow): the decoder disagrees with the reference on the change event *",
+        "*/0/commit_ts: expected *, got *",
+        "*check(",
+        "*event=RowChangedEvent(*",
+    ])  # fmt: skip
