@@ -163,9 +163,9 @@ def test_cli_list_show_verify() -> None:
     values = {c["name"]: c["value"] for c in document["decoded"][0]["after"]}
     assert values == {"id": 1, "c": 2**64 - 1}
     assert cli("fixtures", "show", "no.such.case").returncode == 2
-    verified = cli("fixtures", "verify")
+    verified = cli("fixtures", "verify", "--no-regenerate")  # regeneration: the tests above
     assert verified.returncode == 0, verified.stderr
-    assert "regeneration is byte-identical" in verified.stderr
+    assert "every checksum matches" in verified.stderr
 
 
 def test_handle_key_only_cases_expect_a_handle_key_only_row() -> None:
