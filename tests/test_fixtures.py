@@ -177,3 +177,12 @@ def test_handle_key_only_cases_expect_a_handle_key_only_row() -> None:
             assert [e.get("handle_key_only") for e in events if e["kind"] == "row"].count(True) == 1
             found += 1
     assert found == 6
+
+
+def test_verify_without_pyarrow_checks_streams_by_checksum(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *rest: None if name == "pyarrow" else real(name, *rest))  # fmt: skip
+    assert fixtures.verify(ROOT) == []
