@@ -133,6 +133,8 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
     from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
 
     del out
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # adapters import from the current folder, as in pytest
     if not args.decoder and not args.encoder:
         raise UsageError("give --decoder or --encoder (module:callable, or reference)")
     try:

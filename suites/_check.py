@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -89,8 +90,6 @@ def _walk(expected: object, actual: object, pointer: str, out: list[str]) -> Non
 
 
 def _show(value: object, limit: int = 120) -> str:
-    import json  # noqa: PLC0415 - only a failing case needs it
-
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -126,12 +125,26 @@ def as_json(events: Iterable[DecodedEvent | Mapping[str, Any]]) -> list[Any]:
     ]  # fmt: skip
 
 
+def _column_name(expected: list[Any], line: str) -> str:
+    """`` (column "c")`` when a difference sits inside a column of a row image."""
+    parts = line.split(":", 1)[0].split("/")
+    if len(parts) < 4 or parts[2] not in {"before", "after"}:
+        return ""
+    try:
+        column = expected[int(parts[1])][parts[2]][int(parts[3])]
+    except (IndexError, KeyError, TypeError, ValueError):
+        return ""
+    if not isinstance(column, dict) or "name" not in column:
+        return ""
+    return f" (column {json.dumps(column['name'], ensure_ascii=False)})"
+
+
 def _compare_decoded(expected: list[Any], actual: list[Any]) -> str:
     differences = json_diff(expected, actual)
     if not differences:
         return ""
     return "decoded events differ (expected vs actual, by JSON Pointer):\n" + "\n".join(
-        f"  {line}" for line in differences
+        f"  {line}{_column_name(expected, line)}" for line in differences
     )
 
 

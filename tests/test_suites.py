@@ -54,7 +54,7 @@ def test_signed_bigint_decoder_fails_exactly_the_big_unsigned_cases() -> None:
     report = outcome.report()
     assert report.startswith("FAIL craft.tiflow.decode.types.bigint-unsigned\n")
     assert "data/craft/tiflow.types.bigint-unsigned.*" in report
-    assert "/0/after/1/value: expected 18446744073709551615, got -1" in report
+    assert '/0/after/1/value: expected 18446744073709551615, got -1 (column "c")\n' in report
     assert (
         "replay: ticdc-conformance run --case craft.tiflow.decode.types.bigint-unsigned "
         "--decoder conformance_doubles:signed_bigint_decoder"
@@ -189,3 +189,28 @@ def test_must_reject_cases() -> None:
         "reference says: craft: message 0, value byte 0: version 2, only version 1 exists"
     )
     assert "--case craft.tiflow.reject.framing.bad-version --decoder x:y" in outcome.replay
+
+
+def test_run_imports_adapters_from_the_current_folder() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "ticdc_conformance.cli", "run", "--case",
+         "open.tiflow.encode.types.bigint-unsigned", "--encoder",
+         f"{DOUBLES}:one_byte_off_encoder"],
+        cwd=Path(__file__).parent, capture_output=True, text=True, check=False, timeout=60,
+        env={"PATH": "", "PYTHONSAFEPATH": "1"},
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "message 0 value: first difference at byte offset" in result.stderr
+    assert "1 case(s), 1 unexpected result(s)" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["run"], ["fixtures", "verify"], ["fixtures", "fetch"]])
+def test_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main([*command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert {"run": "--xfail", "verify": "--no-regenerate", "fetch": "--url"}[command[-1]] in out
