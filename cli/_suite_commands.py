@@ -164,6 +164,17 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
             failed += 1
             print(f"XPASS {outcome.case.id}: listed as a known failure but passes; delete "
                   f"line {entry.where()}: {entry.text()}", file=sys.stderr)  # fmt: skip
+    if args.report:
+        with Path(args.report).open("w", encoding="utf-8") as report:
+            for outcome in outcomes:
+                entry = match_entry(outcome.case.id, entries)
+                report.write(json.dumps({
+                    "id": outcome.case.id, "protocol": outcome.case.protocol,
+                    "profile": outcome.case.profile, "direction": outcome.case.direction,
+                    "tier": outcome.case.tier, "status": outcome.status,
+                    "known_failure": None if entry is None else entry.text(),
+                    "detail": outcome.detail, "replay": outcome.replay,
+                }, ensure_ascii=False) + "\n")  # fmt: skip
     for entry in stale_entries([c.id for c in cases], entries):
         print(f"warning: stale known-failure entry {entry.where()} matches no selected case: "
               f"{entry.text()}", file=sys.stderr)  # fmt: skip
@@ -253,6 +264,7 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
     run.add_argument("--encoder", help="module:callable, or reference")
     run.add_argument("--xfail", help="known-failure file: 'CASE-ID-OR-PATTERN: reason' lines")
     run.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
+    run.add_argument("--report", help="also write every outcome as JSON Lines to this file")
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO[str]], int]] = {

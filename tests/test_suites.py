@@ -214,3 +214,17 @@ def test_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert {"run": "--xfail", "verify": "--no-regenerate", "fetch": "--url"}[command[-1]] in out
+
+
+def test_run_writes_a_json_lines_report(tmp_path: Path) -> None:
+    report = tmp_path / "report.jsonl"
+    assert main(["run", "--protocol", "craft", "--decoder", f"{DOUBLES}:signed_bigint_decoder",
+                 "--report", str(report)]) == 1  # fmt: skip
+    import json
+
+    lines = [json.loads(line) for line in report.read_text().splitlines()]
+    assert [r["id"] for r in lines] == [c.id for c in load_cases(protocols=["craft"],
+                                                                 directions=["decode", "reject"])]  # fmt: skip
+    failed = {r["id"] for r in lines if r["status"] == "fail"}
+    assert failed == {i for i in cases_with_big_unsigned(default_root()) if i.startswith("craft.")}
+    assert all(r["replay"] for r in lines if r["status"] == "fail")
