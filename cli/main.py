@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
+from ticdc_conformance.cli import _suite_commands
 from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import CODECS, Message, ProtocolError
@@ -154,7 +155,7 @@ def _demo(args: argparse.Namespace, out: IO[str]) -> int:
                          "message": write_message(message), "decoded": decoded},
                         out,
                     )  # fmt: skip
-    return EXIT_OK
+    return _suite_commands.reference_summary()
 
 
 def _generate(args: argparse.Namespace, out: IO[str]) -> int:
@@ -234,10 +235,11 @@ def _parser() -> argparse.ArgumentParser:
 
     commands.add_parser(
         "demo",
-        help="encode the bundled example events with every protocol and profile, decode back",
+        help="encode the bundled examples with every protocol, decode back, run the golden suite",
         description="Encode the bundled example change events with every implemented "
         "protocol and profile, decode each message back, and print message and decoded "
-        "events as JSON Lines (a size summary goes to stderr).",
+        "events as JSON Lines (a size summary goes to stderr); then check the reference codecs "
+        "against every golden case and print the counts per protocol and tier on stderr.",
     )
     fault_lines = "\n".join(f"  {kind}: breaks rule {rule}" for kind, rule in FAULT_KINDS.items())
     generate = commands.add_parser(
@@ -268,10 +270,12 @@ def _parser() -> argparse.ArgumentParser:
                           help="an encoder option, as for encode")  # fmt: skip
     generate.add_argument("--seed", type=int, default=1)
     generate.add_argument("--out", required=True, help="dump folder to write")
+    _suite_commands.add_parsers(commands)
     return parser
 
 
-_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate}
+_COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate,
+             **_suite_commands.COMMANDS}  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -279,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args, sys.stdout)
-    except _UsageError as error:
+    except (_UsageError, _suite_commands.UsageError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except ProtocolError as error:

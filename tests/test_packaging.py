@@ -45,8 +45,18 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
                  "ticdc_conformance/reference/schemas/decoded-event.schema.json",
                  "ticdc_conformance/reference/schemas/simple-message.avsc",
                  "ticdc_conformance/cli/examples/ddl.change.jsonl",
-                 "ticdc_conformance/reference/py.typed"):  # fmt: skip
+                 "ticdc_conformance/reference/py.typed",
+                 "ticdc_conformance/fixtures/manifest.json",
+                 "ticdc_conformance/fixtures/manifest.schema.json",
+                 "ticdc_conformance/fixtures/README.md",
+                 "ticdc_conformance/fixtures/data/changes/types.bigint-unsigned.change.jsonl",
+                 "ticdc_conformance/fixtures/data/simple_avro/tiflow.types.json.m001.value",
+                 "ticdc_conformance/fixtures/data/streams/open.tiflow.clean.parquet"):  # fmt: skip
         assert data in names
+    entry_points = zipfile.ZipFile(wheel).read(
+        wheel.name.split("-")[0] + "-0.1.0.dist-info/entry_points.txt"
+    )
+    assert b"[pytest11]\nticdc_conformance = ticdc_conformance.suites.plugin" in entry_points
 
 
 def test_bare_folder_names_are_not_importable(tmp_path: Path) -> None:

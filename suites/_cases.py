@@ -1,0 +1,148 @@
+"""Golden cases as objects: load the manifest, select cases, read their files."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ticdc_conformance.fixtures import default_root, load_manifest
+from ticdc_conformance.reference import ChangeEvent, ClaimCheckObject, Message
+from ticdc_conformance.reference.forms import read_change_event
+
+__all__ = ["Case", "CaseMessage", "load_cases"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaseMessage:
+    """One message of a case: its role and the files holding its bytes."""
+
+    role: str
+    key: str | None
+    value: str | None
+    claim_checks: tuple[tuple[str, str], ...]
+    """(location, file) pairs."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One golden case of the manifest, bound to the tree it lives in."""
+
+    id: str
+    protocol: str
+    profile: str
+    direction: str
+    comparison: str
+    tier: str
+    tags: tuple[str, ...]
+    spec: str
+    description: str
+    options: dict[str, str]
+    root: Path
+    fixture: str
+    change: str | None
+    """Change events file; ``None`` for must-reject messages."""
+    decoded: str | None
+    """Expected decoded events file; ``None`` for must-reject messages."""
+    messages: tuple[CaseMessage, ...]
+    error: dict[str, Any] | None = None
+    """Must-reject messages: the category and where the reference rejects them."""
+
+    @property
+    def path(self) -> Path:
+        """The case's files, as a path prefix (``<prefix>.change.jsonl`` and so on)."""
+        return self.root / self.fixture
+
+    def _message(self, entry: CaseMessage) -> Message:
+        def read(name: str | None) -> bytes | None:
+            return None if name is None else (self.root / name).read_bytes()
+
+        stored = tuple(
+            ClaimCheckObject(location=location, content=(self.root / name).read_bytes())
+            for location, name in entry.claim_checks
+        )
+        return Message(key=read(entry.key), value=read(entry.value), claim_checks=stored)
+
+    def all_messages(self) -> list[Message]:
+        """Every message in order, bootstraps included: what a consumer reads."""
+        return [self._message(m) for m in self.messages]
+
+    def bootstrap_messages(self) -> list[Message]:
+        """The Simple BOOTSTRAP messages the consumer needs before the encoded events."""
+        return [self._message(m) for m in self.messages if m.role == "bootstrap"]
+
+    def event_messages(self) -> list[Message]:
+        """The messages an encoder writes for the change events."""
+        return [self._message(m) for m in self.messages if m.role == "event"]
+
+    def change_events(self) -> list[ChangeEvent]:
+        """The change events, the encoder's input."""
+        return [
+            read_change_event(json.loads(line), line=number)
+            for number, line in enumerate(self._lines(self.change), start=1)
+        ]  # fmt: skip
+
+    def expected_decoded(self) -> list[Any]:
+        """The expected decoded events, in their JSON form."""
+        return [json.loads(line) for line in self._lines(self.decoded)]
+
+    def _lines(self, name: str | None) -> list[str]:
+        if name is None:
+            return []
+        return [line for line in (self.root / name).read_text("utf-8").split("\n") if line]
+
+
+def _matches(value: str, wanted: Iterable[str] | None) -> bool:
+    return wanted is None or value in set(wanted)
+
+
+def load_cases(
+    root: Path | None = None,
+    *,
+    protocols: Iterable[str] | None = None,
+    profiles: Iterable[str] | None = None,
+    directions: Iterable[str] | None = None,
+    tiers: Iterable[str] | None = None,
+    ids: Iterable[str] | None = None,
+) -> list[Case]:
+    """The cases of the tree at ``root`` (default: the shipped one), sorted by id.
+
+    Each filter keeps the cases whose member is among the given values; ``ids`` takes exact
+    ids or shell-style patterns (``open.*.decode.types.*``).
+    """
+    root = root or default_root()
+    manifest = load_manifest(root)
+    patterns = None if ids is None else list(ids)
+    cases = []
+    for entry in manifest["cases"]:
+        if not (
+            _matches(entry["protocol"], protocols)
+            and _matches(entry["profile"], profiles)
+            and _matches(entry["direction"], directions)
+            and _matches(entry["tier"], tiers)
+        ):
+            continue
+        if patterns is not None and not any(fnmatch.fnmatchcase(entry["id"], p) for p in patterns):
+            continue
+        fixture = manifest["fixtures"][entry["fixture"]]
+        messages = tuple(
+            CaseMessage(
+                role=m["role"], key=m["key"], value=m["value"],
+                claim_checks=tuple((c["location"], c["file"]) for c in m["claim_checks"]),
+            )
+            for m in fixture["messages"]
+        )  # fmt: skip
+        cases.append(
+            Case(
+                id=entry["id"], protocol=entry["protocol"], profile=entry["profile"],
+                direction=entry["direction"], comparison=entry["comparison"],
+                tier=entry["tier"], tags=tuple(entry["tags"]), spec=entry["spec"],
+                description=entry["description"], options=dict(fixture["options"]),
+                root=root, fixture=entry["fixture"], change=fixture["change"],
+                decoded=fixture["decoded"], messages=messages, error=fixture.get("error"),
+            )
+        )  # fmt: skip
+    return sorted(cases, key=lambda case: case.id)

@@ -1,0 +1,253 @@
+"""Check one case against an adapter; report what differs and how to replay just that case."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ticdc_conformance.fixtures import decode_messages
+from ticdc_conformance.reference import DecodedEvent, Message
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.forms import write_decoded_event
+from ticdc_conformance.suites._cases import Case
+
+__all__ = [
+    "Outcome",
+    "as_json",
+    "check_case",
+    "hex_diff",
+    "json_diff",
+    "replay_command",
+    "run_cases",
+    "summarize",
+]
+
+_MAX_DIFFERENCES = 12
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """The result of one case.
+
+    ``status`` is ``pass``, ``fail`` (wrong output, or the adapter raised) or ``skip`` (no
+    adapter for the case's direction).
+    """
+
+    case: Case
+    status: str
+    detail: str = ""
+    replay: str = ""
+
+    def report(self) -> str:
+        """A readable report: id, fixture path, what differs, the replay command."""
+        lines = [f"{self.status.upper()} {self.case.id}", f"  fixture: {self.case.path}.*"]
+        lines += [f"  {line}" for line in self.detail.splitlines()]
+        if self.replay:
+            lines.append(f"  replay: {self.replay}")
+        return "\n".join(lines)
+
+
+def replay_command(case: Case, adapters: Mapping[str, str], fixtures: str | None = None) -> str:
+    """One command that runs just ``case`` again with the same adapter."""
+    words = ["ticdc-conformance", "run", "--case", case.id]
+    kind = "encoder" if case.direction == "encode" else "decoder"
+    words += [f"--{kind}", adapters.get(kind, "reference")]
+    if fixtures:
+        words += ["--fixtures", fixtures]
+    return shlex.join(words)
+
+
+def _walk(expected: object, actual: object, pointer: str, out: list[str]) -> None:
+    if len(out) >= _MAX_DIFFERENCES:
+        return
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in list(expected) + [k for k in actual if k not in expected]:
+            where = f"{pointer}/{key}"
+            if key not in actual:
+                out.append(f"{where}: missing (expected {_show(expected[key])})")
+            elif key not in expected:
+                out.append(f"{where}: unexpected member {_show(actual[key])}")
+            else:
+                _walk(expected[key], actual[key], where, out)
+        return
+    if isinstance(expected, list) and isinstance(actual, list):
+        for index in range(max(len(expected), len(actual))):
+            where = f"{pointer}/{index}"
+            if index >= len(actual):
+                out.append(f"{where}: missing (expected {_show(expected[index])})")
+            elif index >= len(expected):
+                out.append(f"{where}: unexpected {_show(actual[index])}")
+            else:
+                _walk(expected[index], actual[index], where, out)
+        return
+    # bool is an int in Python: 1 == True must still differ
+    if expected != actual or type(expected) is not type(actual):
+        out.append(f"{pointer or '/'}: expected {_show(expected)}, got {_show(actual)}")
+
+
+def _show(value: object, limit: int = 120) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def json_diff(expected: object, actual: object) -> list[str]:
+    """Differences as ``JSON Pointer: expected …, got …`` lines (at most a dozen)."""
+    out: list[str] = []
+    _walk(expected, actual, "", out)
+    return out
+
+
+def hex_diff(expected: bytes, actual: bytes, *, context: int = 8) -> str:
+    """Where two byte strings first differ, with the bytes around that offset in hex."""
+    offset = next(
+        (i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+        min(len(expected), len(actual)),
+    )
+    start = max(0, offset - context)
+    end = offset + context + 1
+    return (
+        f"first difference at byte offset {offset} (expected {len(expected)} bytes, "
+        f"got {len(actual)})\n"
+        f"  expected [{start}:{min(end, len(expected))}]: {expected[start:end].hex(' ')}\n"
+        f"  actual   [{start}:{min(end, len(actual))}]: {actual[start:end].hex(' ')}"
+    )
+
+
+def as_json(events: Iterable[DecodedEvent | Mapping[str, Any]]) -> list[Any]:
+    """Decoded events in their JSON form, whether given as objects or already as JSON."""
+    return [
+        dict(event) if isinstance(event, Mapping) else write_decoded_event(event)
+        for event in events
+    ]  # fmt: skip
+
+
+def _column_name(expected: list[Any], line: str) -> str:
+    """`` (column "c")`` when a difference sits inside a column of a row image."""
+    parts = line.split(":", 1)[0].split("/")
+    if len(parts) < 4 or parts[2] not in {"before", "after"}:
+        return ""
+    try:
+        column = expected[int(parts[1])][parts[2]][int(parts[3])]
+    except (IndexError, KeyError, TypeError, ValueError):
+        return ""
+    if not isinstance(column, dict) or "name" not in column:
+        return ""
+    return f" (column {json.dumps(column['name'], ensure_ascii=False)})"
+
+
+def _compare_decoded(expected: list[Any], actual: list[Any]) -> str:
+    differences = json_diff(expected, actual)
+    if not differences:
+        return ""
+    return "decoded events differ (expected vs actual, by JSON Pointer):\n" + "\n".join(
+        f"  {line}{_column_name(expected, line)}" for line in differences
+    )
+
+
+def _compare_bytes(expected: Sequence[Message], actual: Sequence[Message]) -> str:
+    if len(expected) != len(actual):
+        return f"expected {len(expected)} message(s), got {len(actual)}"
+    for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        for part in ("key", "value"):
+            a, b = getattr(want, part), getattr(got, part)
+            if a != b:
+                if a is None or b is None:
+                    return f"message {index} {part}: expected {a!r:.40}, got {b!r:.40}"
+                return f"message {index} {part}: {hex_diff(a, b)}"
+        if len(want.claim_checks) != len(got.claim_checks):
+            return (
+                f"message {index}: expected {len(want.claim_checks)} claim-check file(s), "
+                f"got {len(got.claim_checks)}"
+            )
+        for number, (a, b) in enumerate(zip(want.claim_checks, got.claim_checks, strict=True)):
+            if a.location != b.location:
+                return f"message {index} claim check {number}: location {b.location!r}, expected {a.location!r}"  # noqa: E501
+            if a.content != b.content:
+                return f"message {index} claim check {number}: {hex_diff(a.content, b.content)}"
+    return ""
+
+
+def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
+           ) -> tuple[str, str]:  # fmt: skip
+    if case.direction == "reject":
+        if decoder is None:
+            return "skip", "no decoder given"
+        error = case.error or {}
+        try:
+            events = list(decoder(case.protocol, case.all_messages()))
+        except Exception as raised:  # noqa: BLE001 - any error is a rejection
+            return "pass", f"rejected: {type(raised).__name__}: {raised}"
+        return "fail", (
+            f"accepted a message it must reject ({len(events)} event(s) decoded); expected a "
+            f"{error.get('category')} error, the reference says: {error.get('reference_error')}"
+        )
+    if case.direction == "decode":
+        if decoder is None:
+            return "skip", "no decoder given"
+        actual = as_json(decoder(case.protocol, case.all_messages()))
+        detail = _compare_decoded(case.expected_decoded(), actual)
+        return ("fail" if detail else "pass"), detail
+    if encoder is None:
+        return "skip", "no encoder given"
+    messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
+    if case.comparison == "bytes":
+        detail = _compare_bytes(case.event_messages(), messages)
+        return ("fail" if detail else "pass"), detail
+    try:  # fields of wall time differ: compare what the reference decodes from both
+        decoded = decode_messages(case.protocol, [*case.bootstrap_messages(), *messages])
+    except DecodeError as error:
+        return "fail", f"the reference cannot decode the encoder's output: {error}"
+    detail = _compare_decoded(case.expected_decoded(), as_json(decoded))
+    return ("fail" if detail else "pass"), detail
+
+
+def check_case(
+    case: Case,
+    *,
+    decoder: Callable[..., Any] | None = None,
+    encoder: Callable[..., Any] | None = None,
+    adapters: Mapping[str, str] | None = None,
+    fixtures: str | None = None,
+) -> Outcome:
+    """Check ``case`` with the adapter of its direction; an adapter that raises fails it.
+
+    ``adapters`` names the adapters (``{"decoder": "module:callable"}``) for the replay line.
+    """
+    try:
+        status, detail = _check(case, decoder, encoder)
+    except Exception as error:  # noqa: BLE001 - the implementation under test broke: a failure
+        status, detail = "fail", f"the adapter raised {type(error).__name__}: {error}"
+    replay = replay_command(case, adapters or {}, fixtures) if status == "fail" else ""
+    return Outcome(case=case, status=status, detail=detail, replay=replay)
+
+
+def summarize(outcomes: Iterable[Outcome]) -> list[str]:
+    """One line per protocol and tier: counts of passed, failed and skipped cases."""
+    counts: Counter[tuple[str, str, str]] = Counter(
+        (o.case.protocol, o.case.tier, o.status) for o in outcomes
+    )
+    groups = sorted({(protocol, tier) for protocol, tier, _ in counts})
+    return [
+        f"{protocol:<12} {tier:<12} passed {counts[protocol, tier, 'pass']:>4}  "
+        f"failed {counts[protocol, tier, 'fail']:>4}  skipped {counts[protocol, tier, 'skip']:>4}"
+        for protocol, tier in groups
+    ]
+
+
+def run_cases(
+    cases: Iterable[Case],
+    *,
+    decoder: Callable[..., Any] | None = None,
+    encoder: Callable[..., Any] | None = None,
+    adapters: Mapping[str, str] | None = None,
+    fixtures: str | None = None,
+) -> list[Outcome]:
+    """Check every case in order."""
+    return [
+        check_case(c, decoder=decoder, encoder=encoder, adapters=adapters, fixtures=fixtures)
+        for c in cases
+    ]

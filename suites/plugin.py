@@ -1,0 +1,256 @@
+"""The pytest plugin: one test item per golden case, against your decoder or encoder.
+
+Installed with the package (entry point ``pytest11``: ``ticdc_conformance``) and inert until
+``--ticdc-decoder`` or ``--ticdc-encoder`` is given::
+
+    pytest --ticdc-decoder=mypkg.adapter:decode --ticdc-protocol=open --ticdc-tier=required
+
+Options: ``--ticdc-decoder`` / ``--ticdc-encoder`` (``module:callable``, or ``reference`` for
+the kit's own codecs; see ``ticdc_conformance.suites.adapters`` for the signatures),
+``--ticdc-protocol``, ``--ticdc-profile``, ``--ticdc-tier`` (repeatable filters),
+``--ticdc-fixtures`` (a fixtures folder, or a kit version fetched into the cache) and
+``--ticdc-xfail`` (a known-failure file, ``CASE-ID-OR-PATTERN: reason`` a line). Each item is
+named by its case id and marked ``ticdc``, ``ticdc_<protocol>`` (``-`` as ``_``),
+``ticdc_decode`` / ``ticdc_encode`` and ``ticdc_required`` / ``ticdc_recommended``, so ``-k``
+and ``-m`` select cases. Listed known failures are strict xfails: a listed case that passes
+fails the run and its report names the line to delete; stale entries are reported at the end.
+
+Only the hooks live here; the suite library is imported when the options ask for cases.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from ticdc_conformance.suites import Case, Outcome, XfailEntry
+
+__all__ = ["CaseFailedError", "TicdcCaseItem", "TicdcPropertyItem"]
+
+_PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium")
+_DIRECTIONS = {"decoder": ("decode", "reject"), "encoder": ("encode",)}
+_STALE = pytest.StashKey[list["XfailEntry"]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """The ``--ticdc-*`` options."""
+    group = parser.getgroup("ticdc", "TiCDC protocol conformance (ticdc-conformance)")
+    group.addoption("--ticdc-decoder", metavar="MODULE:CALLABLE",
+                    help="decoder under test, or 'reference'")  # fmt: skip
+    group.addoption("--ticdc-encoder", metavar="MODULE:CALLABLE",
+                    help="encoder under test, or 'reference'")  # fmt: skip
+    group.addoption("--ticdc-protocol", action="append", choices=_PROTOCOLS,
+                    help="run this protocol's cases (repeatable; default all)")  # fmt: skip
+    group.addoption("--ticdc-profile", action="append", choices=("tiflow", "ticdc"),
+                    help="run this producer profile's cases (repeatable)")  # fmt: skip
+    group.addoption("--ticdc-tier", action="append", choices=("required", "recommended"),
+                    help="run this tier's cases (repeatable)")  # fmt: skip
+    group.addoption("--ticdc-case", action="append", metavar="ID",
+                    help="run this case (id or shell pattern; repeatable)")  # fmt: skip
+    group.addoption("--ticdc-fixtures", metavar="PATH|VERSION",
+                    help="fixtures folder, or a kit version (default: installed)")  # fmt: skip
+    group.addoption("--ticdc-property-examples", type=int, default=0, metavar="N",
+                    help="also run a Hypothesis round trip per protocol and profile: reference "
+                    "encoder -> your decoder, N examples (default 0: off)")  # fmt: skip
+    group.addoption("--ticdc-xfail", metavar="FILE",
+                    help="known failures: 'CASE-ID-OR-PATTERN: reason' per line")  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the markers the case items carry."""
+    lines = ["ticdc: a ticdc-conformance golden case"]
+    lines += [f"ticdc_{p.replace('-', '_')}: a {p} case" for p in _PROTOCOLS]
+    lines += ["ticdc_decode: a decode case (messages -> decoded events)",
+              "ticdc_reject: a must-reject case (the decoder raises)",
+              "ticdc_property: a Hypothesis round trip (reference encoder -> decoder)",
+              "ticdc_encode: an encode case (change events -> messages)",
+              "ticdc_required: a case of the required tier",
+              "ticdc_recommended: a case of the recommended tier"]  # fmt: skip
+    for line in lines:
+        config.addinivalue_line("markers", line)
+
+
+class TicdcPropertyItem(pytest.Item):
+    """A Hypothesis round trip for one protocol and profile."""
+
+    def __init__(self, *, protocol: str, profile: str, decoder: Callable[..., Any],
+                 examples: int, **kwargs: Any) -> None:  # noqa: ANN401  # fmt: skip
+        super().__init__(**kwargs)
+        self.protocol, self.profile = protocol, profile
+        self.decoder, self.examples = decoder, examples
+
+    def runtest(self) -> None:
+        """Run the property; Hypothesis shrinks and reports a failing row."""
+        from ticdc_conformance.suites._property import round_trip_property  # noqa: PLC0415
+
+        round_trip_property(self.protocol, self.profile, self.decoder, examples=self.examples)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,  # noqa: ANN401
+    ) -> Any:  # noqa: ANN401
+        """The disagreement and Hypothesis's shrunk example, without the library's frames."""
+        if not isinstance(excinfo.value, AssertionError):
+            return super().repr_failure(excinfo, style=style)
+        notes = getattr(excinfo.value, "__notes__", [])
+        return "\n".join([str(excinfo.value), *notes])
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        """What the item checks."""
+        return "ticdc", None, f"ticdc property {self.name}"
+
+
+def _property_items(session: pytest.Session, config: pytest.Config,
+                    decoder: Callable[..., Any]) -> list[pytest.Item]:  # fmt: skip
+    from ticdc_conformance.reference import CODECS  # noqa: PLC0415
+
+    examples = config.getoption("--ticdc-property-examples")
+    protocols = config.getoption("--ticdc-protocol") or list(CODECS)
+    profiles = config.getoption("--ticdc-profile")
+    items: list[pytest.Item] = []
+    for protocol in protocols:
+        for profile in CODECS[protocol].PROFILES:
+            if profiles and profile not in profiles:
+                continue
+            name = f"property.{protocol}.{profile}.round-trip"
+            item = TicdcPropertyItem.from_parent(
+                session, name=name, nodeid=f"ticdc::{name}", protocol=protocol, profile=profile,
+                decoder=decoder, examples=examples,
+            )  # fmt: skip
+            for marker in ("ticdc", "ticdc_property", f"ticdc_{protocol.replace('-', '_')}"):
+                item.add_marker(marker)
+            items.append(item)
+    return items
+
+
+class CaseFailedError(Exception):
+    """A case's outcome was not a pass; carries the outcome for the report."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome.case.id)
+        self.outcome = outcome
+
+
+class TicdcCaseItem(pytest.Item):
+    """One golden case."""
+
+    def __init__(self, *, case: Case, adapters: dict[str, Any], names: dict[str, str],
+                 fixtures: str | None, **kwargs: Any) -> None:  # noqa: ANN401  # fmt: skip
+        super().__init__(**kwargs)
+        self.case = case
+        self.adapters = adapters
+        self.names = names
+        self.fixtures = fixtures
+
+    def runtest(self) -> None:
+        """Check the case; a failure raises ``CaseFailedError``."""
+        from ticdc_conformance.suites import check_case  # noqa: PLC0415
+
+        outcome = check_case(self.case, adapters=self.names, fixtures=self.fixtures,
+                             **self.adapters)  # fmt: skip
+        if outcome.status == "skip":
+            pytest.skip(outcome.detail)
+        if outcome.status != "pass":
+            raise CaseFailedError(outcome)
+
+    def repr_failure(
+        self,
+        excinfo: pytest.ExceptionInfo[BaseException],
+        style: Any = None,  # noqa: ANN401
+    ) -> Any:  # noqa: ANN401
+        """The case report: id, fixture path, differences, replay commands."""
+        if not isinstance(excinfo.value, CaseFailedError):
+            return super().repr_failure(excinfo, style=style)
+        words = ["pytest", f"--ticdc-case={self.case.id}"]
+        kind = "encoder" if self.case.direction == "encode" else "decoder"
+        words.append(f"--ticdc-{kind}={self.names[kind]}")
+        if self.fixtures:
+            words.append(f"--ticdc-fixtures={self.fixtures}")
+        return excinfo.value.outcome.report() + "\n  replay (pytest): " + shlex.join(words)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        """Where the case lives."""
+        return self.case.root / "manifest.json", None, f"ticdc case {self.case.id}"
+
+
+def _fixtures_root(value: str | None) -> Path | None:
+    if value is None:
+        return None
+    path = Path(value)
+    if path.exists():
+        return path
+    from ticdc_conformance.fixtures import bundles  # noqa: PLC0415
+
+    try:
+        root: Path = bundles.cached_root(value)
+    except (OSError, ValueError) as error:
+        raise pytest.UsageError(f"--ticdc-fixtures={value}: {error}") from None
+    return root
+
+
+def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
+    from ticdc_conformance.suites import XfailFileError, load_cases, match_entry, read_xfail_file  # noqa: PLC0415, I001
+    from ticdc_conformance.suites import stale_entries  # noqa: PLC0415
+    from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
+
+    names = {k: config.getoption(f"--ticdc-{k}") or "" for k in ("decoder", "encoder")}
+    try:
+        adapters = {k: load_adapter(v, k) for k, v in names.items() if v}
+        xfail_file = config.getoption("--ticdc-xfail")
+        entries = read_xfail_file(xfail_file) if xfail_file else []
+    except (ValueError, XfailFileError, OSError) as error:
+        raise pytest.UsageError(str(error)) from None
+    fixtures = config.getoption("--ticdc-fixtures")
+    cases = load_cases(
+        _fixtures_root(fixtures),
+        protocols=config.getoption("--ticdc-protocol"),
+        profiles=config.getoption("--ticdc-profile"),
+        tiers=config.getoption("--ticdc-tier"),
+        directions=[d for k in adapters for d in _DIRECTIONS[k]],
+        ids=config.getoption("--ticdc-case"),
+    )  # fmt: skip
+    config.stash[_STALE] = stale_entries([c.id for c in cases], entries)
+    items: list[pytest.Item] = []
+    for case in cases:
+        item = TicdcCaseItem.from_parent(
+            session, name=case.id, nodeid=f"ticdc::{case.id}", case=case, adapters=adapters,
+            names=names, fixtures=fixtures,
+        )  # fmt: skip
+        for marker in ("ticdc", f"ticdc_{case.protocol.replace('-', '_')}",
+                       f"ticdc_{case.direction}", f"ticdc_{case.tier}"):  # fmt: skip
+            item.add_marker(marker)
+        entry = match_entry(case.id, entries)
+        if entry is not None:
+            reason = (f"{entry.reason} (known failure {entry.where()}; if it passes, delete "
+                      f"that line: {entry.text()})")  # fmt: skip
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=CaseFailedError))
+        items.append(item)
+    if "decoder" in adapters and config.getoption("--ticdc-property-examples") > 0:
+        return [*items, *_property_items(session, config, adapters["decoder"])]
+    return items
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Add one item per selected case, before ``-k`` and ``-m`` deselect."""
+    if config.getoption("--ticdc-decoder") or config.getoption("--ticdc-encoder"):
+        items.extend(_items(session, config))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:  # noqa: ANN401
+    """Report known-failure entries that match no selected case."""
+    stale = config.stash.get(_STALE, [])
+    if stale:
+        terminalreporter.write_sep("=", "ticdc: stale known-failure entries")
+        for entry in stale:
+            terminalreporter.write_line(
+                f"{entry.where()}: matches no selected case: {entry.text()}"
+            )

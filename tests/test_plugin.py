@@ -1,0 +1,161 @@
+"""The pytest plugin, driven through pytester: items per case, failures, known failures."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conformance_doubles import cases_with_big_unsigned
+
+from ticdc_conformance.fixtures import default_root, load_manifest
+
+pytest_plugins = ["pytester"]
+
+DOUBLES = Path(__file__).with_name("conformance_doubles.py")
+MANIFEST = load_manifest()
+
+
+def ids(**wanted: str) -> list[str]:
+    return [
+        case["id"] for case in MANIFEST["cases"]
+        if all(case[key] == value for key, value in wanted.items())
+    ]  # fmt: skip
+
+
+@pytest.fixture
+def tester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A pytester folder where the test doubles import."""
+    shutil.copy(DOUBLES, pytester.path / DOUBLES.name)
+    pytester.syspathinsert()
+    return pytester
+
+
+def test_inert_without_an_adapter(tester: pytest.Pytester) -> None:
+    tester.makepyfile("def test_plain():\n    pass\n")
+    result = tester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_reference_passes_every_selected_case(tester: pytest.Pytester) -> None:
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", "--ticdc-decoder=reference", "--ticdc-encoder=reference",
+        "--ticdc-protocol=open", "--ticdc-protocol=craft", "--ticdc-tier=required",
+    )  # fmt: skip
+    want = ids(protocol="open", tier="required") + ids(protocol="craft", tier="required")
+    result.assert_outcomes(passed=len(want))
+
+
+def test_items_are_named_by_case_id_and_marked(tester: pytest.Pytester) -> None:
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", "--collect-only", "-q", "--ticdc-decoder=reference",
+        "--ticdc-profile=ticdc", "-m", "ticdc_simple_avro and ticdc_recommended",
+    )  # fmt: skip
+    collected = [line for line in result.outlines if line.startswith("ticdc::")]
+    want = ids(protocol="simple-avro", profile="ticdc", tier="recommended", direction="decode")
+    assert collected == [f"ticdc::{i}" for i in want]
+
+
+def test_broken_decoder_fails_exactly_the_expected_cases(tester: pytest.Pytester) -> None:
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", "-rf",
+        "--ticdc-decoder=conformance_doubles:signed_bigint_decoder",
+    )  # fmt: skip
+    failed = {
+        line.split(" ")[1].removeprefix("ticdc::")
+        for line in result.outlines if line.startswith("FAILED ticdc::")
+    }  # fmt: skip
+    expected = cases_with_big_unsigned(default_root())
+    assert failed == expected
+    decoding = len(ids(direction="decode")) + len(ids(direction="reject"))
+    result.assert_outcomes(passed=decoding - len(expected),
+                           failed=len(expected))  # fmt: skip
+    result.stdout.fnmatch_lines([
+        "*FAIL open.tiflow.decode.types.bigint-unsigned",
+        "*fixture: *data/open/tiflow.types.bigint-unsigned.*",
+        "*decoded events differ (expected vs actual, by JSON Pointer):",
+        '*/after/*/value: expected 18446744073709551615, got -1 (column "c")',
+        "*replay: ticdc-conformance run --case open.tiflow.decode.types.bigint-unsigned "
+        "--decoder conformance_doubles:signed_bigint_decoder",
+        "*replay (pytest): pytest --ticdc-case=open.tiflow.decode.types.bigint-unsigned "
+        "--ticdc-decoder=conformance_doubles:signed_bigint_decoder",
+    ])  # fmt: skip
+
+
+def test_known_failures(tester: pytest.Pytester) -> None:
+    known = tester.path / "known.txt"
+    known.write_text(
+        "open.*.decode.types.bigint-unsigned: reads BIGINT UNSIGNED as signed\n"
+        "open.tiflow.decode.types.int: listed by mistake\n"
+        "craft.*: nothing selected matches\n"
+    )
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", "-rfX", "--ticdc-protocol=open",
+        "--ticdc-case=open.*.decode.types.*int*",
+        "--ticdc-decoder=conformance_doubles:signed_bigint_decoder", f"--ticdc-xfail={known}",
+    )  # fmt: skip
+    selected = [i for i in ids(protocol="open", direction="decode") if ".types." in i
+                and "int" in i.split(".")[-1]]  # fmt: skip
+    # two expected failures, one unexpected pass (fails the run), the rest pass
+    result.assert_outcomes(xfailed=2, failed=1, passed=len(selected) - 3)
+    result.stdout.fnmatch_lines([
+        f"*XPASS(strict)*listed by mistake (known failure {known}:2; if it passes, delete "
+        "that line: open.tiflow.decode.types.int: listed by mistake)*",
+    ])  # fmt: skip
+    result.stdout.fnmatch_lines([
+        "*ticdc: stale known-failure entries*",
+        f"{known}:3: matches no selected case: craft.*: nothing selected matches",
+    ])  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_bad_options_are_usage_errors(tester: pytest.Pytester) -> None:
+    result = tester.runpytest("-p", "no:cacheprovider", "--ticdc-decoder=nocolon")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result = tester.runpytest("-p", "no:cacheprovider", "--ticdc-decoder=reference",
+                              "--ticdc-fixtures=9.9.9")  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*fixtures 9.9.9 are not in the cache*"])
+
+
+def test_fixtures_from_a_path(tester: pytest.Pytester, tmp_path: Path) -> None:
+    copy = tmp_path / "tree"
+    manifest = json.loads((default_root() / "manifest.json").read_text())
+    manifest["cases"] = manifest["cases"][:3]
+    for case in manifest["cases"]:
+        for name in manifest["fixtures"][case["fixture"]]["sha256"]:
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(default_root() / name, copy / name)
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    result = tester.runpytest("-p", "no:cacheprovider", "--ticdc-decoder=reference",
+                              "--ticdc-encoder=reference", f"--ticdc-fixtures={copy}")  # fmt: skip
+    result.assert_outcomes(passed=3)
+
+
+def test_property_round_trip_items(tester: pytest.Pytester) -> None:
+    common = ["-p", "no:cacheprovider", "--ticdc-protocol=craft", "--ticdc-protocol=open",
+              "--ticdc-profile=tiflow", "--ticdc-property-examples=5", "-m", "ticdc_property"]  # fmt: skip
+    result = tester.runpytest(*common, "--ticdc-decoder=reference")
+    result.assert_outcomes(passed=2)
+    result = tester.runpytest(*common, "--ticdc-decoder=conformance_doubles:late_commit_ts_decoder")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*craft (tiflow): the decoder disagrees with the reference on the change event *",
+        "*/0/commit_ts: expected *, got *",
+        "*check(",
+        "*event=RowChangedEvent(*",
+    ])  # fmt: skip
+
+
+def test_loading_the_plugin_imports_no_codec() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, ticdc_conformance.suites.plugin as p; "
+            "print(sorted(m for m in sys.modules if m.startswith('ticdc_conformance')))")  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    assert result.stdout.strip() == str(
+        ["ticdc_conformance", "ticdc_conformance.suites", "ticdc_conformance.suites.plugin"]
+    )
