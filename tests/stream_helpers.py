@@ -32,6 +32,13 @@ def dump(protocol: str, fault: str | None = None, messages: int = 400) -> Path:
     return folder
 
 
+def dump_with(settings: StreamSettings, messages: int) -> Path:
+    """A clean dump of the shop workload (seed 1) under other settings."""
+    folder = _ROOT / f"{settings.protocol}-{settings.partitions}-{messages}"
+    generate(settings, messages=messages, seed=1, faults=[], folder=folder)
+    return folder
+
+
 Coordinates = tuple[str, int, int | None, int | None]
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from stream_helpers import CLEAN, FAULTY, comparable, dump, labelled
+from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
 
 from ticdc_conformance.generators.dump import read_dump, read_labels
 from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import (
     CODECS,
     ColumnInfo,
@@ -131,3 +132,18 @@ def test_undecodable_messages_are_counted_and_reported() -> None:
     outcome = check_records(records, CheckSettings(protocol="craft"))
     assert (outcome.read, outcome.decoded, outcome.undecodable) == (2, 1, 1)
     assert coordinates(outcome) == [("undecodable", 0, 0, None)]
+
+
+def test_a_row_changed_twice_in_one_transaction_is_no_duplicate() -> None:
+    first = RowChangedEvent(commit_ts=5, table=TABLE, op="update", before=(1, 1), after=(1, 2))
+    second = RowChangedEvent(commit_ts=5, table=TABLE, op="update", before=(1, 2), after=(1, 3))
+    config = CODECS["craft"].config_from_options({"max-batch-size": "1"})
+    messages = CODECS["craft"].encode([first, second], config)
+    checker = PartitionChecker(CheckSettings(protocol="craft", partitions=1), "t", 0)
+    assert len(messages) == 2
+    assert [f for i, m in enumerate(messages) for f in checker.feed(i, m.key, m.value)] == []
+
+
+def test_a_larger_clean_dump_over_six_partitions_has_no_findings() -> None:
+    folder = dump_with(StreamSettings(protocol="open", partitions=6), messages=5000)
+    assert check(folder).findings == ()
