@@ -37,7 +37,7 @@ from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedEvent, DecodedResolved
 from ticdc_conformance.reference.dispatch import DispatchRule, decoded_partition_of
 from ticdc_conformance.reference.message import RECORD_OVERHEAD
-from ticdc_conformance.reference.tables import Profile
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile
 
 __all__ = [
     "RULES",
@@ -174,10 +174,11 @@ def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
 
 
 def _fingerprint(row: DecodedRow) -> int:
+    whole = (row.schema, row.table, row.op, row.before, row.after)
     try:
-        return hash(row.after)
+        return hash(whole)
     except TypeError:  # a value without hash: compare by its text
-        return hash(repr(row.after))
+        return hash(repr(whole))
 
 
 class PartitionChecker:
@@ -193,7 +194,12 @@ class PartitionChecker:
         self._watermark: int | None = None
         self._delivered: set[int] = set()
         self._newest: dict[tuple[str, str], int] = {}
-        self._since_watermark: dict[tuple[object, ...], int] = {}
+        self._runs: dict[int, list[int]] = {}
+        """Commit ts → row fingerprints of its first delivery since the last watermark."""
+        self._run_ts: int | None = None
+        self._run_position = 0
+        self._replaying = False
+        self._handles: dict[tuple[str, str, int | None], frozenset[str] | None] = {}
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
 
@@ -256,7 +262,8 @@ class PartitionChecker:
             return
         self._watermark = ts
         # a row above this watermark cannot have been delivered before it (§6.2)
-        self._since_watermark.clear()
+        self._runs.clear()
+        self._run_ts = None
 
     def _rows(
         self, offset: int, key: bytes | None, value: bytes | None, rows: list[DecodedRow]
@@ -264,7 +271,8 @@ class PartitionChecker:
         if self._max_batch is not None and len(rows) > self._max_batch:
             yield self._finding("batch-size", offset, key, _min_ts(rows),
                                 f"{len(rows)} rows, max-batch-size {self._max_batch}")  # fmt: skip
-        yield from self._affinity(offset, key, rows)
+        misplaced = list(self._affinity(offset, key, rows))
+        yield from misplaced
         digest = hash((key, value))
         repeat = digest in self._delivered
         self._delivered.add(digest)
@@ -280,7 +288,6 @@ class PartitionChecker:
             return
         older: list[DecodedRow] = []
         changed: list[DecodedRow] = []
-        mine: dict[tuple[object, ...], int] = {}
         for row in rows:
             if row.commit_ts is None:
                 continue
@@ -288,17 +295,11 @@ class PartitionChecker:
             newest = self._newest.get(table)
             if newest is not None and row.commit_ts < newest:
                 older.append(row)
-            else:
-                self._newest[table] = row.commit_ts
-            identity = self._identity(row)
-            if identity is not None:
-                content = _fingerprint(row)
-                if self._since_watermark.get(identity, content) != content:
-                    changed.append(row)
-                mine.setdefault(identity, content)
-        # rows of one message are one delivery: a row changed twice in a transaction is fine
-        for identity, content in mine.items():
-            self._since_watermark.setdefault(identity, content)
+                continue
+            self._newest[table] = row.commit_ts
+            # a redelivery goes where the first delivery went: a misplaced row is no repeat
+            if not misplaced and not self._same_as_first_delivery(row, row.commit_ts):
+                changed.append(row)
         if older:
             yield self._finding("commit-ts-order", offset, key, _min_ts(older),
                                 "older than a row of its table already delivered")  # fmt: skip
@@ -306,20 +307,25 @@ class PartitionChecker:
             yield self._finding("duplicate-identical", offset, key, _min_ts(changed),
                                 "delivered before with other images")  # fmt: skip
 
-    @staticmethod
-    def _identity(row: DecodedRow) -> tuple[object, ...] | None:
-        image = row.after if row.after is not None else row.before
-        if image is None:
-            return None
-        handle = tuple((c.name, repr(c.value)) for c in image if c.handle_key)
-        if not handle:
-            return None  # the message does not say which columns identify the row
-        # the old image tells two changes of one row in one transaction apart
-        try:
-            before = hash(row.before)
-        except TypeError:
-            before = hash(repr(row.before))
-        return (row.schema, row.table, row.commit_ts, row.op, handle, before)
+    def _same_as_first_delivery(self, row: DecodedRow, ts: int) -> bool:
+        """Whether a transaction delivered again repeats its first delivery row for row.
+
+        The rows of one transaction reach a partition as one contiguous run (§6.3); a later
+        run with the same commit ts is a redelivery and must repeat the first run in order.
+        A transaction may change one row twice, so rows are matched by position, not by key.
+        """
+        if ts != self._run_ts:
+            self._run_ts, self._run_position = ts, 0
+            self._replaying = ts in self._runs
+            if not self._replaying:
+                self._runs[ts] = []
+        first = self._runs[ts]
+        fingerprint = _fingerprint(row)
+        if not self._replaying:
+            first.append(fingerprint)
+            return True
+        position, self._run_position = self._run_position, self._run_position + 1
+        return position < len(first) and first[position] == fingerprint
 
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow]
@@ -328,11 +334,37 @@ class PartitionChecker:
         if count is None:
             return
         rule, profile = self.settings.dispatcher, self.settings.profile
-        chosen = {decoded_partition_of(r, count, rule, profile) for r in rows}
+        chosen = {
+            decoded_partition_of(r, count, rule, profile, handle_key=self._handle_names(r))
+            for r in rows
+        }
         chosen.discard(None)
         if chosen - {self.partition}:
             yield self._finding("partition-affinity", offset, key, _min_ts(rows),
                                 f"dispatcher picks partition(s) {sorted(chosen)}")  # type: ignore[type-var]  # fmt: skip
+
+    def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
+        """Simple marks no handle key: the schema its decoder resolved the row with says."""
+        if self._stateful is None or self.settings.dispatcher.kind != "index-value":
+            return None
+        key = (row.schema, row.table, row.schema_version)
+        if key not in self._handles:
+            table = self._stateful.table_info(row.schema, row.table, row.schema_version or 0)
+            names: frozenset[str] | None = None
+            if table is not None and self.settings.dispatcher.index_name is not None:
+                index = next(
+                    (i for i in table.indexes if i.name == self.settings.dispatcher.index_name),
+                    None,
+                )
+                names = None if index is None else frozenset(index.columns)
+            elif table is not None:
+                flags = table.column_flags(self.settings.profile)
+                names = frozenset(
+                    c.name for c, bits in zip(table.columns, flags, strict=True)
+                    if bits & HANDLE_KEY_FLAG
+                )  # fmt: skip
+            self._handles[key] = names
+        return self._handles[key]
 
     def finish(self) -> Iterator[Finding]:
         """Findings known only at the end: Simple DML whose schema never arrived."""

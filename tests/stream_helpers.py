@@ -12,6 +12,7 @@ from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.generators.generate import generate
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import CODECS
+from ticdc_conformance.reference.dispatch import DispatchRule
 
 _ROOT = Path(tempfile.mkdtemp(prefix="stream-dumps-"))
 atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
@@ -23,12 +24,14 @@ FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind i
 
 
 @functools.cache
-def dump(protocol: str, fault: str | None = None, messages: int = 400) -> Path:
+def dump(
+    protocol: str, fault: str | None = None, messages: int = 400, dispatcher: str = "default"
+) -> Path:
     """A dump of the seeded shop workload, with one fault of ``fault`` when given."""
-    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}"
+    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}"
     faults = [fault] if fault else []
-    generate(StreamSettings(protocol=protocol), messages=messages, seed=3, faults=faults,
-             folder=folder)  # fmt: skip
+    settings = StreamSettings(protocol=protocol, dispatcher=DispatchRule(partition=dispatcher))
+    generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
     return folder
 
 
