@@ -3,8 +3,9 @@
 The only module that imports pyspark. One pass over the records:
 
 1. read the dump's Parquet (a folder, a file or a glob; several topics may share it);
-2. ``repartition`` by (topic, partition) and sort within Spark partitions by offset, so each
-   Kafka partition's records reach one executor task in offset order;
+2. ``repartition`` by (topic, partition), each Kafka partition placed by its record count so
+   the tasks are balanced, and sort within Spark partitions by offset, so each Kafka
+   partition's records reach one executor task in offset order;
 3. ``mapInArrow`` runs ``PartitionChecker`` (``suites/stream_rules.py``) per Kafka partition,
    decoding with the reference codecs (Simple with per-partition schema state) and emitting
    per task: rule counts, the first ``samples`` findings per rule, message accounting, and
@@ -32,7 +33,7 @@ from typing import Any, Self
 
 import pyarrow as pa
 from pyspark import SparkConf
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 
 from ticdc_conformance.suites.stream_rules import (
@@ -83,6 +84,9 @@ def session(master: str | None = None, *, shuffle_partitions: int | None = None)
         "spark.sql.execution.arrow.maxRecordsPerBatch": "4096",
         "spark.ui.showConsoleProgress": "false",
     }
+    if not SparkConf().contains("spark.driver.memory"):
+        # local mode: the shuffle and sort of the records run in the driver's JVM
+        settings["spark.driver.memory"] = "2g"
     if shuffle_partitions is not None:
         settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
     for name, value in settings.items():
@@ -234,6 +238,36 @@ def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
     )
 
 
+def _slots(spark: SparkSession, sizes: dict[tuple[str, int], int], tasks: int) -> Column:
+    """A column placing each Kafka partition in its Spark partition, balanced by size.
+
+    Largest partitions first, each to the least loaded of ``tasks`` buckets (LPT); bucket 0
+    gets the heaviest load, so the longest tasks start first. Spark's ``repartition`` hashes
+    the column (Murmur3), so each bucket is represented by a value that hashes into it.
+    """
+    loads = [0] * tasks
+    bucket_of: dict[tuple[str, int], int] = {}
+    for key, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0])):
+        bucket = loads.index(min(loads))
+        bucket_of[key] = bucket
+        loads[bucket] += size
+    order = sorted(range(tasks), key=lambda b: -loads[b])  # heaviest first
+    rank = {b: i for i, b in enumerate(order)}
+    probe = spark.range(0, 64 * tasks).select(
+        "id", F.pmod(F.hash("id"), F.lit(tasks)).alias("bucket")
+    )
+    value_of: dict[int, int] = {}
+    for row in probe.collect():
+        value_of.setdefault(int(row["bucket"]), int(row["id"]))
+    if len(value_of) < tasks:  # no value found for some bucket: plain hashing is still correct
+        return F.hash("topic", "partition")
+    pairs: list[Column] = []
+    for (topic, partition), bucket in bucket_of.items():
+        pairs += [F.lit(f"{topic}\x00{partition}"), F.lit(value_of[rank[bucket]])]
+    coordinates = F.concat_ws("\x00", F.col("topic"), F.col("partition").cast("string"))
+    return F.create_map(*pairs)[coordinates]
+
+
 def check_dump(
     spark: SparkSession,
     paths: list[str],
@@ -244,10 +278,17 @@ def check_dump(
 ) -> CheckResult:
     """Run the whole rule catalog over the dump at ``paths``."""
     records = _records(spark, paths)
-    tasks = tasks or max(2, spark.sparkContext.defaultParallelism * 2)
-    spark.conf.set("spark.sql.shuffle.partitions", str(tasks))  # the aggregations are small
-    ordered = records.repartition(tasks, "topic", "partition").sortWithinPartitions(
-        "topic", "partition", "offset"
+    sizes = {
+        (r[0], r[1]): int(r[2]) for r in records.groupBy("topic", "partition").count().collect()
+    }
+    cores = spark.sparkContext.defaultParallelism
+    tasks = max(1, min(len(sizes), tasks or cores * 4))
+    spark.conf.set("spark.sql.shuffle.partitions", str(max(2, cores * 2)))  # small aggregations
+    ordered = (
+        records.withColumn("slot", _slots(spark, sizes, tasks))
+        .repartition(tasks, "slot")
+        .sortWithinPartitions("topic", "partition", "offset")
+        .drop("slot")
     )
     out = ordered.mapInArrow(_checker_task(settings, samples), _OUT_DDL).persist()
     try:
@@ -272,7 +313,7 @@ def check_dump(
                 {name: row[name] for name in
                  ("topic", "partition", "offset", "key", "commit_ts", "detail")}
             )  # fmt: skip
-        total = records.count()
+        total = sum(sizes.values())
     finally:
         out.unpersist()
     return CheckResult(dict(counts), kept, total)

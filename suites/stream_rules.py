@@ -200,6 +200,7 @@ class PartitionChecker:
         self._run_position = 0
         self._replaying = False
         self._handles: dict[tuple[str, str, int | None], frozenset[str] | None] = {}
+        self._table_partitions: dict[tuple[str, str], int | None] = {}
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
 
@@ -334,10 +335,18 @@ class PartitionChecker:
         if count is None:
             return
         rule, profile = self.settings.dispatcher, self.settings.profile
-        chosen = {
-            decoded_partition_of(r, count, rule, profile, handle_key=self._handle_names(r))
-            for r in rows
-        }
+        if rule.kind == "table":  # the same for every row of a table: computed once
+            tables = self._table_partitions
+            chosen = set()
+            for r in rows:
+                if (r.schema, r.table) not in tables:
+                    tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
+                chosen.add(tables[r.schema, r.table])
+        else:
+            chosen = {
+                decoded_partition_of(r, count, rule, profile, handle_key=self._handle_names(r))
+                for r in rows
+            }
         chosen.discard(None)
         if chosen - {self.partition}:
             yield self._finding("partition-affinity", offset, key, _min_ts(rows),

@@ -35,10 +35,11 @@ def dump(
     return folder
 
 
-def dump_with(settings: StreamSettings, messages: int) -> Path:
-    """A clean dump of the shop workload (seed 1) under other settings."""
-    folder = _ROOT / f"{settings.protocol}-{settings.partitions}-{messages}"
-    generate(settings, messages=messages, seed=1, faults=[], folder=folder)
+def dump_with(settings: StreamSettings, messages: int, faults: tuple[str, ...] = ()) -> Path:
+    """A dump of the shop workload (seed 1) under other settings."""
+    name = f"{settings.topic}-{settings.protocol}-{settings.partitions}-{messages}-{faults}"
+    folder = _ROOT / name
+    generate(settings, messages=messages, seed=1, faults=faults, folder=folder)
     return folder
 
 

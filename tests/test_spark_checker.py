@@ -10,12 +10,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
-from stream_helpers import CLEAN, FAULTY, comparable, dump, labelled
+from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
 
 from ticdc_conformance.cli.main import main
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.generators.simulator import StreamSettings
 
 pytestmark = pytest.mark.spark
 
@@ -80,6 +83,31 @@ def test_usage_errors(spark: Any, tmp_path: Path) -> None:
     del spark
     assert main(["check-stream", "--input", str(tmp_path / "nothing")]) == 2
     assert main(["check-stream", "--input", str(dump("open")), "--partitions", "0"]) == 2
+
+
+def test_several_topics_in_one_check(spark: Any, tmp_path: Path) -> None:
+    clean = dump("open")
+    faulty = dump_with(StreamSettings(protocol="open", topic="other"), 400, ("wrong-partition",))
+    code, report = check(spark, clean, tmp_path, "--input", str(faulty))
+    samples = [s for rule in report["rules"] for s in rule["samples"]]
+    assert code == 1
+    assert [s["topic"] for s in samples] == ["other"]
+    assert found(report) == labelled(read_labels(faulty))
+    m = report["messages"]
+    assert m["read"] == m["input"] > 800
+
+
+def test_a_failing_job_exits_3(spark: Any, tmp_path: Path) -> None:
+    del spark
+    pq.write_table(pa.table({"topic": ["t"], "partition": [0]}), tmp_path / "part-0.parquet")
+    assert main(["check-stream", "--input", str(tmp_path), "--protocol", "open", "--quiet"]) == 3
+
+
+def test_without_labels_the_protocol_must_be_given(spark: Any, tmp_path: Path) -> None:
+    del spark
+    shutil.copy(dump("craft") / "part-00000.parquet", tmp_path / "part-00000.parquet")
+    assert main(["check-stream", "--input", str(tmp_path), "--quiet"]) == 2
+    assert main(["check-stream", "--input", str(tmp_path), "--protocol", "craft", "--quiet"]) == 0
 
 
 @pytest.mark.slow
