@@ -86,7 +86,7 @@ def session(master: str | None = None, *, shuffle_partitions: int | None = None)
     }
     if not SparkConf().contains("spark.driver.memory"):
         # local mode: the shuffle and sort of the records run in the driver's JVM
-        settings["spark.driver.memory"] = "2g"
+        settings["spark.driver.memory"] = "4g"
     if shuffle_partitions is not None:
         settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
     for name, value in settings.items():
