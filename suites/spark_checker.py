@@ -110,6 +110,25 @@ def _finding_row(f: Finding) -> dict[str, Any]:
             "detail": f.detail[:300], "count": None}  # fmt: skip
 
 
+def _broadcast_rows(columns: tuple[list[Any], ...]) -> pa.RecordBatch:
+    rules, topics, partitions, stamps, idents = columns
+    n = len(rules)
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(["broadcast"] * n, pa.string()),
+            pa.array(rules, pa.string()),
+            pa.array(topics, pa.string()),
+            pa.array(partitions, pa.int32()),
+            pa.nulls(n, pa.int64()),
+            pa.nulls(n, pa.binary()),
+            pa.array(stamps, pa.int64()),
+            pa.array(idents, pa.string()),
+            pa.nulls(n, pa.int64()),
+        ],
+        schema=_OUT,
+    )
+
+
 def _checker_task(
     settings: CheckSettings, samples: int
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
@@ -117,14 +136,15 @@ def _checker_task(
         counts: Counter[str] = Counter()
         kept: dict[str, list[dict[str, Any]]] = {}
         seen: list[dict[str, Any]] = []
-        out: list[dict[str, Any]] = []
+        # broadcasts are many (one per watermark per partition): kept as columns, not dicts
+        broadcasts: tuple[list[Any], ...] = ([], [], [], [], [])
         checker: PartitionChecker | None = None
 
         def take(item: Finding | Broadcast) -> None:
             if isinstance(item, Broadcast):
-                out.append({"kind": "broadcast", "rule": item.kind, "topic": item.topic,
-                            "partition": item.partition, "commit_ts": item.commit_ts,
-                            "detail": item.ident})  # fmt: skip
+                values = (item.kind, item.topic, item.partition, item.commit_ts, item.ident)
+                for column, value in zip(broadcasts, values, strict=True):
+                    column.append(value)
                 return
             counts[item.rule] += 1
             sample = kept.setdefault(item.rule, [])
@@ -148,12 +168,15 @@ def _checker_task(
                     checker = PartitionChecker(settings, topic, partition)
                 for item in checker.feed(offset, key, value):
                     take(item)
-            if len(out) >= _FLUSH:
-                yield _rows(out)
-                out = []
+            if len(broadcasts[0]) >= _FLUSH:
+                yield _broadcast_rows(broadcasts)
+                for column in broadcasts:
+                    column.clear()
         if checker is not None:
             close(checker)
-        out.extend({"kind": "count", "rule": rule, "count": n} for rule, n in counts.items())
+        if broadcasts[0]:
+            yield _broadcast_rows(broadcasts)
+        out = [{"kind": "count", "rule": rule, "count": n} for rule, n in counts.items()]
         out.extend(row for rows in kept.values() for row in rows)
         out.extend(seen)
         yield _rows(out)
