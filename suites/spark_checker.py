@@ -43,7 +43,7 @@ from ticdc_conformance.suites.stream_rules import (
     PartitionChecker,
 )
 
-__all__ = ["CheckResult", "bare_decode_count", "check_dump", "main", "session"]
+__all__ = ["CheckResult", "bare_decode_count", "check_dump", "main", "session", "spark_int_hash"]
 
 _OUT = pa.schema(
     [
@@ -261,12 +261,37 @@ def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
     )
 
 
-def _slots(spark: SparkSession, sizes: dict[tuple[str, int], int], tasks: int) -> Column:
+_MASK = 0xFFFFFFFF
+
+
+def _rotl(value: int, bits: int) -> int:
+    return ((value << bits) | (value >> (32 - bits))) & _MASK
+
+
+def spark_int_hash(value: int) -> int:
+    """Spark SQL's ``hash()`` of an INT (Murmur3 x86 32-bit, seed 42), as ``pmod`` sees it.
+
+    ``repartition(n, column)`` sends a row to ``pmod(hash(column), n)``; knowing the hash lets
+    the driver pick values that land in chosen Spark partitions without a probe job.
+    """
+    k1 = _rotl((value & _MASK) * 0xCC9E2D51 & _MASK, 15) * 0x1B873593 & _MASK
+    h1 = (_rotl(42 ^ k1, 13) * 5 + 0xE6546B64) & _MASK
+    h1 ^= 4
+    h1 ^= h1 >> 16
+    h1 = h1 * 0x85EBCA6B & _MASK
+    h1 ^= h1 >> 13
+    h1 = h1 * 0xC2B2AE35 & _MASK
+    h1 ^= h1 >> 16
+    return h1 - (1 << 32) if h1 & 0x80000000 else h1
+
+
+def _slots(sizes: dict[tuple[str, int], int], tasks: int) -> Column:
     """A column placing each Kafka partition in its Spark partition, balanced by size.
 
     Largest partitions first, each to the least loaded of ``tasks`` buckets (LPT); bucket 0
     gets the heaviest load, so the longest tasks start first. Spark's ``repartition`` hashes
-    the column (Murmur3), so each bucket is represented by a value that hashes into it.
+    the column (Murmur3), so each bucket is represented by a value that hashes into it. Only
+    the balance depends on this: a Kafka partition always stays in one Spark partition.
     """
     loads = [0] * tasks
     bucket_of: dict[tuple[str, int], int] = {}
@@ -276,14 +301,11 @@ def _slots(spark: SparkSession, sizes: dict[tuple[str, int], int], tasks: int) -
         loads[bucket] += size
     order = sorted(range(tasks), key=lambda b: -loads[b])  # heaviest first
     rank = {b: i for i, b in enumerate(order)}
-    probe = spark.range(0, 64 * tasks).select(
-        "id", F.pmod(F.hash("id"), F.lit(tasks)).alias("bucket")
-    )
     value_of: dict[int, int] = {}
-    for row in probe.collect():
-        value_of.setdefault(int(row["bucket"]), int(row["id"]))
-    if len(value_of) < tasks:  # no value found for some bucket: plain hashing is still correct
-        return F.hash("topic", "partition")
+    candidate = 0
+    while len(value_of) < tasks:
+        value_of.setdefault(spark_int_hash(candidate) % tasks, candidate)
+        candidate += 1
     pairs: list[Column] = []
     for (topic, partition), bucket in bucket_of.items():
         pairs += [F.lit(f"{topic}\x00{partition}"), F.lit(value_of[rank[bucket]])]
@@ -308,7 +330,7 @@ def check_dump(
     tasks = max(1, min(len(sizes), tasks or cores * 4))
     spark.conf.set("spark.sql.shuffle.partitions", str(max(2, cores * 2)))  # small aggregations
     ordered = (
-        records.withColumn("slot", _slots(spark, sizes, tasks))
+        records.withColumn("slot", _slots(sizes, tasks))
         .repartition(tasks, "slot")
         .sortWithinPartitions("topic", "partition", "offset")
         .drop("slot")

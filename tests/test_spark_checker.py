@@ -19,6 +19,7 @@ from ticdc_conformance.cli.main import main
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.suites.spark_checker import spark_int_hash
 
 pytestmark = pytest.mark.spark
 
@@ -130,3 +131,10 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr[-2000:]
     got = found(json.loads(report.read_text(encoding="utf-8")))
     assert got == labelled(read_labels(folder))
+
+
+def test_the_driver_knows_sparks_int_hash(spark: Any) -> None:
+    from pyspark.sql import functions as F  # noqa: N812
+
+    rows = spark.range(-50, 200).select("id", F.hash(F.col("id").cast("int"))).collect()
+    assert [spark_int_hash(int(r[0])) for r in rows] == [int(r[1]) for r in rows]
