@@ -271,11 +271,38 @@ def _parser() -> argparse.ArgumentParser:
     generate.add_argument("--seed", type=int, default=1)
     generate.add_argument("--out", required=True, help="dump folder to write")
     _suite_commands.add_parsers(commands)
+    _add_check_stream(commands)
     return parser
 
 
+def _check_stream(args: argparse.Namespace, out: IO[str]) -> int:
+    try:  # pyarrow and, when the check runs, pyspark (the spark extra)
+        from ticdc_conformance.suites.stream_report import run  # noqa: PLC0415
+    except ImportError as error:
+        raise _UsageError(f"check-stream needs the spark extra: {error}") from None
+    return run(args, out)
+
+
+def _add_check_stream(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = commands.add_parser(
+        "check-stream",
+        help="check a topic dump against TiCDC's stream rules with Spark (docs/stream-checker.md)",
+        description="Decode a topic dump (docs/dump-format.md) with the reference codecs in a "
+        "Spark job and check the stream rules: watermarks, broadcasts, ordering, duplicates, "
+        "partition affinity, limits, Simple schemas. Settings come from the dump's "
+        "_labels.json; flags override them. Exit codes: 0 clean, 1 violations of severity "
+        "error, 2 usage error, 3 the job failed.",
+    )
+    try:
+        from ticdc_conformance.suites.stream_report import add_arguments  # noqa: PLC0415
+    except ImportError:  # without pyarrow: the command still parses and says what is missing
+        check.add_argument("rest", nargs=argparse.REMAINDER)
+        return
+    add_arguments(check)
+
+
 _COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate,
-             **_suite_commands.COMMANDS}  # fmt: skip
+             "check-stream": _check_stream, **_suite_commands.COMMANDS}  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,6 +17,11 @@ TiCDC always picks the Kafka partition itself; Kafka's key hashing is never used
   ``FormatFloat(v, 'f', -1, 32|64)``; text and bytes as their raw bytes; DECIMAL, dates and
   times as their text.
 * A rule name TiCDC does not know falls back to ``default`` on Kafka.
+
+``decoded_partition_of`` recomputes the partition from a *decoded* row (a stream checker has no
+change event): the handle-key columns are those the message marks (Open ``h``, Craft flags,
+Debezium key), or the names given; value strings come from the decoded values, FLOAT by its
+type code (4) or MySQL type name.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ticdc_conformance.reference._gojson import format_float_positional
+from ticdc_conformance.reference.decoded import DecodedColumn, DecodedRow
 from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo, Profile
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
@@ -34,6 +40,7 @@ __all__ = [
     "DISPATCHERS",
     "DispatchRule",
     "column_value_string",
+    "decoded_partition_of",
     "dispatch_hash",
     "partition_of",
     "position_inertia",
@@ -142,3 +149,78 @@ def partition_of(
     if rule.kind == "ts":
         return event.commit_ts % partitions
     return dispatch_hash(event, rule, profile) % partitions
+
+
+_FLOAT_TYPE_CODE = 4
+"""MySQL ``TypeFloat`` (ground truth §1.6): formatted as float32 in value strings."""
+
+
+def _decoded_value_string(column: DecodedColumn) -> bytes:
+    value = column.value
+    if isinstance(value, float):
+        single = column.type_code == _FLOAT_TYPE_CODE or (column.mysql_type or "") == "float"
+        return format_float_positional(value, 32 if single else 64).encode()
+    if value is None:
+        return b"null"
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, DecimalValue | TimestampValue):
+        return value.text.encode()
+    return str(value).encode()
+
+
+def _is_handle(column: DecodedColumn, names: frozenset[str] | None) -> bool:
+    if names is not None:
+        return column.name in names
+    if column.handle_key is not None:
+        return column.handle_key
+    return column.flags is not None and bool(column.flags & HANDLE_KEY_FLAG)
+
+
+def decoded_partition_of(
+    row: DecodedRow,
+    partitions: int,
+    rule: DispatchRule | None = None,
+    profile: Profile = "tiflow",
+    *,
+    handle_key: frozenset[str] | None = None,
+) -> int | None:
+    """The partition TiCDC would choose for a decoded row, as ``partition_of`` does (§6.1).
+
+    ``handle_key`` names the columns to hash when the message does not mark them (the handle
+    key, or the columns of an ``index-name`` index). ``None`` when the row does not carry what
+    the rule hashes (a ``ts`` rule without commit ts, a named column the message lacks, no
+    handle key known).
+    """
+    if partitions <= 0:
+        raise ValueError("a topic has at least one partition")
+    rule = rule if rule is not None else DispatchRule()
+    if rule.kind == "ts":
+        return None if row.commit_ts is None else row.commit_ts % partitions
+    writes: list[tuple[bytes, ...]] = [(row.schema.encode(), row.table.encode())]
+    if rule.kind != "table":
+        image = row.after if row.after is not None else row.before
+        if image is None:
+            return None
+        if rule.kind == "columns":
+            by_name = {c.name: c for c in image}
+            if any(name not in by_name for name in rule.columns):
+                return None
+            chosen = [by_name[name] for name in rule.columns]
+        elif rule.index_name is not None and handle_key is None:
+            return None  # a message never says which columns an index has
+        else:
+            marked = handle_key is not None or any(
+                c.handle_key is not None or c.flags is not None for c in image
+            )
+            if not marked:
+                return None
+            chosen = [c for c in image if _is_handle(c, handle_key)]
+        writes.extend(
+            (c.name.encode(), _decoded_value_string(c))
+            for c in chosen
+            if not (c.value is None and profile == "ticdc")
+        )
+    return position_inertia(writes) % partitions

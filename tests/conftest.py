@@ -30,3 +30,14 @@ def shared() -> Path:
     if not path.is_dir():
         pytest.skip("../shared is not beside the checkout")
     return path
+
+
+@pytest.fixture(scope="session")
+def spark() -> object:
+    """One local Spark session (127.0.0.1, no UI) for every Spark test; skip without pyspark."""
+    pytest.importorskip("pyspark")
+    from ticdc_conformance.suites.spark_checker import session
+
+    spark = session("local[2]", shuffle_partitions=4)
+    yield spark
+    spark.stop()

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from ticdc_conformance.generators.strategies import row_changed_events
 from ticdc_conformance.reference import (
+    CODECS,
     ColumnInfo,
     DecimalValue,
+    DecodedRow,
     IndexInfo,
     RowChangedEvent,
     TableInfo,
@@ -19,9 +21,11 @@ from ticdc_conformance.reference import (
 from ticdc_conformance.reference.dispatch import (
     DispatchRule,
     column_value_string,
+    decoded_partition_of,
     dispatch_hash,
     partition_of,
 )
+from ticdc_conformance.reference.tables import Profile
 
 TABLE = TableInfo(
     schema="test", name="t",
@@ -120,3 +124,38 @@ def test_partition_is_in_range_and_table_rule_ignores_values(
     if name == "table":
         expected = zlib.crc32((event.table.schema + event.table.name).encode()) % partitions
         assert chosen == expected
+
+
+@pytest.mark.parametrize(
+    ("protocol", "profile"), [("open", "tiflow"), ("open", "ticdc"), ("craft", "tiflow")]
+)
+@given(
+    event=row_changed_events(),
+    partitions=st.integers(min_value=1, max_value=16),
+    kind=st.sampled_from(["default", "index-value", "ts"]),
+)
+def test_decoded_rows_dispatch_like_their_change_events(
+    protocol: str, event: RowChangedEvent, partitions: int, kind: str, profile: Profile
+) -> None:
+    codec = CODECS[protocol]
+    rule = DispatchRule(partition=kind)
+    (message,) = codec.encode([event], codec.config_from_options({}, profile=profile))
+    (decoded,) = [e for e in codec.decode(message) if isinstance(e, DecodedRow)]
+    expected = partition_of(event, partitions, rule, profile)
+    assert decoded_partition_of(decoded, partitions, rule, profile) == expected
+
+
+def test_decoded_rows_without_what_the_rule_hashes() -> None:
+    (message,) = CODECS["open"].encode([row(1)])
+    (decoded,) = CODECS["open"].decode(message)
+    assert isinstance(decoded, DecodedRow)
+    assert (
+        decoded_partition_of(decoded, 4, DispatchRule(partition="columns", columns=("nope",)))
+        is None
+    )
+    assert (
+        decoded_partition_of(decoded, 4, DispatchRule(partition="index-value", index_name="u"))
+        is None
+    )
+    by_name = decoded_partition_of(decoded, 4, DispatchRule(partition="columns", columns=("id",)))
+    assert by_name == partition_of(row(1), 4, DispatchRule(partition="columns", columns=("id",)))

@@ -1,0 +1,434 @@
+"""The stream rule catalog and the per-partition checker (ground truth §6; docs/stream-checker.md).
+
+Plain Python, no Spark: the Spark job (``suites/spark_checker.py``) runs ``PartitionChecker``
+on its executors, one per Kafka partition, over the records in offset order, and this module
+alone checks a small dump (``check_records``).
+
+Per partition, in offset order:
+
+* every message decodes (``undecodable`` otherwise; Simple with the partition's schema state);
+* watermarks never go back (``watermark-monotonic``, §6.2: a checkpoint promises everything
+  at or below it is written);
+* a row message at or below the partition's last watermark after it is an at-least-once
+  replay when it repeats an earlier delivery byte for byte (``allowed-duplicate``, counted,
+  §6.3) and a violation otherwise (``row-after-watermark``);
+* first deliveries of one table come in commit-ts order (``commit-ts-order``, §6.3), and a row
+  delivered twice since the last watermark carries the same images (``duplicate-identical``);
+* the dispatcher recomputed from the decoded row picks this partition (``partition-affinity``,
+  §6.1);
+* messages keep ``max-message-bytes`` and ``max-batch-size`` (``message-size``,
+  ``batch-size``, §1.5, §2.2, §3.4);
+* Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
+  §6.6).
+
+Across partitions, every DDL and watermark reaches every partition of its topic
+(``ddl-broadcast``, ``watermark-broadcast``, §6.2): checkers emit ``Broadcast`` records and
+``missing_broadcasts`` finds the gaps. Findings are counted per Kafka message; a missing
+record is reported with offset ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
+from ticdc_conformance.reference.decoded import DecodedDDL, DecodedEvent, DecodedResolved
+from ticdc_conformance.reference.dispatch import DispatchRule, decoded_partition_of
+from ticdc_conformance.reference.message import RECORD_OVERHEAD
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile
+
+__all__ = [
+    "RULES",
+    "Broadcast",
+    "CheckSettings",
+    "Finding",
+    "PartitionChecker",
+    "Rule",
+    "check_records",
+    "missing_broadcasts",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One stream rule: id, severity and what it asks, with its ground-truth section."""
+
+    id: str
+    severity: str
+    """``error`` fails the check (exit 1); ``warning`` is counted and reported only."""
+    description: str
+    section: str
+
+
+_CATALOG = (
+    Rule(id="undecodable", severity="error", section="§2-§5",
+         description="every message decodes with the protocol's reference decoder"),
+    Rule(id="watermark-monotonic", severity="error", section="§6.2",
+         description="a partition's watermarks (resolved ts) never go back"),
+    Rule(id="row-after-watermark", severity="error", section="§6.2",
+         description="no new row at or below a partition's last watermark after it"),
+    Rule(id="allowed-duplicate", severity="warning", section="§6.3",
+         description="a replay after a restart repeats an earlier delivery exactly (allowed)"),
+    Rule(id="ddl-broadcast", severity="error", section="§6.2",
+         description="every DDL reaches every partition of its topic"),
+    Rule(id="watermark-broadcast", severity="error", section="§6.2",
+         description="every watermark reaches every partition of its topic"),
+    Rule(id="commit-ts-order", severity="error", section="§6.3",
+         description="per partition and table, first deliveries come in commit-ts order"),
+    Rule(id="duplicate-identical", severity="error", section="§6.3",
+         description="a row delivered again carries the same images as its first delivery"),
+    Rule(id="partition-affinity", severity="error", section="§6.1",
+         description="a row lands on the partition its dispatcher computes"),
+    Rule(id="message-size", severity="error", section="§1.5",
+         description="key + value + 36 bytes of overhead stay within max-message-bytes"),
+    Rule(id="batch-size", severity="error", section="§2.2, §3.4",
+         description="a batched message holds at most max-batch-size rows (Open, Craft)"),
+    Rule(id="schema-resolvable", severity="error", section="§6.6",
+         description="every Simple DML resolves to a schema a BOOTSTRAP or DDL announced"),
+)  # fmt: skip
+RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
+"""Rule id → rule, in report order."""
+
+_BATCHING = ("open", "craft")
+_DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+_DEFAULT_MAX_BATCH_SIZE = 16
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckSettings:
+    """The TiCDC settings a check needs (a dump's ``_labels.json`` ``settings``, or flags)."""
+
+    protocol: str
+    profile: Profile = "tiflow"
+    partitions: int | None = None
+    """The topic's partition count; ``None``: as many as the dump shows."""
+    dispatcher: DispatchRule = field(default_factory=DispatchRule)
+    options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def max_message_bytes(self) -> int:
+        """``max-message-bytes`` (default 10 MiB, §1.5)."""
+        return int(dict(self.options).get("max-message-bytes", _DEFAULT_MAX_MESSAGE_BYTES))
+
+    @property
+    def max_batch_size(self) -> int | None:
+        """``max-batch-size`` of the batching protocols (default 16); ``None`` for the others."""
+        if self.protocol not in _BATCHING:
+            return None
+        return int(dict(self.options).get("max-batch-size", _DEFAULT_MAX_BATCH_SIZE))
+
+    @classmethod
+    def from_labels(cls, settings: Mapping[str, Any], **overrides: Any) -> CheckSettings:  # noqa: ANN401
+        """Settings from a label sidecar's ``settings``; non-``None`` overrides win."""
+        dispatcher = settings.get("dispatcher") or {}
+        values: dict[str, Any] = {
+            "protocol": settings.get("protocol"),
+            "profile": settings.get("profile", "tiflow"),
+            "partitions": settings.get("partitions"),
+            "dispatcher": DispatchRule(
+                partition=dispatcher.get("partition", "default"),
+                index_name=dispatcher.get("index-name"),
+                columns=tuple(dispatcher.get("columns") or ()),
+            ),
+            "options": tuple(sorted((settings.get("options") or {}).items())),
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if values["protocol"] is None:
+            raise ValueError("no protocol: give --protocol or a dump labelled with one")
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One violation (or counted allowed anomaly) at Kafka coordinates."""
+
+    rule: str
+    topic: str
+    partition: int
+    offset: int | None
+    """``None`` when the record is missing."""
+    key: bytes | None = None
+    commit_ts: int | None = None
+    """The smallest commit ts involved; ``None`` when unknown (an undecodable message)."""
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Broadcast:
+    """A DDL or watermark seen on one partition; all partitions must see it (§6.2)."""
+
+    kind: str
+    """``ddl-broadcast`` or ``watermark-broadcast``: the rule a gap breaks."""
+    topic: str
+    partition: int
+    commit_ts: int
+    ident: str
+    """What tells two broadcasts of one commit ts apart (a DDL's query)."""
+
+
+def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
+    stamps = [r.commit_ts for r in rows if r.commit_ts is not None]
+    return min(stamps) if stamps else None
+
+
+def _fingerprint(row: DecodedRow) -> int:
+    whole = (row.schema, row.table, row.op, row.before, row.after)
+    try:
+        return hash(whole)
+    except TypeError:  # a value without hash: compare by its text
+        return hash(repr(whole))
+
+
+class PartitionChecker:
+    """The sequential rules of one Kafka partition; feed records in offset order."""
+
+    def __init__(self, settings: CheckSettings, topic: str, partition: int) -> None:
+        self.settings, self.topic, self.partition = settings, topic, partition
+        codec: Any = CODECS[settings.protocol]
+        self._codec = codec
+        self._stateful = codec.new_decoder() if hasattr(codec, "new_decoder") else None
+        self._held: dict[int, tuple[bytes | None, int | None]] = {}
+        self.read = self.decoded = self.undecodable = 0
+        self._watermark: int | None = None
+        self._delivered: set[int] = set()
+        self._newest: dict[tuple[str, str], int] = {}
+        self._runs: dict[int, list[int]] = {}
+        """Commit ts → row fingerprints of its first delivery since the last watermark."""
+        self._run_ts: int | None = None
+        self._run_position = 0
+        self._replaying = False
+        self._handles: dict[tuple[str, str, int | None], frozenset[str] | None] = {}
+        self._table_partitions: dict[tuple[str, str], int | None] = {}
+        self._max_bytes = settings.max_message_bytes
+        self._max_batch = settings.max_batch_size
+
+    def _decode(self, message: Message, offset: int) -> list[DecodedEvent]:
+        if self._stateful is None:
+            return list(self._codec.decode(message, message_index=offset))
+        events: list[DecodedEvent] = self._stateful.feed(message, message_index=offset)
+        if not events:  # a Simple DML held until its schema arrives (§6.6)
+            try:
+                stamps = [e.commit_ts for e in self._codec.decode(message) if e.commit_ts]
+            except DecodeError:
+                stamps = []
+            self._held[offset] = (message.key, min(stamps) if stamps else None)
+            return []
+        if not isinstance(events[0], DecodedRow):
+            return events[:1]  # rows released by a schema message belong to earlier offsets
+        return events
+
+    def feed(
+        self, offset: int, key: bytes | None, value: bytes | None
+    ) -> Iterator[Finding | Broadcast]:
+        """Check one record; yield its findings and the broadcasts it carries."""
+        self.read += 1
+        message = Message(key=key, value=value)
+        if len(key or b"") + len(value or b"") + RECORD_OVERHEAD > self._max_bytes:
+            yield self._finding("message-size", offset, key, None, "over max-message-bytes")
+        try:
+            events = self._decode(message, offset)
+        except DecodeError as error:
+            self.undecodable += 1
+            yield self._finding("undecodable", offset, key, None, str(error))
+            return
+        self.decoded += 1
+        rows: list[DecodedRow] = []
+        for event in events:
+            if isinstance(event, DecodedRow):
+                rows.append(event)
+            elif isinstance(event, DecodedResolved):
+                yield from self._watermark_seen(offset, key, event.commit_ts)
+            elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
+                yield Broadcast(kind="ddl-broadcast", topic=self.topic, partition=self.partition,
+                                commit_ts=event.commit_ts, ident=event.query)  # fmt: skip
+        if rows:
+            yield from self._rows(offset, key, value, rows)
+
+    def _finding(
+        self, rule: str, offset: int | None, key: bytes | None, ts: int | None, detail: str
+    ) -> Finding:
+        return Finding(rule=rule, topic=self.topic, partition=self.partition, offset=offset,
+                       key=key, commit_ts=ts, detail=detail)  # fmt: skip
+
+    def _watermark_seen(
+        self, offset: int, key: bytes | None, ts: int
+    ) -> Iterator[Finding | Broadcast]:
+        yield Broadcast(kind="watermark-broadcast", topic=self.topic, partition=self.partition,
+                        commit_ts=ts, ident="")  # fmt: skip
+        if self._watermark is not None and ts < self._watermark:
+            yield self._finding("watermark-monotonic", offset, key, ts,
+                                f"watermark {ts} after {self._watermark}")  # fmt: skip
+            return
+        self._watermark = ts
+        # a row above this watermark cannot have been delivered before it (§6.2)
+        self._runs.clear()
+        self._run_ts = None
+
+    def _rows(
+        self, offset: int, key: bytes | None, value: bytes | None, rows: list[DecodedRow]
+    ) -> Iterator[Finding]:
+        if self._max_batch is not None and len(rows) > self._max_batch:
+            yield self._finding("batch-size", offset, key, _min_ts(rows),
+                                f"{len(rows)} rows, max-batch-size {self._max_batch}")  # fmt: skip
+        misplaced = list(self._affinity(offset, key, rows))
+        yield from misplaced
+        digest = hash((key, value))
+        repeat = digest in self._delivered
+        self._delivered.add(digest)
+        if repeat:
+            yield self._finding("allowed-duplicate", offset, key, _min_ts(rows), "exact repeat")
+            return
+        mark = self._watermark
+        late = [r for r in rows if mark is not None and r.commit_ts is not None
+                and r.commit_ts <= mark]  # fmt: skip
+        if late:
+            yield self._finding("row-after-watermark", offset, key, _min_ts(late),
+                                f"at or below watermark {mark}")  # fmt: skip
+            return
+        older: list[DecodedRow] = []
+        changed: list[DecodedRow] = []
+        for row in rows:
+            if row.commit_ts is None:
+                continue
+            table = (row.schema, row.table)
+            newest = self._newest.get(table)
+            if newest is not None and row.commit_ts < newest:
+                older.append(row)
+                continue
+            self._newest[table] = row.commit_ts
+            # a redelivery goes where the first delivery went: a misplaced row is no repeat
+            if not misplaced and not self._same_as_first_delivery(row, row.commit_ts):
+                changed.append(row)
+        if older:
+            yield self._finding("commit-ts-order", offset, key, _min_ts(older),
+                                "older than a row of its table already delivered")  # fmt: skip
+        if changed:
+            yield self._finding("duplicate-identical", offset, key, _min_ts(changed),
+                                "delivered before with other images")  # fmt: skip
+
+    def _same_as_first_delivery(self, row: DecodedRow, ts: int) -> bool:
+        """Whether a transaction delivered again repeats its first delivery row for row.
+
+        The rows of one transaction reach a partition as one contiguous run (§6.3); a later
+        run with the same commit ts is a redelivery and must repeat the first run in order.
+        A transaction may change one row twice, so rows are matched by position, not by key.
+        """
+        if ts != self._run_ts:
+            self._run_ts, self._run_position = ts, 0
+            self._replaying = ts in self._runs
+            if not self._replaying:
+                self._runs[ts] = []
+        first = self._runs[ts]
+        fingerprint = _fingerprint(row)
+        if not self._replaying:
+            first.append(fingerprint)
+            return True
+        position, self._run_position = self._run_position, self._run_position + 1
+        return position < len(first) and first[position] == fingerprint
+
+    def _affinity(
+        self, offset: int, key: bytes | None, rows: list[DecodedRow]
+    ) -> Iterator[Finding]:
+        count = self.settings.partitions
+        if count is None:
+            return
+        rule, profile = self.settings.dispatcher, self.settings.profile
+        if rule.kind == "table":  # the same for every row of a table: computed once
+            tables = self._table_partitions
+            chosen = set()
+            for r in rows:
+                if (r.schema, r.table) not in tables:
+                    tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
+                chosen.add(tables[r.schema, r.table])
+        else:
+            chosen = {
+                decoded_partition_of(r, count, rule, profile, handle_key=self._handle_names(r))
+                for r in rows
+            }
+        chosen.discard(None)
+        if chosen - {self.partition}:
+            yield self._finding("partition-affinity", offset, key, _min_ts(rows),
+                                f"dispatcher picks partition(s) {sorted(chosen)}")  # type: ignore[type-var]  # fmt: skip
+
+    def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
+        """Simple marks no handle key: the schema its decoder resolved the row with says."""
+        if self._stateful is None or self.settings.dispatcher.kind != "index-value":
+            return None
+        key = (row.schema, row.table, row.schema_version)
+        if key not in self._handles:
+            table = self._stateful.table_info(row.schema, row.table, row.schema_version or 0)
+            names: frozenset[str] | None = None
+            if table is not None and self.settings.dispatcher.index_name is not None:
+                index = next(
+                    (i for i in table.indexes if i.name == self.settings.dispatcher.index_name),
+                    None,
+                )
+                names = None if index is None else frozenset(index.columns)
+            elif table is not None:
+                flags = table.column_flags(self.settings.profile)
+                names = frozenset(
+                    c.name for c, bits in zip(table.columns, flags, strict=True)
+                    if bits & HANDLE_KEY_FLAG
+                )  # fmt: skip
+            self._handles[key] = names
+        return self._handles[key]
+
+    def finish(self) -> Iterator[Finding]:
+        """Findings known only at the end: Simple DML whose schema never arrived."""
+        if self._stateful is None:
+            return
+        for pending in self._stateful.pending():
+            key, ts = self._held.get(pending.message_index, (None, None))
+            yield self._finding("schema-resolvable", pending.message_index, key, ts,
+                                pending.reason)  # fmt: skip
+
+
+def missing_broadcasts(
+    broadcasts: Iterable[Broadcast], partitions: Mapping[str, int]
+) -> Iterator[Finding]:
+    """One finding per partition of a topic lacking a DDL or watermark others have (§6.2)."""
+    seen: dict[tuple[str, str, int, str], set[int]] = {}
+    for b in broadcasts:
+        seen.setdefault((b.kind, b.topic, b.commit_ts, b.ident), set()).add(b.partition)
+    for (kind, topic, ts, ident), where in sorted(seen.items()):
+        for p in range(partitions[topic]):
+            if p not in where:
+                yield Finding(rule=kind, topic=topic, partition=p, offset=None, commit_ts=ts,
+                              detail=ident or f"watermark {ts}")  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What ``check_records`` found: every finding, and the message accounting."""
+
+    findings: tuple[Finding, ...]
+    read: int
+    decoded: int
+    undecodable: int
+
+
+def check_records(
+    records: Iterable[tuple[str, int, int, bytes | None, bytes | None]], settings: CheckSettings
+) -> Outcome:
+    """Check (topic, partition, offset, key, value) records in one process (small dumps)."""
+    by_partition: dict[tuple[str, int], list[tuple[int, bytes | None, bytes | None]]] = {}
+    for topic, partition, offset, key, value in records:
+        by_partition.setdefault((topic, partition), []).append((offset, key, value))
+    findings: list[Finding] = []
+    broadcasts: list[Broadcast] = []
+    read = decoded = undecodable = 0
+    for (topic, partition), messages in sorted(by_partition.items()):
+        checker = PartitionChecker(settings, topic, partition)
+        for offset, key, value in sorted(messages, key=lambda m: m[0]):
+            for item in checker.feed(offset, key, value):
+                (findings if isinstance(item, Finding) else broadcasts).append(item)  # type: ignore[arg-type]
+        findings.extend(checker.finish())
+        read, decoded = read + checker.read, decoded + checker.decoded
+        undecodable += checker.undecodable
+    counts = {topic: 1 + max(p for t, p in by_partition if t == topic) for topic, _ in by_partition}
+    if settings.partitions is not None:
+        counts = dict.fromkeys(counts, settings.partitions)
+    findings.extend(missing_broadcasts(broadcasts, counts))
+    return Outcome(findings=tuple(findings), read=read, decoded=decoded, undecodable=undecodable)

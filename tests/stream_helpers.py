@@ -1,0 +1,67 @@
+"""Small labelled topic dumps for the stream checker tests, generated once per run."""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import shutil
+import tempfile
+from pathlib import Path
+
+from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.generators.generate import generate
+from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.reference import CODECS
+from ticdc_conformance.reference.dispatch import DispatchRule
+
+_ROOT = Path(tempfile.mkdtemp(prefix="stream-dumps-"))
+atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
+
+CLEAN = sorted(CODECS)
+"""One clean dump per protocol."""
+FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind in FAULT_KINDS}
+"""One dump per fault kind, with the protocol it is injected into."""
+
+
+@functools.cache
+def dump(
+    protocol: str, fault: str | None = None, messages: int = 400, dispatcher: str = "default"
+) -> Path:
+    """A dump of the seeded shop workload, with one fault of ``fault`` when given."""
+    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}"
+    faults = [fault] if fault else []
+    settings = StreamSettings(protocol=protocol, dispatcher=DispatchRule(partition=dispatcher))
+    generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
+    return folder
+
+
+def dump_with(settings: StreamSettings, messages: int, faults: tuple[str, ...] = ()) -> Path:
+    """A dump of the shop workload (seed 1) under other settings."""
+    name = f"{settings.topic}-{settings.protocol}-{settings.partitions}-{messages}-{faults}"
+    folder = _ROOT / name
+    generate(settings, messages=messages, seed=1, faults=faults, folder=folder)
+    return folder
+
+
+Coordinates = tuple[str, int, int | None, int | None]
+
+
+def labelled(labels: dict[str, object]) -> list[Coordinates]:
+    """(rule, partition, offset, commit ts) of every finding the labels promise, sorted."""
+    faults = labels["faults"]
+    assert isinstance(faults, list)
+    return sorted(
+        (f["rule"], f["partition"], f["offset"], f["commit_ts"])
+        for fault in faults
+        for f in fault["findings"]
+    )
+
+
+def comparable(found: list[Coordinates], expected: list[Coordinates]) -> list[Coordinates]:
+    """``expected`` with the commit ts of undecodable records replaced by what was found.
+
+    A corrupted record no longer says which commit ts it carried, so a checker reports none.
+    """
+    return sorted(
+        (rule, p, o, None if rule == "undecodable" else ts) for rule, p, o, ts in expected
+    ) if any(r == "undecodable" for r, *_ in found) else expected  # fmt: skip

@@ -1,0 +1,168 @@
+"""The stream rules without Spark: clean dumps find nothing, each fault exactly its label."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
+
+from ticdc_conformance.generators.dump import read_dump, read_labels
+from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.reference import (
+    CODECS,
+    ColumnInfo,
+    DDLEvent,
+    ResolvedEvent,
+    RowChangedEvent,
+    TableInfo,
+)
+from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.suites.stream_rules import (
+    RULES,
+    CheckSettings,
+    Outcome,
+    PartitionChecker,
+    check_records,
+)
+
+
+def check(folder: Path, **overrides: object) -> Outcome:
+    settings = CheckSettings.from_labels(read_labels(folder)["settings"], **overrides)
+    records = ((r.topic, r.partition, r.offset, r.key, r.value) for r in read_dump(folder))
+    return check_records(records, settings)
+
+
+def coordinates(outcome: Outcome) -> list[tuple[str, int, int | None, int | None]]:
+    return sorted((f.rule, f.partition, f.offset, f.commit_ts) for f in outcome.findings)
+
+
+def test_catalog_covers_every_fault_kind() -> None:
+    assert set(FAULT_KINDS.values()) <= set(RULES)
+    assert {r.severity for r in RULES.values()} == {"error", "warning"}
+    assert RULES["allowed-duplicate"].severity == "warning"
+    assert all(r.section.startswith("§") and r.description for r in RULES.values())
+
+
+@pytest.mark.parametrize("protocol", CLEAN)
+def test_clean_dumps_have_no_findings(protocol: str) -> None:
+    outcome = check(dump(protocol))
+    assert outcome.findings == ()
+    assert outcome.read == outcome.decoded > 0
+    assert outcome.undecodable == 0
+
+
+@pytest.mark.parametrize(("fault", "protocol"), sorted(FAULTY.items()))
+def test_each_fault_is_found_exactly_where_labelled(fault: str, protocol: str) -> None:
+    folder = dump(protocol, fault)
+    outcome = check(folder)
+    found = coordinates(outcome)
+    expected = labelled(read_labels(folder))
+    assert [f[0] for f in expected]
+    assert {f[0] for f in expected} == {FAULT_KINDS[fault]}
+    assert found == comparable(found, expected)
+    assert outcome.decoded + outcome.undecodable == outcome.read
+
+
+def test_cli_settings_override_the_labels() -> None:
+    labels = {"protocol": "open", "partitions": 3, "options": {"max-batch-size": "16"},
+              "dispatcher": {"partition": "ts"}}  # fmt: skip
+    settings = CheckSettings.from_labels(labels, partitions=5, profile=None)
+    assert settings.partitions == 5
+    assert settings.dispatcher == DispatchRule(partition="ts")
+    assert settings.max_batch_size == 16
+    with pytest.raises(ValueError, match="no protocol"):
+        CheckSettings.from_labels({})
+
+
+def test_limits_are_checked_against_the_options_given() -> None:
+    folder = dump("open")
+    outcome = check(folder, options=(("max-batch-size", "2"), ("max-message-bytes", "2000")))
+    rules = {f.rule for f in outcome.findings}
+    assert rules == {"batch-size", "message-size"}
+
+
+def test_a_wrong_partition_count_breaks_affinity() -> None:
+    outcome = check(dump("open"), partitions=7)
+    assert {f.rule for f in outcome.findings} >= {"partition-affinity"}
+
+
+def test_watermarks_going_back_and_rows_below_them() -> None:
+    codec = CODECS["open"]
+    first, second = (codec.encode([ResolvedEvent(commit_ts=ts)])[0] for ts in (20, 10))
+    checker = PartitionChecker(CheckSettings(protocol="open"), "t", 0)
+    items = [*checker.feed(0, first.key, first.value), *checker.feed(1, second.key, second.value)]
+    rules = [getattr(i, "rule", None) for i in items]
+    assert rules == [None, None, "watermark-monotonic"]
+
+
+TABLE = TableInfo(
+    schema="s", name="t",
+    columns=(ColumnInfo(name="id", type="int", key="primary"), ColumnInfo(name="v", type="int")),
+)  # fmt: skip
+
+
+OTHER = dataclasses.replace(TABLE, name="u")
+
+
+def row(ts: int, v: int, table: TableInfo = TABLE) -> tuple[bytes | None, bytes | None]:
+    event = RowChangedEvent(commit_ts=ts, table=table, op="insert", after=(1, v))
+    (message,) = CODECS["craft"].encode([event])
+    return message.key, message.value
+
+
+@pytest.mark.parametrize(("second", "rule"), [(2, "duplicate-identical"), (1, "allowed-duplicate")])
+def test_a_row_delivered_again_must_be_identical(second: int, rule: str) -> None:
+    checker = PartitionChecker(CheckSettings(protocol="craft", partitions=1), "t", 0)
+    first = [*checker.feed(0, *row(5, 1)), *checker.feed(1, *row(6, 1, OTHER))]
+    again = list(checker.feed(2, *row(5, second)))
+    assert first == []
+    assert [(f.rule, f.offset, f.commit_ts) for f in again] == [(rule, 2, 5)]  # type: ignore[union-attr]
+
+
+def test_ddl_missing_from_one_partition_is_found_with_no_offset() -> None:
+    (ddl,) = CODECS["open"].encode(
+        [DDLEvent(commit_ts=5, schema="s", table="t", query="CREATE TABLE t (a INT)", ddl_type=3)]
+    )
+    records = [("t", p, 0, ddl.key, ddl.value) for p in (0, 2)]
+    outcome = check_records(records, CheckSettings(protocol="open", partitions=3))
+    assert coordinates(outcome) == [("ddl-broadcast", 1, None, 5)]
+
+
+def test_undecodable_messages_are_counted_and_reported() -> None:
+    records = [("t", 0, 0, b"\x00", b"\x00"), ("t", 0, 1, *row(5, 1))]
+    outcome = check_records(records, CheckSettings(protocol="craft"))
+    assert (outcome.read, outcome.decoded, outcome.undecodable) == (2, 1, 1)
+    assert coordinates(outcome) == [("undecodable", 0, 0, None)]
+
+
+def test_a_row_changed_twice_in_one_transaction_is_no_duplicate() -> None:
+    first = RowChangedEvent(commit_ts=5, table=TABLE, op="update", before=(1, 1), after=(1, 2))
+    second = RowChangedEvent(commit_ts=5, table=TABLE, op="update", before=(1, 2), after=(1, 3))
+    config = CODECS["craft"].config_from_options({"max-batch-size": "1"})
+    messages = CODECS["craft"].encode([first, second], config)
+    checker = PartitionChecker(CheckSettings(protocol="craft", partitions=1), "t", 0)
+    assert len(messages) == 2
+    assert [f for i, m in enumerate(messages) for f in checker.feed(i, m.key, m.value)] == []
+
+
+def test_a_larger_clean_dump_over_six_partitions_has_no_findings() -> None:
+    folder = dump_with(StreamSettings(protocol="open", partitions=6), messages=5000)
+    assert check(folder).findings == ()
+
+
+_DISPATCHED = [("open", "index-value"), ("craft", "ts"), ("simple-json", "index-value"),
+               ("simple-avro", "ts")]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("protocol", "dispatcher", "fault"),
+    [*((p, d, f) for p, d in _DISPATCHED for f in (None, "wrong-partition")),
+     # Debezium writes no watermarks, so no fault has a stretch to go in: clean only
+     ("debezium", "index-value", None)],
+)  # fmt: skip
+def test_other_dispatchers(protocol: str, dispatcher: str, fault: str | None) -> None:
+    folder = dump(protocol, fault, 600, dispatcher)
+    assert coordinates(check(folder)) == labelled(read_labels(folder))
