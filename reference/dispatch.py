@@ -82,8 +82,7 @@ def position_inertia(writes: Iterable[tuple[bytes, ...]]) -> int:
     return total
 
 
-def column_value_string(column: ColumnInfo, value: Value) -> bytes:
-    """TiCDC's ``ColumnValueString`` of a non-virtual column's value, as bytes."""
+def _value_string(value: Value, *, float32: bool) -> bytes:
     if value is None:
         return b"null"
     if isinstance(value, bytes):
@@ -91,10 +90,15 @@ def column_value_string(column: ColumnInfo, value: Value) -> bytes:
     if isinstance(value, str):
         return value.encode()
     if isinstance(value, float):
-        return format_float_positional(value, 32 if column.type == "float" else 64).encode()
+        return format_float_positional(value, 32 if float32 else 64).encode()
     if isinstance(value, DecimalValue | TimestampValue):
         return value.text.encode()
     return str(value).encode()
+
+
+def column_value_string(column: ColumnInfo, value: Value) -> bytes:
+    """TiCDC's ``ColumnValueString`` of a non-virtual column's value, as bytes."""
+    return _value_string(value, float32=column.type == "float")
 
 
 def _column_writes(
@@ -156,19 +160,8 @@ _FLOAT_TYPE_CODE = 4
 
 
 def _decoded_value_string(column: DecodedColumn) -> bytes:
-    value = column.value
-    if isinstance(value, float):
-        single = column.type_code == _FLOAT_TYPE_CODE or (column.mysql_type or "") == "float"
-        return format_float_positional(value, 32 if single else 64).encode()
-    if value is None:
-        return b"null"
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode()
-    if isinstance(value, DecimalValue | TimestampValue):
-        return value.text.encode()
-    return str(value).encode()
+    single = column.type_code == _FLOAT_TYPE_CODE or column.mysql_type == "float"
+    return _value_string(column.value, float32=single)
 
 
 def _is_handle(column: DecodedColumn, names: frozenset[str] | None) -> bool:
