@@ -23,6 +23,7 @@ from ticdc_conformance.reference.forms import (
     write_decoded_event,
     write_message,
 )
+from ticdc_conformance.reference.message import SchemaCodec
 
 __all__ = ["main"]
 
@@ -96,8 +97,7 @@ def _messages(args: argparse.Namespace) -> Iterator[tuple[str, Message | FormErr
 def _decode(args: argparse.Namespace, out: IO[str]) -> int:
     codec = CODECS[args.protocol]
     # A protocol whose rows need state (Simple types DML by cached schemas) offers a decoder.
-    new_decoder = getattr(codec, "new_decoder", None)
-    decoder = None if new_decoder is None else new_decoder()
+    decoder = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
     decode = codec.decode if decoder is None else decoder.feed
     status = EXIT_OK
     places: dict[int, str] = {}

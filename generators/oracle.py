@@ -38,6 +38,7 @@ from ticdc_conformance.reference import (
     TimestampValue,
     Value,
 )
+from ticdc_conformance.reference.message import SchemaCodec
 
 __all__ = ["ORACLE_CONFIGS", "Canonical", "disagreements", "observed", "projected"]
 
@@ -198,10 +199,9 @@ def decoded_rows(event: RowChangedEvent, protocol: str, profile: str) -> list[De
     codec = CODECS[protocol]
     config = codec.config_from_options(ORACLE_CONFIGS[protocol], profile=profile)
     messages = codec.encode([event], config)
-    new_decoder = getattr(codec, "new_decoder", None)
-    if new_decoder is not None:  # Simple: the consumer learns the schema from a BOOTSTRAP
-        decoder = new_decoder()
-        decoder.feed(codec.encode_bootstrap(event.table, config))  # type: ignore[attr-defined]
+    if isinstance(codec, SchemaCodec):  # Simple: the consumer learns the schema from a BOOTSTRAP
+        decoder = codec.new_decoder()
+        decoder.feed(codec.encode_bootstrap(event.table, config))
         events = [e for i, m in enumerate(messages) for e in decoder.feed(m, message_index=i)]
     else:
         events = [e for i, m in enumerate(messages) for e in codec.decode(m, message_index=i)]

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from ticdc_conformance.reference import CODECS, Codec, Message
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
+from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.updates import split_key_updates
 
@@ -194,10 +195,9 @@ class _Producer:
         self.config = settings.codec_config()
         self.log = TopicLog(settings, [[] for _ in range(settings.partitions)])
         self.queued: list[list[RowChangedEvent]] = [[] for _ in range(settings.partitions)]
-        encode_bootstrap = getattr(self.codec, "encode_bootstrap", None)
         enabled = settings.send_bootstrap_interval_in_sec > 0 < settings.send_bootstrap_in_msg_count
         self.encode_bootstrap: Callable[[TableInfo, object], Message] | None = (
-            encode_bootstrap if enabled else None
+            self.codec.encode_bootstrap if enabled and isinstance(self.codec, SchemaCodec) else None
         )
         self.bootstraps: dict[tuple[str, str], _Bootstrap] = {}
 

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     from ticdc_conformance.reference.decoded import DecodedEvent
     from ticdc_conformance.reference.events import ChangeEvent
+    from ticdc_conformance.reference.tables import TableInfo
 
-__all__ = ["RECORD_OVERHEAD", "ClaimCheckObject", "Codec", "Message"]
+__all__ = [
+    "RECORD_OVERHEAD", "ClaimCheckObject", "Codec", "HeldRow", "Message", "SchemaCodec",
+    "StreamDecoder",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,4 +87,54 @@ class Codec(Protocol[ConfigT]):
 
     def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
         """Decode one message; raise only ``DecodeError``."""
+        ...
+
+
+class HeldRow(Protocol):
+    """A row a ``StreamDecoder`` has not typed, and why."""
+
+    @property
+    def message_index(self) -> int:
+        """Index of the message that carried it."""
+        ...
+
+    @property
+    def reason(self) -> str:
+        """Why it is held or rejected."""
+        ...
+
+
+class StreamDecoder(Protocol):
+    """A consumer's decoder that keeps state across the messages of one partition."""
+
+    def feed(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
+        """Decode one message; return the events now resolvable (``DecodeError`` if invalid)."""
+        ...
+
+    def pending(self) -> Sequence[HeldRow]:
+        """Rows still held back, each with its message index and reason."""
+        ...
+
+    def rejected(self) -> Sequence[HeldRow]:
+        """Rows that can never be resolved, each with its message index and reason."""
+        ...
+
+    def table_info(self, database: str, table: str, schema_version: int) -> TableInfo | None:
+        """The schema seen for (database, table, schemaVersion), if any."""
+        ...
+
+
+@runtime_checkable
+class SchemaCodec(Protocol):
+    """The extra surface of a codec whose rows carry no types (Simple, ground truth §4.9, §6.6).
+
+    A BOOTSTRAP encoder, and a stateful decoder that types rows by the schemas it has seen.
+    """
+
+    def encode_bootstrap(self, table: TableInfo, config: Any = None) -> Message:  # noqa: ANN401
+        """The BOOTSTRAP message of ``table``."""
+        ...
+
+    def new_decoder(self) -> StreamDecoder:
+        """A fresh stateful decoder."""
         ...

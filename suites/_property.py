@@ -16,6 +16,7 @@ from ticdc_conformance.fixtures import decode_messages
 from ticdc_conformance.reference import CODECS, RowChangedEvent
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.forms import write_change_event, write_decoded_event
+from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.suites._check import as_json, json_diff
 
 __all__ = ["round_trip_property"]
@@ -31,7 +32,7 @@ def round_trip_property(
 
     codec = CODECS[protocol]
     config = codec.config_from_options({}, profile=profile)
-    encode_bootstrap = getattr(codec, "encode_bootstrap", None)
+    encode_bootstrap = codec.encode_bootstrap if isinstance(codec, SchemaCodec) else None
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))  # fmt: skip

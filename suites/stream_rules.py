@@ -36,7 +36,7 @@ from typing import Any
 from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedEvent, DecodedResolved
 from ticdc_conformance.reference.dispatch import DispatchRule, decoded_partition_of
-from ticdc_conformance.reference.message import RECORD_OVERHEAD
+from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile
 
 __all__ = [
@@ -188,7 +188,7 @@ class PartitionChecker:
         self.settings, self.topic, self.partition = settings, topic, partition
         codec: Any = CODECS[settings.protocol]
         self._codec = codec
-        self._stateful = codec.new_decoder() if hasattr(codec, "new_decoder") else None
+        self._stateful = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
         self._held: dict[int, tuple[bytes | None, int | None]] = {}
         self.read = self.decoded = self.undecodable = 0
         self._watermark: int | None = None
@@ -207,7 +207,7 @@ class PartitionChecker:
     def _decode(self, message: Message, offset: int) -> list[DecodedEvent]:
         if self._stateful is None:
             return list(self._codec.decode(message, message_index=offset))
-        events: list[DecodedEvent] = self._stateful.feed(message, message_index=offset)
+        events = list(self._stateful.feed(message, message_index=offset))
         if not events:  # a Simple DML held until its schema arrives (§6.6)
             try:
                 stamps = [e.commit_ts for e in self._codec.decode(message) if e.commit_ts]

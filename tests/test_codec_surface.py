@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ticdc_conformance.reference import CODECS, Codec, craft, debezium, open_protocol, simple
+from ticdc_conformance.reference.message import SchemaCodec
 
 
 def test_open_protocol_is_a_codec() -> None:
@@ -34,3 +35,11 @@ def test_debezium_is_a_codec() -> None:
     assert CODECS[codec.PROTOCOL] is codec
     assert codec.config_from_options({}) == debezium.Config()
     assert set(codec.PROFILES) == {"tiflow", "ticdc"}
+
+
+def test_only_simple_offers_schema_state() -> None:
+    stateful: SchemaCodec = simple.JSON  # mypy checks the extra surface here
+    assert isinstance(stateful, SchemaCodec)
+    assert {name for name, codec in CODECS.items() if isinstance(codec, SchemaCodec)} == {
+        "simple-json", "simple-avro",
+    }  # fmt: skip
