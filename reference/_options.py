@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from ticdc_conformance.reference.errors import EncodeError
 
-__all__ = ["read_options"]
+__all__ = ["large_message_problems", "read_options"]
 
 COMPRESSION = "large-message-handle-compression"
 
@@ -61,3 +61,13 @@ def read_options(
         else:
             values[field] = text
     return values
+
+
+def large_message_problems(option: str, claim_check_storage_uri: str) -> list[str]:
+    """What is wrong with the large-message options (Open and Simple, ground truth §1.5)."""
+    problems = []
+    if option not in ("none", "handle-key-only", "claim-check"):
+        problems.append("large-message-handle-option must be none, handle-key-only or claim-check")
+    if (option == "claim-check") != bool(claim_check_storage_uri):
+        problems.append("claim-check-storage-uri goes with large-message-handle-option=claim-check")
+    return problems

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ticdc_conformance.reference._options import read_options
+from ticdc_conformance.reference._options import large_message_problems, read_options
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -45,16 +45,9 @@ class Config:
                 problems.append("max-batched-bytes exists only in profile ticdc")
             elif not 0 < self.max_batched_bytes <= self.max_message_bytes:
                 problems.append("max-batched-bytes must be in 1..max-message-bytes")
-        if self.large_message_handle_option not in ("none", "handle-key-only", "claim-check"):
-            problems.append(
-                "large-message-handle-option must be none, handle-key-only or claim-check"
-            )
-        if (self.large_message_handle_option == "claim-check") != bool(
-            self.claim_check_storage_uri
-        ):
-            problems.append(
-                "claim-check-storage-uri goes with large-message-handle-option=claim-check"
-            )
+        problems += large_message_problems(
+            self.large_message_handle_option, self.claim_check_storage_uri
+        )
         if problems:
             raise EncodeError("; ".join(problems), protocol=PROTOCOL)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ticdc_conformance.reference._options import read_options
+from ticdc_conformance.reference._options import large_message_problems, read_options
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -56,16 +56,9 @@ class Config:
             problems.append("encoding-format must be json or avro")
         if self.max_message_bytes <= 0:
             problems.append("max-message-bytes must be positive")
-        if self.large_message_handle_option not in ("none", "handle-key-only", "claim-check"):
-            problems.append(
-                "large-message-handle-option must be none, handle-key-only or claim-check"
-            )
-        if (self.large_message_handle_option == "claim-check") != bool(
-            self.claim_check_storage_uri
-        ):
-            problems.append(
-                "claim-check-storage-uri goes with large-message-handle-option=claim-check"
-            )
+        problems += large_message_problems(
+            self.large_message_handle_option, self.claim_check_storage_uri
+        )
         if not self.time_zone:
             problems.append("time zone must be a location name")
         if problems:
