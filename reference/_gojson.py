@@ -16,19 +16,26 @@ Two styles:
 Text is handled as ``str`` in which bytes that are not valid UTF-8 are carried as the
 surrogate-escape code points U+DC80–U+DCFF; ``to_bytes`` turns the finished JSON back into
 the exact bytes.
+
+Reading (``GoJsonReader``): both writers print a float ``-0.0`` as ``-0``, which Python's
+``json`` reads as the integer ``0``, losing the sign; the reader reads ``-0`` as ``-0.0``
+(never written for an integer) and refuses ``NaN`` and ``Infinity``, which Go never writes.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
+from collections.abc import Callable
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal
 from enum import Enum
 from fractions import Fraction
 
 __all__ = [
-    "JsonStyle", "format_float", "format_float_positional", "from_json_text", "quote", "to_bytes",
+    "GoJsonReader", "JsonStyle", "format_float", "format_float_positional", "from_json_text",
+    "quote", "to_bytes",
 ]  # fmt: skip
 
 
@@ -95,6 +102,47 @@ def from_json_text(text: str) -> str | bytes:
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogateescape")
     return text
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _int_or_negative_zero(text: str) -> int | float:
+    return -0.0 if text == "-0" else int(text)
+
+
+_NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
+"""Where ``-0`` may stand as a number (it may also match inside a string: harmless)."""
+
+
+class GoJsonReader:
+    """Reads a JSON document a Go writer produced: ``-0`` stays ``-0.0``, no NaN/Infinity.
+
+    ``decode`` raises what ``json.JSONDecoder.decode`` raises (``JSONDecodeError``, a
+    ``ValueError`` for a constant, ``RecursionError``). Documents holding no ``-0`` take the
+    plain C scanner; the rest are read again with a hook on integers.
+    """
+
+    __slots__ = ("_plain", "_signed")
+
+    def __init__(
+        self, *, object_pairs_hook: Callable[[list[tuple[str, object]]], object] | None = None
+    ) -> None:
+        self._plain = json.JSONDecoder(
+            parse_constant=_reject_constant, object_pairs_hook=object_pairs_hook
+        )
+        self._signed = json.JSONDecoder(
+            parse_constant=_reject_constant,
+            parse_int=_int_or_negative_zero,
+            object_pairs_hook=object_pairs_hook,
+        )
+
+    def decode(self, text: str) -> object:
+        """The document in ``text``."""
+        if _NEGATIVE_ZERO.search(text) is None:
+            return self._plain.decode(text)
+        return self._signed.decode(text)
 
 
 def _float32(x: float) -> float:

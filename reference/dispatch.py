@@ -42,6 +42,7 @@ __all__ = [
     "column_value_string",
     "decoded_partition_of",
     "dispatch_hash",
+    "hashed_columns",
     "partition_of",
     "position_inertia",
 ]
@@ -172,6 +173,32 @@ def _is_handle(column: DecodedColumn, names: frozenset[str] | None) -> bool:
     return column.flags is not None and bool(column.flags & HANDLE_KEY_FLAG)
 
 
+def hashed_columns(
+    row: DecodedRow, rule: DispatchRule, *, handle_key: frozenset[str] | None = None
+) -> list[DecodedColumn] | None:
+    """The columns of a decoded row whose values ``rule`` hashes (none for ``table``/``ts``).
+
+    ``None`` when the row does not carry them (no image, a named column the message lacks,
+    an ``index-name`` index without ``handle_key``, no handle key marked or named).
+    """
+    if rule.kind in ("table", "ts"):
+        return []
+    image = row.after if row.after is not None else row.before
+    if image is None:
+        return None
+    if rule.kind == "columns":
+        by_name = {c.name: c for c in image}
+        if any(name not in by_name for name in rule.columns):
+            return None
+        return [by_name[name] for name in rule.columns]
+    if rule.index_name is not None and handle_key is None:
+        return None  # a message never says which columns an index has
+    marked = handle_key is not None or any(
+        c.handle_key is not None or c.flags is not None for c in image
+    )
+    return [c for c in image if _is_handle(c, handle_key)] if marked else None
+
+
 def decoded_partition_of(
     row: DecodedRow,
     partitions: int,
@@ -184,36 +211,20 @@ def decoded_partition_of(
 
     ``handle_key`` names the columns to hash when the message does not mark them (the handle
     key, or the columns of an ``index-name`` index). ``None`` when the row does not carry what
-    the rule hashes (a ``ts`` rule without commit ts, a named column the message lacks, no
-    handle key known).
+    the rule hashes (a ``ts`` rule without commit ts, or ``hashed_columns`` is ``None``).
     """
     if partitions <= 0:
         raise ValueError("a topic has at least one partition")
     rule = rule if rule is not None else DispatchRule()
     if rule.kind == "ts":
         return None if row.commit_ts is None else row.commit_ts % partitions
+    chosen = hashed_columns(row, rule, handle_key=handle_key)
+    if chosen is None:
+        return None
     writes: list[tuple[bytes, ...]] = [(row.schema.encode(), row.table.encode())]
-    if rule.kind != "table":
-        image = row.after if row.after is not None else row.before
-        if image is None:
-            return None
-        if rule.kind == "columns":
-            by_name = {c.name: c for c in image}
-            if any(name not in by_name for name in rule.columns):
-                return None
-            chosen = [by_name[name] for name in rule.columns]
-        elif rule.index_name is not None and handle_key is None:
-            return None  # a message never says which columns an index has
-        else:
-            marked = handle_key is not None or any(
-                c.handle_key is not None or c.flags is not None for c in image
-            )
-            if not marked:
-                return None
-            chosen = [c for c in image if _is_handle(c, handle_key)]
-        writes.extend(
-            (c.name.encode(), _decoded_value_string(c))
-            for c in chosen
-            if not (c.value is None and profile == "ticdc")
-        )
+    writes.extend(
+        (c.name.encode(), _decoded_value_string(c))
+        for c in chosen
+        if not (c.value is None and profile == "ticdc")
+    )
     return position_inertia(writes) % partitions

@@ -15,7 +15,9 @@ Per partition, in offset order:
 * first deliveries of one table come in commit-ts order (``commit-ts-order``, §6.3), and a row
   delivered twice since the last watermark carries the same images (``duplicate-identical``);
 * the dispatcher recomputed from the decoded row picks this partition (``partition-affinity``,
-  §6.1);
+  §6.1); where the encoder replaced invalid UTF-8 with U+FFFD (Open ``tiflow``, Simple JSON,
+  §1.4), a row whose hashed text holds U+FFFD cannot be recomputed and is counted instead
+  (``affinity-unverifiable``);
 * messages keep ``max-message-bytes`` and ``max-batch-size`` (``message-size``,
   ``batch-size``, §1.5, §2.2, §3.4);
 * Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
@@ -35,7 +37,11 @@ from typing import Any
 
 from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedEvent, DecodedResolved
-from ticdc_conformance.reference.dispatch import DispatchRule, decoded_partition_of
+from ticdc_conformance.reference.dispatch import (
+    DispatchRule,
+    decoded_partition_of,
+    hashed_columns,
+)
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile
 
@@ -81,6 +87,8 @@ _CATALOG = (
          description="a row delivered again carries the same images as its first delivery"),
     Rule(id="partition-affinity", severity="error", section="§6.1",
          description="a row lands on the partition its dispatcher computes"),
+    Rule(id="affinity-unverifiable", severity="warning", section="§1.4, §6.1",
+         description="a row's hashed text may be U+FFFD the encoder wrote for invalid UTF-8"),
     Rule(id="message-size", severity="error", section="§1.5",
          description="key + value + 36 bytes of overhead stay within max-message-bytes"),
     Rule(id="batch-size", severity="error", section="§2.2, §3.4",
@@ -92,6 +100,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
 """Rule id → rule, in report order."""
 
 _BATCHING = ("open", "craft")
+_TEXT_REPLACED = {("open", "tiflow"), ("simple-json", "tiflow"), ("simple-json", "ticdc")}
+"""Encoders that write invalid UTF-8 in text as U+FFFD: Go ``encoding/json`` (§1.4)."""
 _DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024
 _DEFAULT_MAX_BATCH_SIZE = 16
 
@@ -173,6 +183,12 @@ def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
     return min(stamps) if stamps else None
 
 
+def _replaced_text(row: DecodedRow, rule: DispatchRule, handle_key: frozenset[str] | None) -> bool:
+    """Whether a text the rule hashes holds U+FFFD, maybe for bytes TiCDC hashed (§1.4)."""
+    columns = hashed_columns(row, rule, handle_key=handle_key) or ()
+    return any(isinstance(c.value, str) and "\ufffd" in c.value for c in columns)
+
+
 def _fingerprint(row: DecodedRow) -> int:
     whole = (row.schema, row.table, row.op, row.before, row.after)
     try:
@@ -203,6 +219,7 @@ class PartitionChecker:
         self._table_partitions: dict[tuple[str, str], int | None] = {}
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
+        self._text_replaced = (settings.protocol, settings.profile) in _TEXT_REPLACED
 
     def _decode(self, message: Message, offset: int) -> list[DecodedEvent]:
         if self._stateful is None:
@@ -335,18 +352,25 @@ class PartitionChecker:
         if count is None:
             return
         rule, profile = self.settings.dispatcher, self.settings.profile
+        chosen: set[int | None] = set()
         if rule.kind == "table":  # the same for every row of a table: computed once
             tables = self._table_partitions
-            chosen = set()
             for r in rows:
                 if (r.schema, r.table) not in tables:
                     tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
                 chosen.add(tables[r.schema, r.table])
         else:
-            chosen = {
-                decoded_partition_of(r, count, rule, profile, handle_key=self._handle_names(r))
-                for r in rows
-            }
+            unverifiable = []
+            for r in rows:
+                handle_key = self._handle_names(r)
+                if self._text_replaced and _replaced_text(r, rule, handle_key):
+                    unverifiable.append(r)
+                else:
+                    chosen.add(decoded_partition_of(r, count, rule, profile,
+                                                    handle_key=handle_key))  # fmt: skip
+            if unverifiable:
+                yield self._finding("affinity-unverifiable", offset, key, _min_ts(unverifiable),
+                                    "hashed text holds U+FFFD")  # fmt: skip
         chosen.discard(None)
         if chosen - {self.partition}:
             yield self._finding("partition-affinity", offset, key, _min_ts(rows),

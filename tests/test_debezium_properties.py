@@ -151,6 +151,7 @@ def check_round_trip(event: RowChangedEvent, config: debezium.Config) -> None:
             if image[i] is None and isinstance(want, str) and want == "1970-01-01 00:00:00":
                 want = None  # a default below MinTimestamp stands for a NULL: null (§5.3)
             assert normalized(column, got) == want, column
+            assert repr(normalized(column, got)) == repr(want), column  # e.g. the sign of -0.0
             assert got.handle_key == (column.name in handle)
 
 

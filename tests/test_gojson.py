@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference._gojson import (
+    GoJsonReader,
     JsonStyle,
     _shortest_float32,
     _shortest_float32_exact,
@@ -105,3 +106,50 @@ def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
 )  # fmt: skip
 def test_format_float_positional_is_go_f_minus_one(value: float, bits: int, text: str) -> None:
     assert format_float_positional(value, bits) == text
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal, and of the same type and sign all the way down (``0 == -0.0`` is not enough)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize(
+    ("text", "document"),
+    [
+        ("-0", -0.0),
+        ("[-0, 0, -0.0, -0e0, -1, -10]", [-0.0, 0, -0.0, -0.0, -1, -10]),
+        ('{"v": -0}', {"v": -0.0}),
+        ('{"v":-0,"w":"a-0"}', {"v": -0.0, "w": "a-0"}),
+        ('["2021-01-02", -0.5, 10]', ["2021-01-02", -0.5, 10]),  # no number -0: plain scan
+        ('"-0"', "-0"),
+        ("18446744073709551615", 2**64 - 1),
+    ],
+)
+def test_reader_keeps_the_sign_of_negative_zero(text: str, document: object) -> None:
+    assert _same(GoJsonReader().decode(text), document)
+
+
+@pytest.mark.parametrize("text", ["NaN", "[Infinity]", "-Infinity", '{"v": -0, "w": NaN}'])
+def test_reader_refuses_what_go_never_writes(text: str) -> None:
+    with pytest.raises(ValueError, match="is not a JSON value"):
+        GoJsonReader().decode(text)
+
+
+@pytest.mark.parametrize("text", ["-01", "-", "[-0,]", "--0"])
+def test_reader_raises_json_errors(text: str) -> None:
+    with pytest.raises(json.JSONDecodeError):
+        GoJsonReader().decode(text)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from([GO, ITER]))
+def test_reader_reads_back_every_float_it_is_given(x: float, style: JsonStyle) -> None:
+    text = f"[{format_float(x, 64, style)}]"
+    document = GoJsonReader().decode(text)
+    assert isinstance(document, list)
+    assert _same(float(document[0]), x)

@@ -19,10 +19,12 @@ from ticdc_conformance.reference import (
     RowChangedEvent,
     TableInfo,
 )
-from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.suites.stream_rules import (
     RULES,
     CheckSettings,
+    Finding,
     Outcome,
     PartitionChecker,
     check_records,
@@ -166,3 +168,40 @@ _DISPATCHED = [("open", "index-value"), ("craft", "ts"), ("simple-json", "index-
 def test_other_dispatchers(protocol: str, dispatcher: str, fault: str | None) -> None:
     folder = dump(protocol, fault, 600, dispatcher)
     assert coordinates(check(folder)) == labelled(read_labels(folder))
+
+
+LATIN1_KEY = TableInfo(
+    schema="s", name="t",
+    columns=(ColumnInfo(name="k", type="varchar", charset="latin1", key="primary"),),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("protocol", "profile", "rules"),
+    [
+        ("open", "tiflow", ["affinity-unverifiable"]),  # written as U+FFFD: cannot re-hash
+        ("open", "ticdc", []),  # copied raw: the same bytes hash the same
+        ("simple-json", "tiflow", ["affinity-unverifiable"]),
+        ("craft", "tiflow", []),
+    ],
+)
+def test_text_the_encoder_replaced_is_counted_not_misplaced(
+    protocol: str, profile: str, rules: list[str]
+) -> None:
+    index_value = DispatchRule(partition="index-value")
+    settings = CheckSettings(protocol=protocol, profile=profile, partitions=8,  # type: ignore[arg-type]
+                             dispatcher=index_value)  # fmt: skip
+    codec = CODECS[protocol]
+    config = codec.config_from_options({}, profile=profile)
+    found: list[str] = []
+    for value in (b"caf\xe9", b"na\xefve", b"\xff\xfe", b"plain"):
+        event = RowChangedEvent(commit_ts=5, table=LATIN1_KEY, op="insert", after=(value,))
+        partition = partition_of(event, 8, index_value, profile)  # type: ignore[arg-type]
+        checker = PartitionChecker(settings, "t", partition)
+        messages = codec.encode([event], config)
+        if isinstance(codec, SchemaCodec):
+            messages = [codec.encode_bootstrap(LATIN1_KEY, config), *messages]
+        for offset, message in enumerate(messages):
+            found += [f.rule for f in checker.feed(offset, message.key, message.value)
+                      if isinstance(f, Finding)]  # fmt: skip
+    assert found == rules * 3  # "plain" is valid UTF-8: checked, and in place

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from typing import NoReturn, TypeVar
 
+from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._config import PROTOCOL
 from ticdc_conformance.reference.debezium._ddl_read import read_table_change
 from ticdc_conformance.reference.debezium._read import read_column
@@ -35,10 +36,6 @@ _UINT64 = range(2**64)
 T = TypeVar("T")
 
 
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON value")
-
-
 def _first_wins(pairs: list[tuple[str, object]]) -> dict[str, object]:
     # classic TiCDC can write a member twice (a binary column's default, see _types); the
     # first one is the value the schema describes
@@ -48,7 +45,7 @@ def _first_wins(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return members
 
 
-_json_decoder = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_first_wins)
+_json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
 
 
 def _pointer(tokens: tuple[str, ...]) -> str:

@@ -16,6 +16,7 @@ import json
 from collections.abc import Callable
 from typing import NoReturn
 
+from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
     DecodedDDL,
@@ -41,11 +42,7 @@ _UINT64 = range(2**64)
 _ANY_INT = range(-(2**63), 2**64)
 
 
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-_json_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_json_decoder = GoJsonReader()
 
 
 def _pointer(*tokens: str) -> str:

@@ -9,10 +9,9 @@ empty map disappears too. Strings are HTML-escaped and invalid UTF-8 becomes U+F
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
-from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
+from ticdc_conformance.reference._gojson import GoJsonReader, JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.simple._checksum import Checksum
@@ -129,11 +128,7 @@ def dml(
     return to_bytes("{" + ",".join(members) + "}")
 
 
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not a JSON value")
-
-
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_decoder = GoJsonReader()
 
 
 def _integer(raw: dict[str, object], name: str, allowed: range, fail: Fail) -> int:
