@@ -261,4 +261,7 @@ def read_value(type_code: int, raw: object, flags: int | None) -> Value:
         return None
     if flags is None:
         return _read_generic(raw, flags)
-    return READERS.get(type_code, _read_generic)(raw, flags)
+    reader = READERS.get(type_code)
+    if reader is None:  # TiCDC writes only the type codes of §1.6
+        raise ValueError(f"unknown type code {type_code}")
+    return reader(raw, flags)
