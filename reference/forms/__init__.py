@@ -46,10 +46,8 @@ def json_schema(form: Literal["change-event", "decoded-event"]) -> dict[str, Jso
 
     The decoded-event schema refers to the change-event schema by its ``$id``.
     """
-    text = (
-        resources.files("ticdc_conformance.reference.schemas")
-        .joinpath(f"{form}.schema.json")
-        .read_text()
-    )
+    # anchored on a regular package: the data folder is no package zipimport can find
+    folder = resources.files("ticdc_conformance.reference").joinpath("schemas")
+    text = folder.joinpath(f"{form}.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Json] = json.loads(text)
     return schema

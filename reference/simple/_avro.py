@@ -53,7 +53,8 @@ _DML_TYPES = {"insert": "INSERT", "update": "UPDATE", "delete": "DELETE"}
 
 def schema_text() -> str:
     """The project's Avro schema file, shipped with the package."""
-    files = resources.files("ticdc_conformance.reference.schemas")
+    # anchored on a regular package: the data folder is no package zipimport can find
+    files = resources.files("ticdc_conformance.reference").joinpath("schemas")
     return files.joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
 
 
@@ -177,9 +178,10 @@ def _raw_columns(raw: object, path: tuple[str, ...], fail: Fail) -> Columns | No
 
 def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401
     stream = io.BytesIO(value)
+    parsed = schema()  # outside the try: a schema that cannot load is no fault of the message
     try:
         result = fastavro.schemaless_reader(
-            stream, schema(), None, return_record_name=True,
+            stream, parsed, None, return_record_name=True,
             handle_unicode_errors="surrogateescape",
         )  # fmt: skip
     except Exception as error:  # noqa: BLE001 - fastavro raises many kinds on bad bytes
