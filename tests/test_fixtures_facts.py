@@ -224,7 +224,7 @@ def test_batch_tester_cases(protocol: str, profile: str) -> None:
 
 def test_craft_size_and_batch_limits() -> None:
     """TestCraftMaxMessageBytes / TestCraftMaxBatchSize (§7.2), fewer rows."""
-    within = fixture("craft", "tiflow", "craft-max-message-bytes-256")
+    within = fixture("craft", "tiflow", "max-message-bytes-256")
     assert max(sum(map(len, parts(m))) + 36 for m in within["messages"]) <= 256
     batched = fixture("craft", "tiflow", "max-batch-size-64")
     per_message = [
