@@ -347,3 +347,15 @@ def test_simple_new_table_schema(protocol: str, profile: str) -> None:
         for message in found["messages"][:2]:
             document = json.loads(parts(message)[1])
             assert document["tableSchema"] == json.loads(T1_JSON)
+
+
+def test_documented_counts_match_the_manifest() -> None:
+    """docs/conformance-suite.md states the group's counts; they come from the manifest."""
+    counts = {p: sum(c["protocol"] == p for c in FACTS) for p in CODECS}
+    names = {"open": "Open", "debezium": "Debezium", "craft": "Craft",
+             "simple-json": "Simple JSON", "simple-avro": "Simple Avro"}  # fmt: skip
+    ordered = sorted(counts, key=lambda p: (-counts[p], list(names).index(p)))
+    line = ", ".join(f"{counts[p]} {names[p]}" for p in ordered)
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "conformance-suite.md").read_text()
+    assert f"Case counts of the group: {line}" in " ".join(docs.split())
+    assert f"({len(FACTS)} in all;" in docs
