@@ -85,8 +85,9 @@ def test_every_facts_case_cites_section_7_and_ships_for_each_profile() -> None:
     for protocol, name in names:
         shipped = {c["profile"] for c in FACTS if (c["protocol"], c["id"].split(".")[4]) ==
                    (protocol, name)}  # fmt: skip
-        # only the new-arch facts are one profile's
-        assert shipped == ({"ticdc"} if name.startswith("ticdc-") else set(profiles(protocol)))
+        # only the new-arch facts and the 2020 batches are one profile's
+        one = {"ticdc-": {"ticdc"}, "legacy-": {"tiflow"}}.get(name[: name.find("-") + 1])
+        assert shipped == (one or set(profiles(protocol))), name
 
 
 def test_facts_cases_stay_small() -> None:
@@ -193,6 +194,47 @@ def test_open_binary_and_format_columns(profile: str) -> None:
     [value_json] = entries(parts(message)[1])
     columns = json.loads(value_json)["u"]
     assert (columns["s"]["v"], columns["b"]["v"]) == ("测", "5rWL")  # BLOB as base64 (§2.5)
+
+
+LEGACY = {
+    # (kind, number): (commit ts, event kind) of what the batch holds, as §7.1 describes it
+    ("ddl", 0): [(1, "ddl")], ("ddl", 1): [(1, "ddl"), (2, "ddl"), (3, "ddl")],
+    ("row", 0): [(1, "row")], ("row", 1): [(1, "row"), (2, "row"), (3, "row"), (4, "row")],
+    ("rts", 0): [(1, "resolved")], ("rts", 1): [(1, "resolved"), (2, "resolved"), (3, "resolved")],
+    ("ddl", 2): [], ("row", 2): [], ("rts", 2): [],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "number"), sorted(LEGACY), ids=str)
+def test_legacy_java_batches(kind: str, number: int) -> None:
+    """§7.1: the 2020 batches, decode-only (no change events), version header first."""
+    found = fixture("open", "tiflow", f"legacy-java-{kind}-{number}")
+    assert found["change"] is None
+    [message] = found["messages"]
+    key, value = parts(message)
+    assert key[:8] == (1).to_bytes(8, "big")
+    keys = entries(key[8:])
+    assert len(keys) == len(LEGACY[kind, number])
+    if kind == "rts":
+        assert value == bytes(8 * len(keys))  # one zero length per resolved key
+    else:
+        assert len(entries(value)) == len(keys)
+    assert [(e["commit_ts"], e["kind"]) for e in decoded(found)] == LEGACY[kind, number]
+    if (kind, number) == ("row", 1):
+        assert json.loads(keys[3]) == {"ts": 4, "scm": "a", "tbl": "c", "ptn": 6, "t": 1}
+        assert decoded(found)[3]["partition_id"] == 6
+    ids = [c["id"] for c in FACTS if c["fixture"].endswith(f"legacy-java-{kind}-{number}")]
+    assert ids == [f"open.tiflow.decode.facts.legacy-java-{kind}-{number}"]
+
+
+def test_legacy_java_batches_are_the_upstream_bytes(shared: Path) -> None:
+    """Rebuilt from the description, they are byte for byte the files TiCDC's Java test reads
+    (read here from ../shared, never shipped from there)."""
+    base = shared / "upstream/pingcap+tiflow/examples/java/src/test/resources/data"
+    for kind, number in LEGACY:
+        [message] = fixture("open", "tiflow", f"legacy-java-{kind}-{number}")["messages"]
+        assert parts(message) == ((base / "key" / f"{kind}_key_{number}").read_bytes(),
+                                  (base / "value" / f"{kind}_value_{number}").read_bytes())  # fmt: skip
 
 
 # --- batch_tester.go: Open and Craft ---------------------------------------------------------
