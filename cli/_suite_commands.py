@@ -71,6 +71,7 @@ def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
             ],
             "decoded": case.expected_decoded(),
             **({"error": case.error} if case.error else {}),
+            **({"encode_error": case.encode_error} if case.encode_error else {}),
         }  # fmt: skip
         out.write(json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     return EXIT_OK

@@ -50,6 +50,8 @@ class Case:
     messages: tuple[CaseMessage, ...]
     error: dict[str, Any] | None = None
     """Must-reject messages: the category and where the reference rejects them."""
+    encode_error: dict[str, Any] | None = None
+    """Must-refuse encodes: the category and the reference's error (``comparison: error``)."""
 
     @property
     def path(self) -> Path:
@@ -143,6 +145,7 @@ def load_cases(
                 description=entry["description"], options=dict(fixture["options"]),
                 root=root, fixture=entry["fixture"], change=fixture["change"],
                 decoded=fixture["decoded"], messages=messages, error=fixture.get("error"),
+                encode_error=fixture.get("encode_error"),
             )
         )  # fmt: skip
     return sorted(cases, key=lambda case: case.id)

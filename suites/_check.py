@@ -171,6 +171,19 @@ def _compare_bytes(expected: Sequence[Message], actual: Sequence[Message]) -> st
     return ""
 
 
+def _check_refusal(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
+    """An encode the encoder must refuse (e.g. a row over max-message-bytes): it must raise."""
+    refused = case.encode_error or {}
+    try:
+        messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
+    except Exception as raised:  # noqa: BLE001 - any error is a refusal
+        return "pass", f"refused: {type(raised).__name__}: {raised}"
+    return "fail", (
+        f"encoded what it must refuse ({len(messages)} message(s)); expected a "
+        f"{refused.get('category')} error, the reference says: {refused.get('reference_error')}"
+    )
+
+
 def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
            ) -> tuple[str, str]:  # fmt: skip
     if case.direction == "reject":
@@ -193,6 +206,8 @@ def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[...
         return ("fail" if detail else "pass"), detail
     if encoder is None:
         return "skip", "no encoder given"
+    if case.comparison == "error":
+        return _check_refusal(case, encoder)
     messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
     if case.comparison == "bytes":
         detail = _compare_bytes(case.event_messages(), messages)

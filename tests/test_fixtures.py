@@ -65,9 +65,11 @@ def test_every_protocol_and_profile_has_a_case_per_type() -> None:
 
 def test_comparison_rules() -> None:
     for case in MANIFEST["cases"]:
+        refused = "encode_error" in MANIFEST["fixtures"][case["fixture"]]
         if case["direction"] == "decode":
             assert case["comparison"] == "decoded"
-        elif case["direction"] == "reject":
+            assert not refused
+        elif case["direction"] == "reject" or refused:
             assert case["comparison"] == "error"
         else:  # wall-clock fields (Simple buildTs, Debezium ts_ms) rule out byte comparison
             want = "bytes" if case["protocol"] in {"open", "craft"} else "decoded"
