@@ -212,7 +212,7 @@ class Testee:
         if line is None:
             status, tail = self._ended(), self._stderr_tail()
             self._stop()
-            raise TesteeBrokenError(f"the testee {status} before its hello{tail}")
+            raise TesteeBrokenError(f"the testee exited ({status}) before its hello{tail}")
         try:
             capabilities = parse_hello(line)
         except ResponseError as error:
@@ -273,11 +273,11 @@ class Testee:
             self._process = None
 
     def _ended(self) -> str:
+        """How the process ended (``exit status N``, ``killed by signal S``)."""
         process = self._process
         if process is None:
-            return "ended"
-        status = process.exit_status()
-        return f"exited ({status})"
+            return "not running"
+        return process.exit_status()
 
     def _stderr_tail(self, process: _Process | None = None) -> str:
         process = process or self._process
