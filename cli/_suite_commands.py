@@ -166,6 +166,7 @@ def _run_testee(args: argparse.Namespace) -> int:
 
     if args.testee_timeout <= 0 or args.testee_restarts < 0:
         raise UsageError("--testee-timeout must be positive, --testee-restarts not negative")
+    log = None
     try:
         entries = read_xfail_file(args.xfail) if args.xfail else []
         log = Path(args.testee_log).open("w", encoding="utf-8") if args.testee_log else None  # noqa: SIM115
@@ -177,6 +178,8 @@ def _run_testee(args: argparse.Namespace) -> int:
             log=log,
         )
     except (ValueError, XfailFileError, OSError) as error:
+        if log is not None:
+            log.close()
         raise UsageError(str(error)) from None
     try:
         try:

@@ -115,6 +115,19 @@ class _Process:
 
         threading.Thread(target=write, daemon=True).start()
 
+    def drain(self) -> list[bytes]:
+        """The lines already written and not asked for (an end of output stays queued)."""
+        stray = []
+        while True:
+            try:
+                line = self.lines.get_nowait()
+            except queue.Empty:
+                return stray
+            if line is None:
+                self.lines.put(None)
+                return stray
+            stray.append(line)
+
     def receive(self, timeout: float) -> bytes | None:
         """The next line, ``None`` when the testee closed its output; ``TimeoutError``."""
         try:
@@ -191,8 +204,11 @@ class Testee:
         self._lock = threading.Lock()
 
     def _echo(self, line: str) -> None:
+        self._note(f"testee: {line}")
+
+    def _note(self, text: str) -> None:
         with self._lock:
-            print(f"testee: {line}", file=self._stderr(), flush=True)
+            print(text, file=self._stderr(), flush=True)
 
     def _record(self, direction: str, line: bytes | str) -> None:
         if self._log is not None:
@@ -226,7 +242,16 @@ class Testee:
         return capabilities
 
     def ensure_running(self) -> None:
-        """Restart the testee when it is not running; ``TesteeBrokenError`` past the budget."""
+        """Restart the testee when it is not running; ``TesteeBrokenError`` past the budget.
+
+        A testee found to have exited after its last answer is started again without failing
+        a case (best effort: if it is still exiting, the next case sees it crash).
+        """
+        process = self._process
+        if process is not None and process.popen.poll() is not None:
+            self._note(f"the testee exited between cases ({process.exit_status()})"
+                       f"{self._stderr_tail(process)}")  # fmt: skip
+            self._stop()
         if self._process is not None:
             return
         if self.restarts >= self.max_restarts:
@@ -245,6 +270,9 @@ class Testee:
             raise AdapterFaultError("the testee is not running")
         # ASCII only (\uXXXX escapes): any JSON reader takes it whatever its locale
         line = json.dumps(request, separators=(",", ":")) + "\n"
+        for stray in process.drain():
+            self._record("<", stray)
+            self._note(f"warning: the testee wrote a line that answers no request: {_show(stray)}")
         self._record(">", line)
         process.send(line.encode("utf-8"))
         try:
@@ -352,9 +380,9 @@ def _show(line: bytes | str, limit: int = 200) -> str:
     return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…", ensure_ascii=False)
 
 
-def run_testee(testee: Testee, cases: Iterable[Case], *, fixtures: str | None = None,
-               on_outcome: Callable[[Outcome], None] | None = None,
-               ) -> tuple[list[Outcome], str | None]:  # fmt: skip
+def run_testee(
+    testee: Testee, cases: Iterable[Case], *, fixtures: str | None = None
+) -> tuple[list[Outcome], str | None]:
     """Check every case through ``testee`` (started already).
 
     Returns the outcomes, and why the run stopped early (``None`` when it did not).
@@ -369,6 +397,4 @@ def run_testee(testee: Testee, cases: Iterable[Case], *, fixtures: str | None = 
         outcome = check_case(case, decoder=testee.decoder(case), encoder=testee.encoder(case),
                              adapters=names, fixtures=fixtures)  # fmt: skip
         outcomes.append(outcome)
-        if on_outcome is not None:
-            on_outcome(outcome)
     return outcomes, None

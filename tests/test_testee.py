@@ -204,6 +204,17 @@ def test_garbage_is_a_failure_of_its_case_not_a_traceback(
     assert "started again" not in capsys.readouterr().err
 
 
+def test_a_stray_line_is_a_warning_not_a_failure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, report = run(tmp_path, double("chatty", BIGINT), "--case", OPEN_TIFLOW_TYPES)
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert len(report) == len(ids(OPEN_TIFLOW_TYPES))
+    assert ('warning: the testee wrote a line that answers no request: "debug: that went '
+            'well"\n') in err  # fmt: skip
+
+
 def test_past_the_restart_budget_the_run_stops_with_status_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

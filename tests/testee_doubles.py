@@ -13,6 +13,7 @@ id matches the shell-style pattern (default: every case):
 * ``skip-encode``: skips every encode request;
 * ``decode-open``: declares only Open Protocol decoding (tiflow profile);
 * ``hello-crash``: exits before its hello; ``hello-old``: says protocol version 0;
+* ``chatty``: writes a stray line right after each answer;
 * ``crash-once``: crashes on the matching cases the first time only (a marker file
   ``crashed-once`` in the current folder remembers it).
 """
@@ -79,11 +80,15 @@ def main() -> int:
     mode = sys.argv[1]
     pattern = sys.argv[2] if len(sys.argv) > 2 else "*"
     for line in sys.stdin:
-        response = respond(mode, pattern, json.loads(line))
+        request = json.loads(line)
+        response = respond(mode, pattern, request)
         if response is None:
             break
         text = response if isinstance(response, str) else json.dumps(response)
-        sys.stdout.write(text + "\n")
+        matches = "id" in request and fnmatch.fnmatchcase(request["id"], pattern)
+        if mode == "chatty" and matches:
+            text += "\ndebug: that went well"
+        sys.stdout.write(text + "\n")  # one write: the stray line comes at once
         sys.stdout.flush()
     return 0
 
