@@ -117,7 +117,7 @@ class _Process:
 
     def drain(self) -> list[bytes]:
         """The lines already written and not asked for (an end of output stays queued)."""
-        stray = []
+        stray: list[bytes] = []
         while True:
             try:
                 line = self.lines.get_nowait()
