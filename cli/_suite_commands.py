@@ -318,7 +318,8 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
     run = commands.add_parser(
         "run", help="check an implementation against the golden cases",
         description="Check a decoder (messages -> decoded events) and/or an encoder (change "
-        "events -> messages) against every selected case; print each failure with its case "
+        "events -> messages), Python callables or a testee program in any language, against "
+        "every selected case; print each failure with its case "
         "id, fixture path, difference and a command replaying just that case, then counts "
         "per protocol and tier.",
         epilog="Exit codes: 0 every case as expected, 1 a conformance failure or unexpected "

@@ -148,13 +148,16 @@ class _Process:
         return f"exit status {code}"
 
     def kill(self) -> None:
-        """Kill the testee and its process group (only what this runner started)."""
-        if self.popen.poll() is None:
-            with contextlib.suppress(OSError):
-                if os.name == "posix":
-                    os.killpg(self.popen.pid, signal.SIGKILL)
-                else:  # pragma: no cover - no process groups
-                    self.popen.kill()
+        """Kill the testee and what is left of its process group (all started by it).
+
+        The group goes too when the testee itself has exited: a child left holding its pipes
+        would keep the readers waiting.
+        """
+        with contextlib.suppress(OSError):  # ProcessLookupError: nothing left
+            if os.name == "posix":
+                os.killpg(self.popen.pid, signal.SIGKILL)
+            elif self.popen.poll() is None:  # pragma: no cover - no process groups
+                self.popen.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=_SHUTDOWN_GRACE)
         self._join()
