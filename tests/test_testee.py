@@ -152,6 +152,27 @@ def test_a_crash_fails_its_case_passes_stderr_through_and_the_testee_restarts(
     assert "the testee was started again 1 time(s)" in err
 
 
+def test_a_broken_encoder_gets_the_same_diffs(tmp_path: Path) -> None:
+    pattern = "open.tiflow.encode.types.*"
+    status, report = run(tmp_path, double("flip-byte"), "--case", pattern)
+    assert status == 1
+    assert sorted(report) == sorted(ids(pattern))
+    assert {r["status"] for r in report.values()} == {"fail"}
+    assert all("message 0 value: first difference at byte offset" in r["detail"]
+               for r in report.values())  # fmt: skip
+
+
+def test_a_testee_that_changes_its_capabilities_breaks_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, report = run(tmp_path, double("fickle", BIGINT), "--case", OPEN_TIFLOW_TYPES)
+    assert status == 3
+    assert report[BIGINT]["status"] == "fail"
+    assert "error: the run broke: the restarted testee declares other capabilities; " in (
+        capsys.readouterr().err
+    )
+
+
 def test_a_crash_on_a_must_reject_case_is_no_rejection(tmp_path: Path) -> None:
     [reject] = ids("open.tiflow.reject.*")[:1]
     status, report = run(tmp_path, double("crash-once", reject), "--case", reject)

@@ -14,12 +14,15 @@ id matches the shell-style pattern (default: every case):
 * ``decode-open``: declares only Open Protocol decoding (tiflow profile);
 * ``hello-crash``: exits before its hello; ``hello-old``: says protocol version 0;
 * ``chatty``: writes a stray line right after each answer;
+* ``flip-byte``: flips the last byte of the first message an encoder writes;
+* ``fickle``: crashes on the first matching case, then declares less when started again;
 * ``crash-once``: crashes on the matching cases the first time only (a marker file
   ``crashed-once`` in the current folder remembers it).
 """
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import json
 import os
@@ -54,15 +57,23 @@ def respond(mode: str, pattern: str, request: dict[str, Any]) -> dict[str, Any] 
         if mode == "decode-open":
             declared = {"open": ["tiflow"], "canal-json": ["tiflow"]}
             return {**(response or {}), "capabilities": {"decode": declared}}
+        if mode == "fickle" and Path("crashed-once").exists():
+            return {**(response or {}), "capabilities": {"decode": {"open": ["tiflow"]}}}
         return response
     if response is None or not fnmatch.fnmatchcase(request["id"], pattern):
         return response
     if mode == "signed-bigint" and "events" in response:
         _signed(response["events"])
-    elif mode == "crash" or (mode == "crash-once" and not Path("crashed-once").exists()):
+    elif mode == "crash" or (
+        mode in {"crash-once", "fickle"} and not Path("crashed-once").exists()
+    ):
         Path("crashed-once").touch()
         sys.stderr.write(f"panic: runtime error on {request['id']}\n")
         sys.exit(2)
+    elif mode == "flip-byte" and response.get("messages"):
+        value = base64.b64decode(response["messages"][0]["value"])
+        flipped = value[:-1] + bytes([value[-1] ^ 0xFF])
+        response["messages"][0]["value"] = base64.b64encode(flipped).decode()
     elif mode == "hang":
         time.sleep(3600)
     elif mode == "garbage":
