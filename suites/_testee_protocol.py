@@ -57,7 +57,8 @@ class Capabilities:
     decode: dict[str, tuple[str, ...]]
     encode: dict[str, tuple[str, ...]]
     ignored: tuple[str, ...] = ()
-    """Declared protocols or profiles this kit does not know (a newer testee), as pointers."""
+    """Declared directions, protocols or profiles this kit does not know (a newer testee),
+    as JSON Pointers."""
 
     def directions(self) -> list[str]:
         """The case directions the testee takes (``reject`` cases go to a decoder)."""
@@ -129,10 +130,10 @@ def parse_hello(line: str) -> Capabilities:
     if not isinstance(release, str):
         raise ResponseError("/version: expected a string")
     declared = document.get("capabilities")
-    if not isinstance(declared, dict) or not declared.keys() <= {"decode", "encode"}:
+    if not isinstance(declared, dict):
         raise ResponseError('/capabilities: expected an object with "decode" and/or "encode"')
     tables: dict[str, dict[str, tuple[str, ...]]] = {}
-    ignored: list[str] = []
+    ignored = [f"/capabilities/{name}" for name in declared if name not in {"decode", "encode"}]
     for direction in ("decode", "encode"):
         table = declared.get(direction, {})
         if not isinstance(table, dict):

@@ -311,18 +311,19 @@ def test_parse_hello() -> None:
     hello = parse_hello(json.dumps({
         "protocol_version": 1, "name": "go-consumer", "version": "1.2",
         "capabilities": {"decode": {"open": ["tiflow", "ticdc", "v10"], "canal-json": ["x"]},
-                         "encode": {"craft": ["tiflow"]}},
+                         "encode": {"craft": ["tiflow"]}, "check-stream": {}},
     }))  # fmt: skip
     assert hello.decode == {"open": ("tiflow", "ticdc")}
     assert hello.encode == {"craft": ("tiflow",)}
-    assert hello.ignored == ("/capabilities/decode/open/v10", "/capabilities/decode/canal-json")
+    assert hello.ignored == ("/capabilities/check-stream", "/capabilities/decode/open/v10",
+                             "/capabilities/decode/canal-json")  # fmt: skip
     assert hello.directions() == ["decode", "reject", "encode"]
     assert hello.describe() == "testee go-consumer 1.2: decode open (tiflow, ticdc); encode craft (tiflow)"  # fmt: skip
     for bad, reason in [
         ("[]", "expected a JSON object, got list"),
         ('{"protocol_version": true}', "/protocol_version: the testee speaks true"),
         ('{"protocol_version": 1}', "/name: expected"),
-        ('{"protocol_version": 1, "name": "x", "capabilities": {"parse": {}}}', "/capabilities: "),
+        ('{"protocol_version": 1, "name": "x", "capabilities": []}', "/capabilities: "),
         ('{"protocol_version": 1, "name": "x", "capabilities": {"decode": {"open": "tiflow"}}}',
          "/capabilities/decode/open: expected a list of profile names"),
     ]:  # fmt: skip
@@ -365,3 +366,15 @@ def test_requests_carry_the_json_forms() -> None:
         "type": "encode", "id": case.id, "protocol": "open", "profile": "tiflow", "options": {},
         "events": [json.loads(line) for line in (case.root / (case.change or "")).read_text().splitlines()],
     }  # fmt: skip
+
+
+def test_shutdown_is_clean() -> None:
+    from ticdc_conformance.suites.testee import Testee
+
+    testee = Testee(reference_testee(), timeout=10)
+    assert testee.start().encode
+    process = testee._process
+    assert process is not None
+    testee.close()
+    assert process.popen.returncode == 0  # it exited on its own, after the shutdown request
+    assert all(not thread.is_alive() for thread in process.threads)
