@@ -125,19 +125,20 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
     from ticdc_conformance.suites import (  # noqa: PLC0415
         XfailFileError,
         load_cases,
-        match_entry,
         read_xfail_file,
         run_cases,
-        stale_entries,
-        summarize,
     )
     from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
 
     del out
+    if args.testee:
+        if args.decoder or args.encoder:
+            raise UsageError("--testee replaces --decoder and --encoder: give one or the other")
+        return _run_testee(args)
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))  # adapters import from the current folder, as in pytest
     if not args.decoder and not args.encoder:
-        raise UsageError("give --decoder or --encoder (module:callable, or reference)")
+        raise UsageError("give --decoder or --encoder (module:callable, or reference), or --testee")
     try:
         decoder = load_adapter(args.decoder, "decoder") if args.decoder else None
         encoder = load_adapter(args.encoder, "encoder") if args.encoder else None
@@ -155,6 +156,73 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
     adapters = {"decoder": args.decoder or "", "encoder": args.encoder or ""}
     outcomes = run_cases(cases, decoder=decoder, encoder=encoder, adapters=adapters,
                          fixtures=args.fixtures)  # fmt: skip
+    return _report(args, cases, outcomes, entries)
+
+
+def _run_testee(args: argparse.Namespace) -> int:
+    """``run --testee``: the same selection, checks and report, through the testee protocol."""
+    from ticdc_conformance.fixtures import kit_version  # noqa: PLC0415
+    from ticdc_conformance.suites import XfailFileError, load_cases, read_xfail_file  # noqa: PLC0415
+    from ticdc_conformance.suites.testee import Testee, TesteeBrokenError, run_testee  # noqa: PLC0415
+
+    if args.testee_timeout <= 0 or args.testee_restarts < 0:
+        raise UsageError("--testee-timeout must be positive, --testee-restarts not negative")
+    log = None
+    try:
+        entries = read_xfail_file(args.xfail) if args.xfail else []
+        log = Path(args.testee_log).open("w", encoding="utf-8") if args.testee_log else None  # noqa: SIM115
+        testee = Testee(
+            args.testee,
+            timeout=args.testee_timeout,
+            max_restarts=args.testee_restarts,
+            kit_version=kit_version(),
+            log=log,
+        )
+    except (ValueError, XfailFileError, OSError) as error:
+        if log is not None:
+            log.close()
+        raise UsageError(str(error)) from None
+    try:
+        try:
+            capabilities = testee.start()
+        except OSError as error:
+            raise UsageError(f"--testee {args.testee}: cannot run it: {error}") from None
+        except TesteeBrokenError as error:
+            print(f"error: the run broke: {error}", file=sys.stderr)
+            return EXIT_BROKEN
+        print(capabilities.describe(), file=sys.stderr)
+        for where in capabilities.ignored:
+            print(f"warning: the testee declares {where}, which this kit does not know; ignored",
+                  file=sys.stderr)  # fmt: skip
+        selected = load_cases(
+            _root(args), protocols=args.protocol or None, profiles=args.profile or None,
+            tiers=args.tier or None, directions=capabilities.directions(), ids=args.case or None,
+        )  # fmt: skip
+        cases = [c for c in selected if capabilities.covers(c)]
+        if len(cases) < len(selected):
+            print(f"{len(selected) - len(cases)} selected case(s) outside what the testee "
+                  "declares are not run", file=sys.stderr)  # fmt: skip
+        if not cases:
+            raise UsageError("no case matches the selection and the testee's capabilities")
+        outcomes, stopped = run_testee(testee, cases, fixtures=args.fixtures)
+    finally:
+        testee.close()
+        if log is not None:
+            log.close()
+    status = _report(args, cases[: len(outcomes)], outcomes, entries)
+    if testee.restarts:
+        print(f"the testee was started again {testee.restarts} time(s)", file=sys.stderr)
+    if stopped is not None:
+        print(f"error: the run broke: {stopped}", file=sys.stderr)
+        return EXIT_BROKEN
+    return status
+
+
+def _report(args: argparse.Namespace, cases: list[Any], outcomes: list[Any],
+            entries: list[Any]) -> int:  # fmt: skip
+    """Print failures, unexpected passes, stale entries and counts; write ``--report``."""
+    from ticdc_conformance.suites import match_entry, stale_entries, summarize  # noqa: PLC0415
+
     failed = 0
     for outcome in outcomes:
         entry = match_entry(outcome.case.id, entries)
@@ -251,7 +319,8 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
     run = commands.add_parser(
         "run", help="check an implementation against the golden cases",
         description="Check a decoder (messages -> decoded events) and/or an encoder (change "
-        "events -> messages) against every selected case; print each failure with its case "
+        "events -> messages), Python callables or a testee program in any language, against "
+        "every selected case; print each failure with its case "
         "id, fixture path, difference and a command replaying just that case, then counts "
         "per protocol and tier.",
         epilog="Exit codes: 0 every case as expected, 1 a conformance failure or unexpected "
@@ -263,6 +332,19 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
     run.add_argument("--case", action="append", help="case id or pattern, repeatable")
     run.add_argument("--decoder", help="module:callable, or reference")
     run.add_argument("--encoder", help="module:callable, or reference")
+    run.add_argument("--testee", metavar="COMMAND",
+                     help="a program in any language speaking the testee protocol on "
+                     "stdin and stdout (docs/testee-protocol.md), instead of "
+                     "--decoder/--encoder")  # fmt: skip
+    run.add_argument("--testee-timeout", type=float, default=10.0, metavar="SECONDS",
+                     help="per-case answer time; a testee that takes longer is killed, the case "
+                     "fails and the testee is started again (default 10)")  # fmt: skip
+    run.add_argument("--testee-restarts", type=int, default=20, metavar="N",
+                     help="start a crashed, hung or out-of-step testee again at most N times, "
+                     "then stop with exit status 3 (default 20)")  # fmt: skip
+    run.add_argument("--testee-log", metavar="FILE",
+                     help="write every line sent to ('> ') and read from ('< ') the "
+                     "testee")  # fmt: skip
     run.add_argument("--xfail", help="known-failure file: 'CASE-ID-OR-PATTERN: reason' lines")
     run.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
     run.add_argument("--report", help="also write every outcome as JSON Lines to this file")

@@ -5,7 +5,8 @@ reads the manifest in a fixed order; ``check_case`` runs one case through a deco
 adapter (``adapters``) and returns an ``Outcome`` that names the case id, its fixture files,
 what differs and one command replaying just that case; ``run_cases`` checks many. Known-failure
 files (``read_xfail_file``) list cases an implementation is known to fail. The pytest plugin
-(``plugin``, the only module here importing pytest) and the ``run`` command sit on top.
+(``plugin``, the only module here importing pytest), the ``run`` command and the testee runner
+(``testee``: any language, JSON lines over stdio, docs/testee-protocol.md) sit on top.
 
 Names load on first use, so that pytest loading the plugin imports no codec.
 """

@@ -16,6 +16,8 @@ from ticdc_conformance.reference.forms import write_decoded_event
 from ticdc_conformance.suites._cases import Case
 
 __all__ = [
+    "AdapterFaultError",
+    "AdapterSkipError",
     "Outcome",
     "as_json",
     "check_case",
@@ -27,6 +29,18 @@ __all__ = [
 ]
 
 _MAX_DIFFERENCES = 12
+
+
+class AdapterFaultError(Exception):
+    """The adapter itself broke (a testee crashed, hung or answered garbage).
+
+    Not a decision of the implementation: the case fails whatever its direction (a must-reject
+    case too), and the message is the whole detail.
+    """
+
+
+class AdapterSkipError(Exception):
+    """The implementation declines the case (a feature it does not have): the case is skipped."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,7 +69,10 @@ def replay_command(case: Case, adapters: Mapping[str, str], fixtures: str | None
     """One command that runs just ``case`` again with the same adapter."""
     words = ["ticdc-conformance", "run", "--case", case.id]
     kind = "encoder" if case.direction == "encode" else "decoder"
-    words += [f"--{kind}", adapters.get(kind, "reference")]
+    if adapters.get("testee"):
+        words += ["--testee", adapters["testee"]]
+    else:
+        words += [f"--{kind}", adapters.get(kind, "reference")]
     if fixtures:
         words += ["--fixtures", fixtures]
     return shlex.join(words)
@@ -192,6 +209,8 @@ def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[...
         error = case.error or {}
         try:
             events = list(decoder(case.protocol, case.all_messages()))
+        except (AdapterFaultError, AdapterSkipError):
+            raise
         except Exception as raised:  # noqa: BLE001 - any error is a rejection
             return "pass", f"rejected: {type(raised).__name__}: {raised}"
         return "fail", (
@@ -230,10 +249,15 @@ def check_case(
 ) -> Outcome:
     """Check ``case`` with the adapter of its direction; an adapter that raises fails it.
 
-    ``adapters`` names the adapters (``{"decoder": "module:callable"}``) for the replay line.
+    ``adapters`` names the adapters (``{"decoder": "module:callable"}``, or ``{"testee":
+    "COMMAND"}``) for the replay line.
     """
     try:
         status, detail = _check(case, decoder, encoder)
+    except AdapterSkipError as skip:
+        status, detail = "skip", str(skip)
+    except AdapterFaultError as fault:
+        status, detail = "fail", str(fault)
     except Exception as error:  # noqa: BLE001 - the implementation under test broke: a failure
         status, detail = "fail", f"the adapter raised {type(error).__name__}: {error}"
     replay = replay_command(case, adapters or {}, fixtures) if status == "fail" else ""

@@ -8,12 +8,14 @@ Installed with the package (entry point ``pytest11``: ``ticdc_conformance``) and
 Options: ``--ticdc-decoder`` / ``--ticdc-encoder`` (``module:callable``, or ``reference`` for
 the kit's own codecs; see ``ticdc_conformance.suites.adapters`` for the signatures),
 ``--ticdc-protocol``, ``--ticdc-profile``, ``--ticdc-tier`` (repeatable filters),
-``--ticdc-fixtures`` (a fixtures folder, or a kit version fetched into the cache) and
-``--ticdc-xfail`` (a known-failure file, ``CASE-ID-OR-PATTERN: reason`` a line). Each item is
-named by its case id and marked ``ticdc``, ``ticdc_<protocol>`` (``-`` as ``_``),
-``ticdc_decode`` / ``ticdc_encode`` and ``ticdc_required`` / ``ticdc_recommended``, so ``-k``
-and ``-m`` select cases. Listed known failures are strict xfails: a listed case that passes
-fails the run and its report names the line to delete; stale entries are reported at the end.
+``--ticdc-fixtures`` (a fixtures folder, or a kit version fetched into the cache),
+``--ticdc-property-examples`` (Hypothesis round trips per protocol and profile: reference
+encoder → your decoder, your encoder → reference decoder) and ``--ticdc-xfail`` (a
+known-failure file, ``CASE-ID-OR-PATTERN: reason`` a line). Each item is named by its case id
+and marked ``ticdc``, ``ticdc_<protocol>`` (``-`` as ``_``), ``ticdc_decode`` /
+``ticdc_encode`` and ``ticdc_required`` / ``ticdc_recommended``, so ``-k`` and ``-m`` select
+cases. Listed known failures are strict xfails: a listed case that passes fails the run and its
+report names the line to delete; stale entries are reported at the end.
 
 Only the hooks live here; the suite library is imported when the options ask for cases.
 """
@@ -55,8 +57,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ticdc-fixtures", metavar="PATH|VERSION",
                     help="fixtures folder, or a kit version (default: installed)")  # fmt: skip
     group.addoption("--ticdc-property-examples", type=int, default=0, metavar="N",
-                    help="also run a Hypothesis round trip per protocol and profile: reference "
-                    "encoder -> your decoder, N examples (default 0: off)")  # fmt: skip
+                    help="also run Hypothesis round trips per protocol and profile: reference "
+                    "encoder -> your decoder, your encoder -> reference decoder; N examples "
+                    "(default 0: off)")  # fmt: skip
     group.addoption("--ticdc-xfail", metavar="FILE",
                     help="known failures: 'CASE-ID-OR-PATTERN: reason' per line")  # fmt: skip
 
@@ -67,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     lines += [f"ticdc_{p.replace('-', '_')}: a {p} case" for p in _PROTOCOLS]
     lines += ["ticdc_decode: a decode case (messages -> decoded events)",
               "ticdc_reject: a must-reject case (the decoder raises)",
-              "ticdc_property: a Hypothesis round trip (reference encoder -> decoder)",
+              "ticdc_property: a Hypothesis round trip (through your decoder or encoder)",
               "ticdc_encode: an encode case (change events -> messages)",
               "ticdc_required: a case of the required tier",
               "ticdc_recommended: a case of the recommended tier"]  # fmt: skip
@@ -76,30 +79,41 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class TicdcPropertyItem(pytest.Item):
-    """A Hypothesis round trip for one protocol and profile."""
+    """A Hypothesis round trip for one protocol and profile, of a decoder or an encoder."""
 
-    def __init__(self, *, protocol: str, profile: str, decoder: Callable[..., Any],
+    def __init__(self, *, protocol: str, profile: str, kind: str, adapter: Callable[..., Any],
                  examples: int, **kwargs: Any) -> None:  # noqa: ANN401  # fmt: skip
         super().__init__(**kwargs)
-        self.protocol, self.profile = protocol, profile
-        self.decoder, self.examples = decoder, examples
+        self.protocol, self.profile, self.kind = protocol, profile, kind
+        self.adapter, self.examples = adapter, examples
 
     def runtest(self) -> None:
         """Run the property; Hypothesis shrinks and reports a failing row."""
-        from ticdc_conformance.suites._property import round_trip_property  # noqa: PLC0415
+        from ticdc_conformance.suites._property import (  # noqa: PLC0415
+            encoder_round_trip_property,
+            round_trip_property,
+        )
 
-        round_trip_property(self.protocol, self.profile, self.decoder, examples=self.examples)
+        run = round_trip_property if self.kind == "decoder" else encoder_round_trip_property
+        run(self.protocol, self.profile, self.adapter, examples=self.examples)
 
     def repr_failure(
         self,
         excinfo: pytest.ExceptionInfo[BaseException],
         style: Any = None,  # noqa: ANN401
     ) -> Any:  # noqa: ANN401
-        """The disagreement and Hypothesis's shrunk example, without the library's frames."""
-        if not isinstance(excinfo.value, AssertionError):
+        """The disagreement and Hypothesis's shrunk example, without the library's frames.
+
+        Each of them when Hypothesis found several distinct failures.
+        """
+        error = excinfo.value
+        found = list(error.exceptions) if isinstance(error, BaseExceptionGroup) else [error]
+        if not all(isinstance(e, AssertionError) for e in found):
             return super().repr_failure(excinfo, style=style)
-        notes = getattr(excinfo.value, "__notes__", [])
-        return "\n".join([str(excinfo.value), *notes])
+        lines = [f"Hypothesis found {len(found)} distinct failures:"] if len(found) > 1 else []
+        for each in found:
+            lines += [str(each), *getattr(each, "__notes__", [])]
+        return "\n".join(lines)
 
     def reportinfo(self) -> tuple[str, int | None, str]:
         """What the item checks."""
@@ -107,25 +121,28 @@ class TicdcPropertyItem(pytest.Item):
 
 
 def _property_items(session: pytest.Session, config: pytest.Config,
-                    decoder: Callable[..., Any]) -> list[pytest.Item]:  # fmt: skip
+                    adapters: dict[str, Callable[..., Any]]) -> list[pytest.Item]:  # fmt: skip
     from ticdc_conformance.reference import CODECS  # noqa: PLC0415
 
     examples = config.getoption("--ticdc-property-examples")
     protocols = config.getoption("--ticdc-protocol") or list(CODECS)
     profiles = config.getoption("--ticdc-profile")
     items: list[pytest.Item] = []
-    for protocol in protocols:
-        for profile in CODECS[protocol].PROFILES:
-            if profiles and profile not in profiles:
-                continue
-            name = f"property.{protocol}.{profile}.round-trip"
-            item = TicdcPropertyItem.from_parent(
-                session, name=name, nodeid=f"ticdc::{name}", protocol=protocol, profile=profile,
-                decoder=decoder, examples=examples,
-            )  # fmt: skip
-            for marker in ("ticdc", "ticdc_property", f"ticdc_{protocol.replace('-', '_')}"):
-                item.add_marker(marker)
-            items.append(item)
+    for kind, suffix in (("decoder", "round-trip"), ("encoder", "encoder-round-trip")):
+        if kind not in adapters:
+            continue
+        for protocol in protocols:
+            for profile in CODECS[protocol].PROFILES:
+                if profiles and profile not in profiles:
+                    continue
+                name = f"property.{protocol}.{profile}.{suffix}"
+                item = TicdcPropertyItem.from_parent(
+                    session, name=name, nodeid=f"ticdc::{name}", protocol=protocol,
+                    profile=profile, kind=kind, adapter=adapters[kind], examples=examples,
+                )  # fmt: skip
+                for marker in ("ticdc", "ticdc_property", f"ticdc_{protocol.replace('-', '_')}"):
+                    item.add_marker(marker)
+                items.append(item)
     return items
 
 
@@ -231,8 +248,8 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
                       f"that line: {entry.text()})")  # fmt: skip
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=CaseFailedError))
         items.append(item)
-    if "decoder" in adapters and config.getoption("--ticdc-property-examples") > 0:
-        return [*items, *_property_items(session, config, adapters["decoder"])]
+    if config.getoption("--ticdc-property-examples") > 0:
+        return [*items, *_property_items(session, config, adapters)]
     return items
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ticdc_conformance.reference import ChangeEvent, Message
+from ticdc_conformance.reference import ChangeEvent, Message, RowChangedEvent
 from ticdc_conformance.reference.forms import write_decoded_event
 from ticdc_conformance.suites.adapters import reference_decoder, reference_encoder
 
@@ -81,3 +81,17 @@ def late_commit_ts_decoder(protocol: str, messages: Sequence[Message]) -> list[d
         if event["kind"] == "row" and isinstance(ts, int):
             event["commit_ts"] = ts + 1
     return events
+
+
+def late_commit_ts_encoder(
+    protocol: str, profile: str, options: Mapping[str, str], events: Sequence[ChangeEvent]
+) -> list[Message]:
+    """The reference encoder, but every row goes out with its commit ts one too high
+    (wrapping around at 2^64)."""
+    shifted = [
+        dataclasses.replace(e, commit_ts=(e.commit_ts + 1) % UINT64_WRAP)
+        if isinstance(e, RowChangedEvent)
+        else e
+        for e in events
+    ]
+    return reference_encoder(protocol, profile, options, shifted)

@@ -159,3 +159,37 @@ def test_loading_the_plugin_imports_no_codec() -> None:
     assert result.stdout.strip() == str(
         ["ticdc_conformance", "ticdc_conformance.suites", "ticdc_conformance.suites.plugin"]
     )
+
+
+def test_encoder_property_round_trip_items(tester: pytest.Pytester) -> None:
+    common = ["-p", "no:cacheprovider", "--ticdc-protocol=craft", "--ticdc-protocol=simple-json",
+              "--ticdc-profile=tiflow", "--ticdc-property-examples=5", "-m", "ticdc_property"]  # fmt: skip
+    result = tester.runpytest(*common, "--ticdc-encoder=reference", "--collect-only", "-q")
+    assert [line for line in result.outlines if line.startswith("ticdc::")] == [
+        "ticdc::property.craft.tiflow.encoder-round-trip",
+        "ticdc::property.simple-json.tiflow.encoder-round-trip",
+    ]
+    result = tester.runpytest(*common, "--ticdc-encoder=reference")
+    result.assert_outcomes(passed=2)
+    result = tester.runpytest(*common, "--ticdc-encoder=conformance_doubles:late_commit_ts_encoder",
+                              "-k", "craft")  # fmt: skip
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*craft (tiflow): the reference decodes the encoder's output differently from its own "
+        "on the change event {*",
+        "*(reference encoder vs encoder under test, by JSON Pointer)",
+        "*/0/commit_ts: expected *, got *",
+        "*event=RowChangedEvent(*",
+    ])  # fmt: skip
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_both_property_round_trips_at_once(tester: pytest.Pytester) -> None:
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", "--ticdc-protocol=open", "--ticdc-profile=ticdc",
+        "--ticdc-property-examples=3", "-m", "ticdc_property", "-v",
+        "--ticdc-decoder=reference", "--ticdc-encoder=reference",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*property.open.ticdc.round-trip PASSED*",
+                                 "*property.open.ticdc.encoder-round-trip PASSED*"])  # fmt: skip
