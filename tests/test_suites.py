@@ -96,6 +96,8 @@ def test_json_diff_and_hex_diff() -> None:
         "/c: unexpected member true",
     ]
     assert json_diff([1], [True]) == ["/0: expected 1, got true"]
+    assert json_diff([-0.0], [0.0]) == ["/0: expected -0.0, got 0.0"]
+    assert json_diff([0.1], [0.1]) == []
     text = hex_diff(bytes(range(20)), bytes(range(12)) + b"\xff" + bytes(range(13, 20)))
     assert text.splitlines() == [
         "first difference at byte offset 12 (expected 20 bytes, got 20)",
