@@ -17,7 +17,15 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
 * ``reordered-versions``: two row messages of one table swap places, so an older version of
   a row follows a newer one;
 * ``corrupted-message``: a row message's value bytes no longer decode;
-* ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces.
+* ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces;
+* ``oversized-batch``: (Open, Craft) a flush split by ``max-batch-size`` goes out as one message
+  holding more rows than the limit (§2.2, §3.4).
+
+Which kinds apply to a log is decided in one place, ``inapplicable``: every fault is placed
+between watermarks, so a protocol that writes none (Debezium without
+``enable-tidb-extension``, §5.5) admits no fault; ``missing-schema`` needs Simple's schema
+messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``wrong-partition`` a second
+partition.
 """
 
 from __future__ import annotations
@@ -28,11 +36,20 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ticdc_conformance.generators.simulator import Delivery, TopicLog
+from ticdc_conformance.generators.simulator import Delivery, StreamSettings, TopicLog
 from ticdc_conformance.reference import DecodedRow, DecodeError, Message
 from ticdc_conformance.reference.dispatch import partition_of
+from ticdc_conformance.reference.events import ResolvedEvent
 
-__all__ = ["FAULT_KINDS", "FaultPlacementError", "Finding", "InjectedFault", "inject_faults"]
+__all__ = [
+    "FAULT_KINDS",
+    "FaultPlacementError",
+    "Finding",
+    "InjectedFault",
+    "applicable_kinds",
+    "inapplicable",
+    "inject_faults",
+]
 
 FAULT_KINDS: dict[str, str] = {
     "replay": "allowed-duplicate",
@@ -44,8 +61,39 @@ FAULT_KINDS: dict[str, str] = {
     "reordered-versions": "commit-ts-order",
     "corrupted-message": "undecodable",
     "missing-schema": "schema-resolvable",
+    "oversized-batch": "batch-size",
 }
 """Fault kind → the id of the stream rule it breaks."""
+
+_BATCHING = ("open", "craft")
+"""The protocols that put several rows in one message, up to ``max-batch-size`` (§2.2, §3.4)."""
+
+
+def inapplicable(kind: str, settings: StreamSettings) -> str | None:
+    """Why a fault of ``kind`` cannot go into a log made with ``settings``; ``None`` if it can.
+
+    The one rule for which fault kinds a protocol (with its options) admits; ``ValueError``
+    for an unknown kind.
+    """
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
+    watermark = ResolvedEvent(commit_ts=1)
+    if not settings.codec.encode([watermark], settings.codec_config()):
+        # every fault lives between watermarks (the injector's zones), and the checker's
+        # order rules hang on them: Debezium writes none without enable-tidb-extension (§5.5)
+        return f"{kind} needs watermarks, and {settings.protocol} writes none with these options"
+    if kind == "missing-schema" and not settings.protocol.startswith("simple"):
+        return "missing-schema applies to the Simple protocol only (§6.6)"
+    if kind == "oversized-batch" and settings.protocol not in _BATCHING:
+        return "oversized-batch applies to the batching protocols only (Open, Craft)"
+    if kind == "wrong-partition" and settings.partitions < 2:
+        return "a wrong partition needs a topic of two partitions or more"
+    return None
+
+
+def applicable_kinds(settings: StreamSettings) -> list[str]:
+    """The fault kinds that can go into a log made with ``settings``, in catalog order."""
+    return [kind for kind in FAULT_KINDS if inapplicable(kind, settings) is None]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -161,12 +209,21 @@ def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
             deliveries = inj.log.partitions[p]
             watermark = deliveries[end].commit_ts
             template = deliveries[rows[-1]]
-            row = template.rows[-1]
             settings = inj.log.settings
-            # the newest row of the segment, again, as a new version stamped with the watermark
-            late = dataclasses.replace(row, commit_ts=watermark)
-            if partition_of(late, settings.partitions, settings.dispatcher, settings.profile) != p:
-                continue  # the ts dispatcher would send it elsewhere
+            # a late row of the segment, again, as a new version stamped with the watermark;
+            # one committed at the watermark would be the very same version (for a protocol
+            # of one row per message, the same bytes: a replay, not this fault)
+            late = next(
+                (dataclasses.replace(row, commit_ts=watermark)
+                 for row in reversed(template.rows) if row.commit_ts < watermark),
+                None,
+            )  # fmt: skip
+            if (
+                late is None
+                or partition_of(late, settings.partitions, settings.dispatcher, settings.profile)
+                != p
+            ):
+                continue  # no older row, or the ts dispatcher would send it elsewhere
             added = inj.encode_rows(template, [late])
             deliveries[end + 1 : end + 1] = added
             return [_Mark("row-after-watermark", p, d, watermark) for d in added]
@@ -208,8 +265,6 @@ def _segment_before(deliveries: list[Delivery], end: int) -> Iterator[Delivery]:
 
 
 def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
-    if len(inj.log.partitions) < 2:
-        raise FaultPlacementError("a wrong partition needs a topic of two partitions or more")
     for p, _, end, rows in inj.stretches(zone):
         watermark = inj.log.partitions[p][end].commit_ts
         for i in rows:
@@ -291,8 +346,6 @@ def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
 
 
 def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
-    if not inj.log.settings.protocol.startswith("simple"):
-        raise FaultPlacementError("missing-schema applies to the Simple protocol only")
     known = {
         row.table.schema_version
         for deliveries in inj.log.partitions
@@ -318,6 +371,41 @@ def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
     raise FaultPlacementError("no DML message to strip of its schema")
 
 
+def _carried(deliveries: list[Delivery], delivery: Delivery, inj: _Injector) -> list[object]:
+    """The rows one batched message carries: its slice of the flush it came from, in order."""
+    start = 0
+    for sibling in deliveries:
+        if sibling.rows is not delivery.rows:
+            continue
+        count = len(inj.decode_rows(sibling))
+        if sibling is delivery:
+            return list(delivery.rows[start : start + count])
+        start += count
+    raise AssertionError("a delivery is among its own flush")
+
+
+def _oversized_batch(inj: _Injector, zone: int) -> list[_Mark]:
+    limit: int = getattr(inj.config, "max_batch_size")  # noqa: B009 - the batching configs have it
+    for p, _, _, rows in inj.stretches(zone):
+        deliveries = inj.log.partitions[p]
+        # neighbouring row messages, merged: the same rows in the same order, one message
+        steps = itertools.groupby(enumerate(rows), lambda n: n[1] - n[0])
+        runs = [[i for _, i in group] for _, group in steps]
+        run = max(runs, key=len, default=[])
+        carried = [row for i in run for row in _carried(deliveries, deliveries[i], inj)]
+        if len(carried) <= limit:
+            continue
+        config = dataclasses.replace(inj.config, max_batch_size=len(carried))  # type: ignore[type-var]
+        messages = inj.codec.encode(carried, config)  # type: ignore[arg-type]
+        if len(messages) != 1:
+            continue
+        merged = dataclasses.replace(deliveries[run[-1]], message=messages[0])
+        oldest = min(inj.oldest(deliveries[i]) for i in run)
+        deliveries[run[0] : run[-1] + 1] = [merged]
+        return [_Mark("batch-size", p, merged, oldest)]
+    raise FaultPlacementError("no neighbouring row messages hold more than max-batch-size rows")
+
+
 _INJECTORS: dict[str, _Inject] = {
     "replay": _replay,
     "row-below-watermark": _row_below_watermark,
@@ -328,18 +416,20 @@ _INJECTORS: dict[str, _Inject] = {
     "reordered-versions": _reordered_versions,
     "corrupted-message": _corrupted_message,
     "missing-schema": _missing_schema,
+    "oversized-batch": _oversized_batch,
 }
 
 
 def inject_faults(log: TopicLog, kinds: Sequence[str], seed: int) -> list[InjectedFault]:
     """Inject one fault of each of ``kinds`` into ``log`` (in place) and label them.
 
-    ``FaultPlacementError`` when the log is too short or a kind does not apply to its protocol;
-    ``ValueError`` for an unknown kind.
+    ``FaultPlacementError`` when the log is too short or a kind does not apply to it
+    (``inapplicable``); ``ValueError`` for an unknown kind.
     """
-    unknown = [k for k in kinds if k not in FAULT_KINDS]
-    if unknown:
-        raise ValueError(f"unknown fault kind {unknown[0]!r}; known: {', '.join(FAULT_KINDS)}")
+    reasons = [inapplicable(kind, log.settings) for kind in kinds]
+    for reason in reasons:
+        if reason is not None:
+            raise FaultPlacementError(reason)
     if not kinds:
         return []
     injector = _Injector(log, random.Random(seed), len(kinds))
