@@ -33,12 +33,20 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ticdc_conformance.generators.simulator import Delivery, StreamSettings, TopicLog
-from ticdc_conformance.reference import DecodedRow, DecodeError, Message
+from ticdc_conformance.generators._placement import (
+    FaultPlacementError,
+    Injector,
+    Mark,
+    row_ts,
+    rows_carried,
+    segment_before,
+)
+from ticdc_conformance.generators.simulator import StreamSettings, TopicLog
+from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference.dispatch import partition_of
 from ticdc_conformance.reference.events import ResolvedEvent
 
@@ -118,93 +126,17 @@ class InjectedFault:
     findings: tuple[Finding, ...]
 
 
-class FaultPlacementError(ValueError):
-    """The log has no stretch where the fault can be placed (too short, or wrong protocol)."""
-
-
-@dataclass(slots=True)
-class _Mark:
-    """A finding whose offset is known once every fault is in place."""
-
-    rule: str
-    partition: int
-    anchor: Delivery | None
-    commit_ts: int
-
-
-class _Injector:
-    """The log being faulted, split into one zone of watermark segments per fault.
-
-    A segment is the stretch of a partition between two watermarks (they are broadcast, so
-    every partition has the same segments). Each fault works inside its own zone, and the
-    segments at a zone's edges are left alone, so no two faults ever touch neighbouring
-    records and each causes only its own findings.
-    """
-
-    def __init__(self, log: TopicLog, rng: random.Random, zones: int) -> None:
-        self.log, self.rng = log, rng
-        self.codec = log.settings.codec
-        self.config = log.settings.codec_config()
-        watermarks = [d.commit_ts for d in log.partitions[0] if d.kind == "resolved"]
-        size = len(watermarks) // max(zones, 1)
-        if size < 3:
-            raise FaultPlacementError(
-                f"{len(watermarks)} watermarks are too few for {zones} fault(s): "
-                "each fault needs a stretch of at least 3"
-            )
-        self.zones = [set(watermarks[z * size + 1 : (z + 1) * size - 1]) for z in range(zones)]
-
-    def segments(self, partition: int, zone: int) -> list[tuple[int, int]]:
-        """(start, end) indexes of watermarks around each segment of ``zone``, shuffled."""
-        deliveries = self.log.partitions[partition]
-        marks = [i for i, d in enumerate(deliveries) if d.kind == "resolved"]
-        mine = [
-            (start, end)
-            for start, end in zip([-1, *marks], marks, strict=False)
-            if deliveries[end].commit_ts in self.zones[zone]
-            and (start < 0 or deliveries[start].commit_ts < deliveries[end].commit_ts)
-        ]
-        self.rng.shuffle(mine)
-        return mine
-
-    def stretches(self, zone: int) -> Iterator[tuple[int, int, int, list[int]]]:
-        """(partition, start, end, indexes of row messages) per segment of ``zone``, shuffled."""
-        for p in self.partitions():
-            for start, end in self.segments(p, zone):
-                yield p, start, end, self.rows_in(p, start, end)
-
-    def rows_in(self, partition: int, start: int, end: int) -> list[int]:
-        deliveries = self.log.partitions[partition]
-        return [i for i in range(start + 1, end) if deliveries[i].kind == "rows"]
-
-    def decode_rows(self, delivery: Delivery) -> list[DecodedRow]:
-        return [e for e in self.codec.decode(delivery.message) if isinstance(e, DecodedRow)]
-
-    def oldest(self, delivery: Delivery) -> int:
-        """The smallest commit ts among the rows a message carries."""
-        return min(_ts(row) for row in self.decode_rows(delivery))
-
-    def partitions(self) -> list[int]:
-        order = list(range(len(self.log.partitions)))
-        self.rng.shuffle(order)
-        return order
-
-    def encode_rows(self, template: Delivery, rows: Sequence[object]) -> list[Delivery]:
-        messages = self.codec.encode(rows, self.config)  # type: ignore[arg-type]
-        return [dataclasses.replace(template, message=m) for m in messages]
-
-
-def _replay(inj: _Injector, zone: int) -> list[_Mark]:
+def _replay(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         if rows:
             deliveries = inj.log.partitions[p]
             copies = [dataclasses.replace(deliveries[i]) for i in rows]
             deliveries[end + 1 : end + 1] = copies
-            return [_Mark("allowed-duplicate", p, c, inj.oldest(c)) for c in copies]
+            return [Mark("allowed-duplicate", p, c, inj.oldest(c)) for c in copies]
     raise FaultPlacementError("no row messages to replay")
 
 
-def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
+def _row_below_watermark(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         if rows:
             deliveries = inj.log.partitions[p]
@@ -227,45 +159,37 @@ def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
                 continue  # no older row, or the ts dispatcher would send it elsewhere
             added = inj.encode_rows(template, [late])
             deliveries[end + 1 : end + 1] = added
-            return [_Mark("row-after-watermark", p, d, watermark) for d in added]
+            return [Mark("row-after-watermark", p, d, watermark) for d in added]
     raise FaultPlacementError("no row to send below a watermark")
 
 
-def _watermark_regression(inj: _Injector, zone: int) -> list[_Mark]:
+def _watermark_regression(inj: Injector, zone: int) -> list[Mark]:
     for p, start, end, _ in inj.stretches(zone):
         if start >= 0:
             deliveries = inj.log.partitions[p]
             old = dataclasses.replace(deliveries[start])
             deliveries.insert(end + 1, old)
-            return [_Mark("watermark-monotonic", p, old, old.commit_ts)]
+            return [Mark("watermark-monotonic", p, old, old.commit_ts)]
     raise FaultPlacementError("no two watermarks on any partition")
 
 
-_Inject = Callable[[_Injector, int], list[_Mark]]
+_Inject = Callable[[Injector, int], list[Mark]]
 
 
 def _missing(kind: str, rule: str) -> _Inject:
-    def inject(inj: _Injector, zone: int) -> list[_Mark]:
+    def inject(inj: Injector, zone: int) -> list[Mark]:
         for p, start, end, _ in inj.stretches(zone):
             deliveries = inj.log.partitions[p]
             where = [i for i in range(start + 1, end + 1) if deliveries[i].kind == kind]
             if where:
                 removed = deliveries.pop(where[0])
-                return [_Mark(rule, p, None, removed.commit_ts)]
+                return [Mark(rule, p, None, removed.commit_ts)]
         raise FaultPlacementError(f"no {kind} message to remove")
 
     return inject
 
 
-def _segment_before(deliveries: list[Delivery], end: int) -> Iterator[Delivery]:
-    """The records between the watermark at ``end`` and the one before it, newest first."""
-    for j in range(end - 1, -1, -1):
-        if deliveries[j].kind == "resolved":
-            return
-        yield deliveries[j]
-
-
-def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
+def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         watermark = inj.log.partitions[p][end].commit_ts
         for i in rows:
@@ -273,7 +197,7 @@ def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
             oldest: dict[tuple[str, str], int] = {}
             for row in inj.decode_rows(moved):
                 key = (row.schema, row.table)
-                oldest[key] = min(oldest.get(key, _ts(row)), _ts(row))
+                oldest[key] = min(oldest.get(key, row_ts(row)), row_ts(row))
             for q in inj.partitions():
                 target = inj.log.partitions[q]
                 ends = [j for j, d in enumerate(target)
@@ -283,23 +207,17 @@ def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
                 # it goes last in q's segment: no row there may be newer than it, per table
                 newer = any(
                     row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
-                    for d in _segment_before(target, ends[0])
+                    for d in segment_before(target, ends[0])
                     for row in d.rows
                 )
                 if not newer:
                     del inj.log.partitions[p][i]
                     target.insert(ends[0], moved)
-                    return [_Mark("partition-affinity", q, moved, min(oldest.values()))]
+                    return [Mark("partition-affinity", q, moved, min(oldest.values()))]
     raise FaultPlacementError("no row message can move to another partition cleanly")
 
 
-def _ts(row: DecodedRow) -> int:
-    """A row's commit ts: TiCDC's messages always carry it (only real Debezium lacks it)."""
-    assert row.commit_ts is not None
-    return row.commit_ts
-
-
-def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
+def _reordered_versions(inj: Injector, zone: int) -> list[Mark]:
     for p, _, _, rows in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
         for i, j in itertools.pairwise(rows):
@@ -309,16 +227,16 @@ def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
             newest_of: dict[tuple[str, str], int] = {}
             for row in newer:
                 key = (row.schema, row.table)
-                newest_of[key] = min(newest_of.get(key, _ts(row)), _ts(row))
+                newest_of[key] = min(newest_of.get(key, row_ts(row)), row_ts(row))
             shared = [
-                    _ts(r) for r in older
+                    row_ts(r) for r in older
                     if (r.schema, r.table) in newest_of
-                    and _ts(r) < newest_of[(r.schema, r.table)]
+                    and row_ts(r) < newest_of[(r.schema, r.table)]
                 ]  # fmt: skip
             if not shared:
                 continue
             deliveries[i], deliveries[j] = deliveries[j], deliveries[i]
-            return [_Mark("commit-ts-order", p, deliveries[j], min(shared))]
+            return [Mark("commit-ts-order", p, deliveries[j], min(shared))]
     raise FaultPlacementError("no two neighbouring row messages of one table")
 
 
@@ -332,7 +250,7 @@ def _corrupted(message: Message) -> list[Message]:
     ]
 
 
-def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
+def _corrupted_message(inj: Injector, zone: int) -> list[Mark]:
     for p, _, _, rows in inj.stretches(zone):
         for i in rows:
             deliveries = inj.log.partitions[p]
@@ -342,11 +260,11 @@ def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
                 except DecodeError:
                     oldest = inj.oldest(deliveries[i])
                     deliveries[i] = dataclasses.replace(deliveries[i], message=broken)
-                    return [_Mark("undecodable", p, deliveries[i], oldest)]
+                    return [Mark("undecodable", p, deliveries[i], oldest)]
     raise FaultPlacementError("no row message could be corrupted")
 
 
-def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
+def _missing_schema(inj: Injector, zone: int) -> list[Mark]:
     known = {
         row.table.schema_version
         for deliveries in inj.log.partitions
@@ -368,24 +286,11 @@ def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
             )
             (replacement,) = inj.encode_rows(template, [lost])
             deliveries[i] = replacement
-            return [_Mark("schema-resolvable", p, replacement, row.commit_ts)]
+            return [Mark("schema-resolvable", p, replacement, row.commit_ts)]
     raise FaultPlacementError("no DML message to strip of its schema")
 
 
-def _carried(deliveries: list[Delivery], delivery: Delivery, inj: _Injector) -> list[object]:
-    """The rows one batched message carries: its slice of the flush it came from, in order."""
-    start = 0
-    for sibling in deliveries:
-        if sibling.rows is not delivery.rows:
-            continue
-        count = len(inj.decode_rows(sibling))
-        if sibling is delivery:
-            return list(delivery.rows[start : start + count])
-        start += count
-    raise AssertionError("a delivery is among its own flush")
-
-
-def _oversized_batch(inj: _Injector, zone: int) -> list[_Mark]:
+def _oversized_batch(inj: Injector, zone: int) -> list[Mark]:
     config: Any = inj.config  # Open's or Craft's: both have the two limits
     for p, _, _, rows in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
@@ -393,7 +298,7 @@ def _oversized_batch(inj: _Injector, zone: int) -> list[_Mark]:
         steps = itertools.groupby(enumerate(rows), lambda n: n[1] - n[0])
         runs = [[i for _, i in group] for _, group in steps]
         run = max(runs, key=len, default=[])
-        carried = [row for i in run for row in _carried(deliveries, deliveries[i], inj)]
+        carried = [row for i in run for row in rows_carried(deliveries, deliveries[i], inj)]
         if len(carried) <= config.max_batch_size:
             continue
         unbatched = dataclasses.replace(config, max_batch_size=len(carried))
@@ -403,7 +308,7 @@ def _oversized_batch(inj: _Injector, zone: int) -> list[_Mark]:
         merged = dataclasses.replace(deliveries[run[-1]], message=messages[0])
         oldest = min(inj.oldest(deliveries[i]) for i in run)
         deliveries[run[0] : run[-1] + 1] = [merged]
-        return [_Mark("batch-size", p, merged, oldest)]
+        return [Mark("batch-size", p, merged, oldest)]
     raise FaultPlacementError("no neighbouring row messages hold more than max-batch-size rows")
 
 
@@ -433,11 +338,11 @@ def inject_faults(log: TopicLog, kinds: Sequence[str], seed: int) -> list[Inject
             raise FaultPlacementError(reason)
     if not kinds:
         return []
-    injector = _Injector(log, random.Random(seed), len(kinds))
+    injector = Injector(log, random.Random(seed), len(kinds))
     marked = [(kind, _INJECTORS[kind](injector, zone)) for zone, kind in enumerate(kinds)]
     offsets = [{id(d): i for i, d in enumerate(deliveries)} for deliveries in log.partitions]
 
-    def finding(mark: _Mark) -> Finding:
+    def finding(mark: Mark) -> Finding:
         offset = None if mark.anchor is None else offsets[mark.partition][id(mark.anchor)]
         return Finding(
             rule=mark.rule, partition=mark.partition, offset=offset, commit_ts=mark.commit_ts
