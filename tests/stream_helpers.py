@@ -25,12 +25,19 @@ FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind i
 
 @functools.cache
 def dump(
-    protocol: str, fault: str | None = None, messages: int = 400, dispatcher: str = "default"
+    protocol: str,
+    fault: str | None = None,
+    messages: int = 400,
+    dispatcher: str = "default",
+    options: tuple[tuple[str, str], ...] = (),
 ) -> Path:
     """A dump of the seeded shop workload, with one fault of ``fault`` when given."""
-    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}"
+    tag = "-".join(f"{k}={v}" for k, v in options)
+    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}{tag}"
     faults = [fault] if fault else []
-    settings = StreamSettings(protocol=protocol, dispatcher=DispatchRule(partition=dispatcher))
+    settings = StreamSettings(
+        protocol=protocol, dispatcher=DispatchRule(partition=dispatcher), options=options
+    )
     generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
     return folder
 
