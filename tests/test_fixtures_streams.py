@@ -35,19 +35,28 @@ def _applies(protocol: str, kind: str) -> bool:
 
 
 def test_one_clean_stream_and_one_per_fault_kind() -> None:
-    kinds = {(s["protocol"], s["profile"], s["fault"]) for s in STREAMS}
-    expected = {(protocol, profile, kind) for protocol, profile in FAMILIES
+    ids = [s["id"] for s in STREAMS]
+    expected = {f"stream.{protocol}.{profile}.{kind or 'clean'}" for protocol, profile in FAMILIES
                 for kind in (None, *FAULT_KINDS) if kind is None or _applies(protocol, kind)}  # fmt: skip
-    assert kinds == expected
-    assert len(STREAMS) == len(kinds)
+    # TiCDC's default Debezium output (no WATERMARK): a clean stream only
+    expected.add("stream.debezium.tiflow.clean-without-watermarks")
+    assert set(ids) == expected
+    assert len(ids) == len(expected)
+    for stream in STREAMS:
+        assert stream["fault"] == (None if ".clean" in stream["id"] else stream["id"].split(".")[3])
 
 
-def test_debezium_streams_carry_watermarks() -> None:
+def test_debezium_fault_streams_carry_watermarks() -> None:
     # without enable-tidb-extension Debezium writes no WATERMARK and no fault could apply (§5.5)
     for stream in STREAMS:
         if stream["protocol"] == "debezium":
             labels = json.loads((ROOT / str(stream["labels"])).read_text())
-            assert labels["settings"]["options"] == {"enable-tidb-extension": "true"}
+            plain = stream["id"].endswith("-without-watermarks")
+            options = {} if plain else {"enable-tidb-extension": "true"}
+            assert labels["settings"]["options"] == options
+            records = read_dump(ROOT / str(stream["records"]))
+            watermarks = [r for r in records if r.key and b".watermark.Key" in r.key]
+            assert bool(watermarks) is not plain
 
 
 @pytest.mark.parametrize("stream", STREAMS, ids=[s["id"] for s in STREAMS])
