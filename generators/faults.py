@@ -19,13 +19,16 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
 * ``corrupted-message``: a row message's value bytes no longer decode;
 * ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces;
 * ``oversized-batch``: (Open, Craft) a flush split by ``max-batch-size`` goes out as one message
-  holding more rows than the limit (§2.2, §3.4).
+  holding more rows than the limit (§2.2, §3.4);
+* ``oversized-message``: a row message grows past ``max-message-bytes`` (a BLOB or TEXT value
+  of the row made longer), which TiCDC's producer would have refused (§1.5).
 
 Which kinds apply to a log is decided in one place, ``inapplicable``: every fault is placed
 between watermarks, so a protocol that writes none (Debezium without
 ``enable-tidb-extension``, §5.5) admits no fault; ``missing-schema`` needs Simple's schema
-messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``wrong-partition`` a second
-partition.
+messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-message`` a
+``max-message-bytes`` among the encoder options (a record over the 10 MiB default would make a
+dump that large), ``wrong-partition`` a second partition.
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ FAULT_KINDS: dict[str, str] = {
     "corrupted-message": "undecodable",
     "missing-schema": "schema-resolvable",
     "oversized-batch": "batch-size",
+    "oversized-message": "message-size",
 }
 """Fault kind → the id of the stream rule it breaks."""
 
@@ -95,6 +99,8 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
         return "missing-schema applies to the Simple protocol only (§6.6)"
     if kind == "oversized-batch" and settings.protocol not in _BATCHING:
         return "oversized-batch applies to the batching protocols only (Open, Craft)"
+    if kind == "oversized-message" and "max-message-bytes" not in dict(settings.options):
+        return "oversized-message needs max-message-bytes among the encoder options"
     if kind == "wrong-partition" and settings.partitions < 2:
         return "a wrong partition needs a topic of two partitions or more"
     return None
@@ -312,6 +318,38 @@ def _oversized_batch(inj: Injector, zone: int) -> list[Mark]:
     raise FaultPlacementError("no neighbouring row messages hold more than max-batch-size rows")
 
 
+_LOBS = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext",
+         "longtext"}  # fmt: skip
+
+
+def _oversized_message(inj: Injector, zone: int) -> list[Mark]:
+    config: Any = inj.config
+    limit: int = config.max_message_bytes
+    roomy = dataclasses.replace(config, max_message_bytes=2**31 - 1)
+    for p, _, _, rows in inj.stretches(zone):
+        deliveries = inj.log.partitions[p]
+        for i in rows:
+            carried: list[Any] = rows_carried(deliveries, deliveries[i], inj)
+            for k, row in enumerate(carried):
+                image = "after" if row.after is not None else "before"
+                columns = row.table.columns
+                lob = next((c for c, column in enumerate(columns) if column.type in _LOBS
+                            and column.key is None), None)  # fmt: skip
+                if lob is None:
+                    continue
+                # the same row with one BLOB/TEXT value made longer than the whole limit
+                long = b"x" * limit if columns[lob].type.endswith("blob") else "x" * limit
+                values = list(getattr(row, image))
+                values[lob] = long
+                grown = dataclasses.replace(row, **{image: tuple(values)})
+                messages = inj.codec.encode([*carried[:k], grown, *carried[k + 1 :]], roomy)
+                if len(messages) != 1:
+                    continue
+                deliveries[i] = dataclasses.replace(deliveries[i], message=messages[0])
+                return [Mark("message-size", p, deliveries[i], inj.oldest(deliveries[i]))]
+    raise FaultPlacementError("no row message with a BLOB or TEXT value to grow")
+
+
 _INJECTORS: dict[str, _Inject] = {
     "replay": _replay,
     "row-below-watermark": _row_below_watermark,
@@ -323,6 +361,7 @@ _INJECTORS: dict[str, _Inject] = {
     "corrupted-message": _corrupted_message,
     "missing-schema": _missing_schema,
     "oversized-batch": _oversized_batch,
+    "oversized-message": _oversized_message,
 }
 
 

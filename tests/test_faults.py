@@ -26,12 +26,13 @@ from ticdc_conformance.reference import (
     Message,
 )
 
-SETTINGS = StreamSettings(protocol="open", partitions=3)
+LIMIT = (("max-message-bytes", "16384"),)
+SETTINGS = StreamSettings(protocol="open", partitions=3, options=LIMIT)
 KINDS = [k for k in FAULT_KINDS if k != "missing-schema"]
 
 
 def clean_log() -> TopicLog:
-    return simulate(shop_workload(5), SETTINGS, messages=1500)
+    return simulate(shop_workload(5, ddl_every=40), SETTINGS, messages=1500)
 
 
 def events_at(log: TopicLog, partition: int, offset: int) -> list[DecodedEvent]:
@@ -133,6 +134,18 @@ def check_batch_size(log: TopicLog, finding: Finding) -> None:
     assert all(len(events) <= 16 for events in clean)
 
 
+def check_message_size(log: TopicLog, finding: Finding) -> None:
+    message = log.partitions[finding.partition][finding.offset or 0].message
+    assert (
+        message.length()
+        > 16384
+        >= max(d.message.length() for d in clean_log().partitions[finding.partition])
+    )
+    rows = events_at(log, finding.partition, finding.offset or 0)
+    assert rows
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
+
+
 CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "allowed-duplicate": check_allowed_duplicate,
     "row-after-watermark": check_row_after_watermark,
@@ -143,6 +156,7 @@ CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "commit-ts-order": check_commit_ts_order,
     "undecodable": check_undecodable,
     "batch-size": check_batch_size,
+    "message-size": check_message_size,
 }
 
 
@@ -188,14 +202,20 @@ def test_refusals_are_clear() -> None:
 
 def test_which_kinds_apply_is_one_rule() -> None:
     every = list(FAULT_KINDS)
-    simple = StreamSettings(protocol="simple-avro")
+    simple = StreamSettings(protocol="simple-avro", options=LIMIT)
     plain = StreamSettings(protocol="debezium")
     extended = StreamSettings(protocol="debezium", options=(("enable-tidb-extension", "true"),))
     assert applicable_kinds(SETTINGS) == [k for k in every if k != "missing-schema"]
-    assert applicable_kinds(StreamSettings(protocol="craft")) == applicable_kinds(SETTINGS)
+    assert applicable_kinds(StreamSettings(protocol="craft", options=LIMIT)) == applicable_kinds(
+        SETTINGS
+    )
+    # without a max-message-bytes option the limit is 10 MiB: no message is grown that far
+    assert applicable_kinds(StreamSettings(protocol="open")) == [
+        k for k in every if k not in {"missing-schema", "oversized-message"}
+    ]
     assert applicable_kinds(simple) == [k for k in every if k != "oversized-batch"]
     assert applicable_kinds(extended) == [
-        k for k in every if k not in {"missing-schema", "oversized-batch"}
+        k for k in every if k not in {"missing-schema", "oversized-batch", "oversized-message"}
     ]
     # without the TiDB extension Debezium writes no watermark (§5.5): nothing can be placed
     assert applicable_kinds(plain) == []
@@ -205,13 +225,16 @@ def test_which_kinds_apply_is_one_rule() -> None:
         inject_faults(log, ["replay"], seed=1)
     with pytest.raises(FaultPlacementError, match="batching protocols only"):
         inject_faults(simulate(shop_workload(5), simple, messages=200), ["oversized-batch"], 1)
+    unlimited = simulate(shop_workload(5), StreamSettings(protocol="open"), messages=20)
+    with pytest.raises(FaultPlacementError, match="max-message-bytes"):
+        inject_faults(unlimited, ["oversized-message"], 1)
     with pytest.raises(ValueError, match="unknown fault kind"):
         inapplicable("gremlins", SETTINGS)
 
 
 @pytest.mark.parametrize("protocol", ["craft", "simple-avro", "debezium"])
 def test_every_kind_that_applies_is_placed_in_every_protocol(protocol: str) -> None:
-    options = (("enable-tidb-extension", "true"),) if protocol == "debezium" else ()
+    options = (("enable-tidb-extension", "true"),) if protocol == "debezium" else LIMIT
     settings = StreamSettings(protocol=protocol, options=options)
     kinds = applicable_kinds(settings)
     log = simulate(shop_workload(5, ddl_every=40), settings, messages=3000)

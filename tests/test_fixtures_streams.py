@@ -31,6 +31,8 @@ def _applies(protocol: str, kind: str) -> bool:
         return protocol.startswith("simple")
     if kind == "oversized-batch":  # max-batch-size bounds the batching protocols only
         return protocol in {"open", "craft"}
+    if kind == "oversized-message":  # needs a small max-message-bytes: not in Debezium's options
+        return protocol != "debezium"
     return True
 
 
