@@ -249,7 +249,9 @@ def _parser() -> argparse.ArgumentParser:
         "write the topic log as a dump folder (docs/dump-format.md): Parquet records plus "
         "_labels.json with the settings and every injected fault's expected findings. The "
         "same arguments always write the same dump.",
-        epilog=f"fault kinds:\n{fault_lines}",
+        epilog=f"fault kinds:\n{fault_lines}\nmissing-schema applies to Simple only, "
+        "oversized-batch to Open and Craft only;\nDebezium carries faults only with "
+        "--option enable-tidb-extension=true (no watermarks without it).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     generate.add_argument("--protocol", required=True, choices=protocols)

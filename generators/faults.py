@@ -17,7 +17,18 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
 * ``reordered-versions``: two row messages of one table swap places, so an older version of
   a row follows a newer one;
 * ``corrupted-message``: a row message's value bytes no longer decode;
-* ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces.
+* ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces;
+* ``oversized-batch``: (Open, Craft) a flush split by ``max-batch-size`` goes out as one message
+  holding more rows than the limit (§2.2, §3.4);
+* ``oversized-message``: a row message grows past ``max-message-bytes`` (a BLOB or TEXT value
+  of the row made longer), which TiCDC's producer would have refused (§1.5).
+
+Which kinds apply to a log is decided in one place, ``inapplicable``: every fault is placed
+between watermarks, so a protocol that writes none (Debezium without
+``enable-tidb-extension``, §5.5) admits no fault; ``missing-schema`` needs Simple's schema
+messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-message`` a
+``max-message-bytes`` among the encoder options (a record over the 10 MiB default would make a
+dump that large), ``wrong-partition`` a second partition.
 """
 
 from __future__ import annotations
@@ -25,14 +36,32 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ticdc_conformance.generators.simulator import Delivery, TopicLog
-from ticdc_conformance.reference import DecodedRow, DecodeError, Message
+from ticdc_conformance.generators._placement import (
+    FaultPlacementError,
+    Injector,
+    Mark,
+    row_ts,
+    rows_carried,
+    segment_before,
+)
+from ticdc_conformance.generators.simulator import StreamSettings, TopicLog
+from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference.dispatch import partition_of
+from ticdc_conformance.reference.events import ResolvedEvent
 
-__all__ = ["FAULT_KINDS", "FaultPlacementError", "Finding", "InjectedFault", "inject_faults"]
+__all__ = [
+    "FAULT_KINDS",
+    "FaultPlacementError",
+    "Finding",
+    "InjectedFault",
+    "applicable_kinds",
+    "inapplicable",
+    "inject_faults",
+]
 
 FAULT_KINDS: dict[str, str] = {
     "replay": "allowed-duplicate",
@@ -44,8 +73,42 @@ FAULT_KINDS: dict[str, str] = {
     "reordered-versions": "commit-ts-order",
     "corrupted-message": "undecodable",
     "missing-schema": "schema-resolvable",
+    "oversized-batch": "batch-size",
+    "oversized-message": "message-size",
 }
 """Fault kind → the id of the stream rule it breaks."""
+
+_BATCHING = ("open", "craft")
+"""The protocols that put several rows in one message, up to ``max-batch-size`` (§2.2, §3.4)."""
+
+
+def inapplicable(kind: str, settings: StreamSettings) -> str | None:
+    """Why a fault of ``kind`` cannot go into a log made with ``settings``; ``None`` if it can.
+
+    The one rule for which fault kinds a protocol (with its options) admits; ``ValueError``
+    for an unknown kind.
+    """
+    if kind not in FAULT_KINDS:
+        raise ValueError(f"unknown fault kind {kind!r}; known: {', '.join(FAULT_KINDS)}")
+    watermark = ResolvedEvent(commit_ts=1)
+    if not settings.codec.encode([watermark], settings.codec_config()):
+        # every fault lives between watermarks (the injector's zones), and the checker's
+        # order rules hang on them: Debezium writes none without enable-tidb-extension (§5.5)
+        return f"{kind} needs watermarks, and {settings.protocol} writes none with these options"
+    if kind == "missing-schema" and not settings.protocol.startswith("simple"):
+        return "missing-schema applies to the Simple protocol only (§6.6)"
+    if kind == "oversized-batch" and settings.protocol not in _BATCHING:
+        return "oversized-batch applies to the batching protocols only (Open, Craft)"
+    if kind == "oversized-message" and "max-message-bytes" not in dict(settings.options):
+        return "oversized-message needs max-message-bytes among the encoder options"
+    if kind == "wrong-partition" and settings.partitions < 2:
+        return "a wrong partition needs a topic of two partitions or more"
+    return None
+
+
+def applicable_kinds(settings: StreamSettings) -> list[str]:
+    """The fault kinds that can go into a log made with ``settings``, in catalog order."""
+    return [kind for kind in FAULT_KINDS if inapplicable(kind, settings) is None]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,147 +132,70 @@ class InjectedFault:
     findings: tuple[Finding, ...]
 
 
-class FaultPlacementError(ValueError):
-    """The log has no stretch where the fault can be placed (too short, or wrong protocol)."""
-
-
-@dataclass(slots=True)
-class _Mark:
-    """A finding whose offset is known once every fault is in place."""
-
-    rule: str
-    partition: int
-    anchor: Delivery | None
-    commit_ts: int
-
-
-class _Injector:
-    """The log being faulted, split into one zone of watermark segments per fault.
-
-    A segment is the stretch of a partition between two watermarks (they are broadcast, so
-    every partition has the same segments). Each fault works inside its own zone, and the
-    segments at a zone's edges are left alone, so no two faults ever touch neighbouring
-    records and each causes only its own findings.
-    """
-
-    def __init__(self, log: TopicLog, rng: random.Random, zones: int) -> None:
-        self.log, self.rng = log, rng
-        self.codec = log.settings.codec
-        self.config = log.settings.codec_config()
-        watermarks = [d.commit_ts for d in log.partitions[0] if d.kind == "resolved"]
-        size = len(watermarks) // max(zones, 1)
-        if size < 3:
-            raise FaultPlacementError(
-                f"{len(watermarks)} watermarks are too few for {zones} fault(s): "
-                "each fault needs a stretch of at least 3"
-            )
-        self.zones = [set(watermarks[z * size + 1 : (z + 1) * size - 1]) for z in range(zones)]
-
-    def segments(self, partition: int, zone: int) -> list[tuple[int, int]]:
-        """(start, end) indexes of watermarks around each segment of ``zone``, shuffled."""
-        deliveries = self.log.partitions[partition]
-        marks = [i for i, d in enumerate(deliveries) if d.kind == "resolved"]
-        mine = [
-            (start, end)
-            for start, end in zip([-1, *marks], marks, strict=False)
-            if deliveries[end].commit_ts in self.zones[zone]
-            and (start < 0 or deliveries[start].commit_ts < deliveries[end].commit_ts)
-        ]
-        self.rng.shuffle(mine)
-        return mine
-
-    def stretches(self, zone: int) -> Iterator[tuple[int, int, int, list[int]]]:
-        """(partition, start, end, indexes of row messages) per segment of ``zone``, shuffled."""
-        for p in self.partitions():
-            for start, end in self.segments(p, zone):
-                yield p, start, end, self.rows_in(p, start, end)
-
-    def rows_in(self, partition: int, start: int, end: int) -> list[int]:
-        deliveries = self.log.partitions[partition]
-        return [i for i in range(start + 1, end) if deliveries[i].kind == "rows"]
-
-    def decode_rows(self, delivery: Delivery) -> list[DecodedRow]:
-        return [e for e in self.codec.decode(delivery.message) if isinstance(e, DecodedRow)]
-
-    def oldest(self, delivery: Delivery) -> int:
-        """The smallest commit ts among the rows a message carries."""
-        return min(_ts(row) for row in self.decode_rows(delivery))
-
-    def partitions(self) -> list[int]:
-        order = list(range(len(self.log.partitions)))
-        self.rng.shuffle(order)
-        return order
-
-    def encode_rows(self, template: Delivery, rows: Sequence[object]) -> list[Delivery]:
-        messages = self.codec.encode(rows, self.config)  # type: ignore[arg-type]
-        return [dataclasses.replace(template, message=m) for m in messages]
-
-
-def _replay(inj: _Injector, zone: int) -> list[_Mark]:
+def _replay(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         if rows:
             deliveries = inj.log.partitions[p]
             copies = [dataclasses.replace(deliveries[i]) for i in rows]
             deliveries[end + 1 : end + 1] = copies
-            return [_Mark("allowed-duplicate", p, c, inj.oldest(c)) for c in copies]
+            return [Mark("allowed-duplicate", p, c, inj.oldest(c)) for c in copies]
     raise FaultPlacementError("no row messages to replay")
 
 
-def _row_below_watermark(inj: _Injector, zone: int) -> list[_Mark]:
+def _row_below_watermark(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         if rows:
             deliveries = inj.log.partitions[p]
             watermark = deliveries[end].commit_ts
             template = deliveries[rows[-1]]
-            row = template.rows[-1]
             settings = inj.log.settings
-            # the newest row of the segment, again, as a new version stamped with the watermark
-            late = dataclasses.replace(row, commit_ts=watermark)
-            if partition_of(late, settings.partitions, settings.dispatcher, settings.profile) != p:
-                continue  # the ts dispatcher would send it elsewhere
+            # a late row of the segment, again, as a new version stamped with the watermark;
+            # one committed at the watermark would be the very same version (for a protocol
+            # of one row per message, the same bytes: a replay, not this fault)
+            late = next(
+                (dataclasses.replace(row, commit_ts=watermark)
+                 for row in reversed(template.rows) if row.commit_ts < watermark),
+                None,
+            )  # fmt: skip
+            if (
+                late is None
+                or partition_of(late, settings.partitions, settings.dispatcher, settings.profile)
+                != p
+            ):
+                continue  # no older row, or the ts dispatcher would send it elsewhere
             added = inj.encode_rows(template, [late])
             deliveries[end + 1 : end + 1] = added
-            return [_Mark("row-after-watermark", p, d, watermark) for d in added]
+            return [Mark("row-after-watermark", p, d, watermark) for d in added]
     raise FaultPlacementError("no row to send below a watermark")
 
 
-def _watermark_regression(inj: _Injector, zone: int) -> list[_Mark]:
+def _watermark_regression(inj: Injector, zone: int) -> list[Mark]:
     for p, start, end, _ in inj.stretches(zone):
         if start >= 0:
             deliveries = inj.log.partitions[p]
             old = dataclasses.replace(deliveries[start])
             deliveries.insert(end + 1, old)
-            return [_Mark("watermark-monotonic", p, old, old.commit_ts)]
+            return [Mark("watermark-monotonic", p, old, old.commit_ts)]
     raise FaultPlacementError("no two watermarks on any partition")
 
 
-_Inject = Callable[[_Injector, int], list[_Mark]]
+_Inject = Callable[[Injector, int], list[Mark]]
 
 
 def _missing(kind: str, rule: str) -> _Inject:
-    def inject(inj: _Injector, zone: int) -> list[_Mark]:
+    def inject(inj: Injector, zone: int) -> list[Mark]:
         for p, start, end, _ in inj.stretches(zone):
             deliveries = inj.log.partitions[p]
             where = [i for i in range(start + 1, end + 1) if deliveries[i].kind == kind]
             if where:
                 removed = deliveries.pop(where[0])
-                return [_Mark(rule, p, None, removed.commit_ts)]
+                return [Mark(rule, p, None, removed.commit_ts)]
         raise FaultPlacementError(f"no {kind} message to remove")
 
     return inject
 
 
-def _segment_before(deliveries: list[Delivery], end: int) -> Iterator[Delivery]:
-    """The records between the watermark at ``end`` and the one before it, newest first."""
-    for j in range(end - 1, -1, -1):
-        if deliveries[j].kind == "resolved":
-            return
-        yield deliveries[j]
-
-
-def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
-    if len(inj.log.partitions) < 2:
-        raise FaultPlacementError("a wrong partition needs a topic of two partitions or more")
+def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         watermark = inj.log.partitions[p][end].commit_ts
         for i in rows:
@@ -217,7 +203,7 @@ def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
             oldest: dict[tuple[str, str], int] = {}
             for row in inj.decode_rows(moved):
                 key = (row.schema, row.table)
-                oldest[key] = min(oldest.get(key, _ts(row)), _ts(row))
+                oldest[key] = min(oldest.get(key, row_ts(row)), row_ts(row))
             for q in inj.partitions():
                 target = inj.log.partitions[q]
                 ends = [j for j, d in enumerate(target)
@@ -227,23 +213,17 @@ def _wrong_partition(inj: _Injector, zone: int) -> list[_Mark]:
                 # it goes last in q's segment: no row there may be newer than it, per table
                 newer = any(
                     row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
-                    for d in _segment_before(target, ends[0])
+                    for d in segment_before(target, ends[0])
                     for row in d.rows
                 )
                 if not newer:
                     del inj.log.partitions[p][i]
                     target.insert(ends[0], moved)
-                    return [_Mark("partition-affinity", q, moved, min(oldest.values()))]
+                    return [Mark("partition-affinity", q, moved, min(oldest.values()))]
     raise FaultPlacementError("no row message can move to another partition cleanly")
 
 
-def _ts(row: DecodedRow) -> int:
-    """A row's commit ts: TiCDC's messages always carry it (only real Debezium lacks it)."""
-    assert row.commit_ts is not None
-    return row.commit_ts
-
-
-def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
+def _reordered_versions(inj: Injector, zone: int) -> list[Mark]:
     for p, _, _, rows in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
         for i, j in itertools.pairwise(rows):
@@ -253,16 +233,16 @@ def _reordered_versions(inj: _Injector, zone: int) -> list[_Mark]:
             newest_of: dict[tuple[str, str], int] = {}
             for row in newer:
                 key = (row.schema, row.table)
-                newest_of[key] = min(newest_of.get(key, _ts(row)), _ts(row))
+                newest_of[key] = min(newest_of.get(key, row_ts(row)), row_ts(row))
             shared = [
-                    _ts(r) for r in older
+                    row_ts(r) for r in older
                     if (r.schema, r.table) in newest_of
-                    and _ts(r) < newest_of[(r.schema, r.table)]
+                    and row_ts(r) < newest_of[(r.schema, r.table)]
                 ]  # fmt: skip
             if not shared:
                 continue
             deliveries[i], deliveries[j] = deliveries[j], deliveries[i]
-            return [_Mark("commit-ts-order", p, deliveries[j], min(shared))]
+            return [Mark("commit-ts-order", p, deliveries[j], min(shared))]
     raise FaultPlacementError("no two neighbouring row messages of one table")
 
 
@@ -276,7 +256,7 @@ def _corrupted(message: Message) -> list[Message]:
     ]
 
 
-def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
+def _corrupted_message(inj: Injector, zone: int) -> list[Mark]:
     for p, _, _, rows in inj.stretches(zone):
         for i in rows:
             deliveries = inj.log.partitions[p]
@@ -286,13 +266,11 @@ def _corrupted_message(inj: _Injector, zone: int) -> list[_Mark]:
                 except DecodeError:
                     oldest = inj.oldest(deliveries[i])
                     deliveries[i] = dataclasses.replace(deliveries[i], message=broken)
-                    return [_Mark("undecodable", p, deliveries[i], oldest)]
+                    return [Mark("undecodable", p, deliveries[i], oldest)]
     raise FaultPlacementError("no row message could be corrupted")
 
 
-def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
-    if not inj.log.settings.protocol.startswith("simple"):
-        raise FaultPlacementError("missing-schema applies to the Simple protocol only")
+def _missing_schema(inj: Injector, zone: int) -> list[Mark]:
     known = {
         row.table.schema_version
         for deliveries in inj.log.partitions
@@ -314,8 +292,62 @@ def _missing_schema(inj: _Injector, zone: int) -> list[_Mark]:
             )
             (replacement,) = inj.encode_rows(template, [lost])
             deliveries[i] = replacement
-            return [_Mark("schema-resolvable", p, replacement, row.commit_ts)]
+            return [Mark("schema-resolvable", p, replacement, row.commit_ts)]
     raise FaultPlacementError("no DML message to strip of its schema")
+
+
+def _oversized_batch(inj: Injector, zone: int) -> list[Mark]:
+    config: Any = inj.config  # Open's or Craft's: both have the two limits
+    for p, _, _, rows in inj.stretches(zone):
+        deliveries = inj.log.partitions[p]
+        # neighbouring row messages, merged: the same rows in the same order, one message
+        steps = itertools.groupby(enumerate(rows), lambda n: n[1] - n[0])
+        runs = [[i for _, i in group] for _, group in steps]
+        run = max(runs, key=len, default=[])
+        carried = [row for i in run for row in rows_carried(deliveries, deliveries[i], inj)]
+        if len(carried) <= config.max_batch_size:
+            continue
+        unbatched = dataclasses.replace(config, max_batch_size=len(carried))
+        messages = inj.codec.encode(carried, unbatched)  # type: ignore[arg-type]
+        if len(messages) != 1 or messages[0].length() > config.max_message_bytes:
+            continue  # one message, within max-message-bytes: only max-batch-size is broken
+        merged = dataclasses.replace(deliveries[run[-1]], message=messages[0])
+        oldest = min(inj.oldest(deliveries[i]) for i in run)
+        deliveries[run[0] : run[-1] + 1] = [merged]
+        return [Mark("batch-size", p, merged, oldest)]
+    raise FaultPlacementError("no neighbouring row messages hold more than max-batch-size rows")
+
+
+_LOBS = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext",
+         "longtext"}  # fmt: skip
+
+
+def _oversized_message(inj: Injector, zone: int) -> list[Mark]:
+    config: Any = inj.config
+    limit: int = config.max_message_bytes
+    roomy = dataclasses.replace(config, max_message_bytes=2**31 - 1)
+    for p, _, _, rows in inj.stretches(zone):
+        deliveries = inj.log.partitions[p]
+        for i in rows:
+            carried: list[Any] = rows_carried(deliveries, deliveries[i], inj)
+            for k, row in enumerate(carried):
+                image = "after" if row.after is not None else "before"
+                columns = row.table.columns
+                lob = next((c for c, column in enumerate(columns) if column.type in _LOBS
+                            and column.key is None), None)  # fmt: skip
+                if lob is None:
+                    continue
+                # the same row with one BLOB/TEXT value made longer than the whole limit
+                long = b"x" * limit if columns[lob].type.endswith("blob") else "x" * limit
+                values = list(getattr(row, image))
+                values[lob] = long
+                grown = dataclasses.replace(row, **{image: tuple(values)})
+                messages = inj.codec.encode([*carried[:k], grown, *carried[k + 1 :]], roomy)
+                if len(messages) != 1:
+                    continue
+                deliveries[i] = dataclasses.replace(deliveries[i], message=messages[0])
+                return [Mark("message-size", p, deliveries[i], inj.oldest(deliveries[i]))]
+    raise FaultPlacementError("no row message with a BLOB or TEXT value to grow")
 
 
 _INJECTORS: dict[str, _Inject] = {
@@ -328,25 +360,28 @@ _INJECTORS: dict[str, _Inject] = {
     "reordered-versions": _reordered_versions,
     "corrupted-message": _corrupted_message,
     "missing-schema": _missing_schema,
+    "oversized-batch": _oversized_batch,
+    "oversized-message": _oversized_message,
 }
 
 
 def inject_faults(log: TopicLog, kinds: Sequence[str], seed: int) -> list[InjectedFault]:
     """Inject one fault of each of ``kinds`` into ``log`` (in place) and label them.
 
-    ``FaultPlacementError`` when the log is too short or a kind does not apply to its protocol;
-    ``ValueError`` for an unknown kind.
+    ``FaultPlacementError`` when the log is too short or a kind does not apply to it
+    (``inapplicable``); ``ValueError`` for an unknown kind.
     """
-    unknown = [k for k in kinds if k not in FAULT_KINDS]
-    if unknown:
-        raise ValueError(f"unknown fault kind {unknown[0]!r}; known: {', '.join(FAULT_KINDS)}")
+    reasons = [inapplicable(kind, log.settings) for kind in kinds]
+    for reason in reasons:
+        if reason is not None:
+            raise FaultPlacementError(reason)
     if not kinds:
         return []
-    injector = _Injector(log, random.Random(seed), len(kinds))
+    injector = Injector(log, random.Random(seed), len(kinds))
     marked = [(kind, _INJECTORS[kind](injector, zone)) for zone, kind in enumerate(kinds)]
     offsets = [{id(d): i for i, d in enumerate(deliveries)} for deliveries in log.partitions]
 
-    def finding(mark: _Mark) -> Finding:
+    def finding(mark: Mark) -> Finding:
         offset = None if mark.anchor is None else offsets[mark.partition][id(mark.anchor)]
         return Finding(
             rule=mark.rule, partition=mark.partition, offset=offset, commit_ts=mark.commit_ts

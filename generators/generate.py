@@ -32,20 +32,22 @@ def generate(
     seed: int,
     faults: Sequence[str],
     folder: Path,
+    ddl_every: int = 500,
 ) -> GenerateSummary:
     """Simulate, inject faults and write a dump with its labels to ``folder``.
 
     The ``shop`` workload of ``seed`` runs until the log holds ``messages`` records; one fault
-    of each kind in ``faults`` goes in. The same arguments always write the same dump.
+    of each kind in ``faults`` goes in; every ``ddl_every`` transactions a DDL changes a
+    table's schema. The same arguments always write the same dump.
     """
     started = time.perf_counter()
-    log = simulate(shop_workload(seed), settings, messages=messages)
+    log = simulate(shop_workload(seed, ddl_every=ddl_every), settings, messages=messages)
     injected = inject_faults(log, faults, seed)
     labels = {
         "format": "ticdc-conformance topic dump",
         "version": 1,
         "settings": settings.describe(),
-        "workload": {"name": "shop", "seed": seed, "messages": messages},
+        "workload": {"name": "shop", "seed": seed, "messages": messages, "ddl_every": ddl_every},
         "faults": [
             {"kind": fault.kind,
              "findings": [{"rule": f.rule, "partition": f.partition, "offset": f.offset,

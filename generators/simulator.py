@@ -10,7 +10,12 @@ simulator does what TiCDC's Kafka sink does with them (ground truth §6):
   one encoded message is broadcast to every partition (§6.2). A protocol that writes no message
   for an event (Debezium's checkpoint without the TiDB extension) writes nothing;
 * a flush encodes a partition's queued rows with the protocol's reference encoder, so batching
-  (``max-batch-size``, ``max-message-bytes``) is the codec's (§2.2, §3.4).
+  (``max-batch-size``, ``max-message-bytes``) is the codec's (§2.2, §3.4);
+* a message over ``max-message-bytes`` (key + value + 36, §1.5) never reaches the topic: the
+  Kafka producer is given the encoder's limit and refuses it, and the changefeed stops with
+  an error. Craft batches by an estimate of the size and sends the row that crosses it in the
+  batch it made too large (§3.4), so a small limit can stop a Craft changefeed; the simulator
+  raises ``EncodeError`` there instead of writing a record TiCDC could not.
 
 Records carry the Kafka coordinates a consumer sees; the record timestamp is the physical time
 of the newest commit ts the message carries (TiCDC leaves it to the producer clock, so a
@@ -25,6 +30,7 @@ from typing import Any, Literal
 
 from ticdc_conformance.reference import CODECS, Codec, Message
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
 from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.reference.tables import Profile, TableInfo
@@ -182,6 +188,8 @@ class _Bootstrap:
     batches: int = 0
 
 
+_DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+"""``max-message-bytes`` of a protocol whose config has none (Debezium): TiCDC's default."""
 _FORGET_AFTER_MS = 30 * 60 * 1000
 """Tables without rows for 30 minutes are forgotten; their next row bootstraps again."""
 
@@ -200,6 +208,19 @@ class _Producer:
             self.codec.encode_bootstrap if enabled and isinstance(self.codec, SchemaCodec) else None
         )
         self.bootstraps: dict[tuple[str, str], _Bootstrap] = {}
+        self.max_bytes: int = getattr(self.config, "max_message_bytes", _DEFAULT_MAX_BYTES)
+
+    def sendable(self, messages: list[Message]) -> list[Message]:
+        """``messages``, unless the producer refuses one as too large (§1.5)."""
+        for message in messages:
+            if message.length() > self.max_bytes:
+                raise EncodeError(
+                    f"a message of {message.length()} bytes (with the record overhead) is over "
+                    f"max-message-bytes {self.max_bytes}: the Kafka producer refuses it and "
+                    "TiCDC stops the changefeed",
+                    protocol=self.settings.protocol,
+                )
+        return messages
 
     def add_rows(self, transaction: Transaction) -> None:
         settings = self.settings
@@ -230,7 +251,7 @@ class _Producer:
 
     def send_bootstrap(self, table: TableInfo, now: int, *, everywhere: bool) -> None:
         assert self.encode_bootstrap is not None
-        message = self.encode_bootstrap(table, self.config)
+        (message,) = self.sendable([self.encode_bootstrap(table, self.config)])
         delivery = Delivery(kind="bootstrap", message=message, commit_ts=0, timestamp=now)
         for deliveries in self.log.partitions if everywhere else self.log.partitions[:1]:
             deliveries.append(delivery)
@@ -245,7 +266,7 @@ class _Producer:
                 if key in self.bootstraps:
                     self.bootstraps[key].batches += 1
             newest = max(row.commit_ts for row in group)
-            for message in self.codec.encode(group, self.config):
+            for message in self.sendable(self.codec.encode(group, self.config)):
                 self.log.partitions[partition].append(
                     Delivery(
                         kind="rows",
@@ -276,7 +297,7 @@ class _Producer:
         if self.encode_bootstrap is not None:
             self.resend_bootstraps(physical_ms(event.commit_ts))
         kind: DeliveryKind = "ddl" if isinstance(event, DDLEvent) else "resolved"
-        for message in self.codec.encode([event], self.config):
+        for message in self.sendable(self.codec.encode([event], self.config)):
             delivery = Delivery(
                 kind=kind, message=message, commit_ts=event.commit_ts,
                 timestamp=physical_ms(event.commit_ts),

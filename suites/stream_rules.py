@@ -242,14 +242,19 @@ class PartitionChecker:
         """Check one record; yield its findings and the broadcasts it carries."""
         self.read += 1
         message = Message(key=key, value=value)
-        if len(key or b"") + len(value or b"") + RECORD_OVERHEAD > self._max_bytes:
-            yield self._finding("message-size", offset, key, None, "over max-message-bytes")
+        oversized = len(key or b"") + len(value or b"") + RECORD_OVERHEAD > self._max_bytes
         try:
             events = self._decode(message, offset)
         except DecodeError as error:
+            if oversized:
+                yield self._finding("message-size", offset, key, None, "over max-message-bytes")
             self.undecodable += 1
             yield self._finding("undecodable", offset, key, None, str(error))
             return
+        if oversized:  # reported with the commit ts it carries, when the message decodes
+            stamps = [e.commit_ts for e in events if e.commit_ts]
+            yield self._finding("message-size", offset, key, min(stamps, default=None),
+                                "over max-message-bytes")  # fmt: skip
         self.decoded += 1
         rows: list[DecodedRow] = []
         for event in events:

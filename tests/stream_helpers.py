@@ -19,18 +19,27 @@ atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
 
 CLEAN = sorted(CODECS)
 """One clean dump per protocol."""
-FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind in FAULT_KINDS}
-"""One dump per fault kind, with the protocol it is injected into."""
+FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind in FAULT_KINDS
+          if kind != "oversized-message"}  # fmt: skip
+"""One dump per fault kind, with the protocol it is injected into (``oversized-message`` needs
+a small ``max-message-bytes``: the stream fixtures carry it)."""
 
 
 @functools.cache
 def dump(
-    protocol: str, fault: str | None = None, messages: int = 400, dispatcher: str = "default"
+    protocol: str,
+    fault: str | None = None,
+    messages: int = 400,
+    dispatcher: str = "default",
+    options: tuple[tuple[str, str], ...] = (),
 ) -> Path:
     """A dump of the seeded shop workload, with one fault of ``fault`` when given."""
-    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}"
+    tag = "-".join(f"{k}={v}" for k, v in options)
+    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}{tag}"
     faults = [fault] if fault else []
-    settings = StreamSettings(protocol=protocol, dispatcher=DispatchRule(partition=dispatcher))
+    settings = StreamSettings(
+        protocol=protocol, dispatcher=DispatchRule(partition=dispatcher), options=options
+    )
     generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
     return folder
 

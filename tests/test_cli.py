@@ -190,6 +190,7 @@ def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("extra", "message"),
     [(["--fault", "missing-schema"], "Simple protocol only"),
+     (["--protocol", "debezium", "--fault", "replay"], "needs watermarks"),
      (["--option", "max-batch-size=x"], "whole number"),
      (["--dispatcher", "columns"], "at least one column"),
      (["--partitions", "0"], "at least one partition")],

@@ -11,6 +11,8 @@ from ticdc_conformance.generators.faults import (
     FAULT_KINDS,
     FaultPlacementError,
     Finding,
+    applicable_kinds,
+    inapplicable,
     inject_faults,
 )
 from ticdc_conformance.generators.simulator import StreamSettings, TopicLog, simulate
@@ -24,12 +26,13 @@ from ticdc_conformance.reference import (
     Message,
 )
 
-SETTINGS = StreamSettings(protocol="open", partitions=3)
+LIMIT = (("max-message-bytes", "16384"),)
+SETTINGS = StreamSettings(protocol="open", partitions=3, options=LIMIT)
 KINDS = [k for k in FAULT_KINDS if k != "missing-schema"]
 
 
 def clean_log() -> TopicLog:
-    return simulate(shop_workload(5), SETTINGS, messages=1500)
+    return simulate(shop_workload(5, ddl_every=40), SETTINGS, messages=1500)
 
 
 def events_at(log: TopicLog, partition: int, offset: int) -> list[DecodedEvent]:
@@ -118,6 +121,31 @@ def check_undecodable(log: TopicLog, finding: Finding) -> None:
         events_at(log, finding.partition, finding.offset or 0)
 
 
+def check_batch_size(log: TopicLog, finding: Finding) -> None:
+    rows = events_at(log, finding.partition, finding.offset or 0)
+    assert len(rows) > 16  # the default max-batch-size
+    assert all(isinstance(r, DecodedRow) for r in rows)
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
+    # rows the clean log sends in several messages, in the same order: only the batching changed
+    clean = [decodable(d.message) for d in clean_log().partitions[finding.partition]]
+    flat = [e for events in clean for e in events]
+    start = flat.index(rows[0])
+    assert flat[start : start + len(rows)] == rows
+    assert all(len(events) <= 16 for events in clean)
+
+
+def check_message_size(log: TopicLog, finding: Finding) -> None:
+    message = log.partitions[finding.partition][finding.offset or 0].message
+    assert (
+        message.length()
+        > 16384
+        >= max(d.message.length() for d in clean_log().partitions[finding.partition])
+    )
+    rows = events_at(log, finding.partition, finding.offset or 0)
+    assert rows
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
+
+
 CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "allowed-duplicate": check_allowed_duplicate,
     "row-after-watermark": check_row_after_watermark,
@@ -127,6 +155,8 @@ CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "partition-affinity": check_partition_affinity,
     "commit-ts-order": check_commit_ts_order,
     "undecodable": check_undecodable,
+    "batch-size": check_batch_size,
+    "message-size": check_message_size,
 }
 
 
@@ -168,6 +198,49 @@ def test_refusals_are_clear() -> None:
     with pytest.raises(FaultPlacementError, match="two partitions"):
         inject_faults(single, ["wrong-partition"], seed=1)
     assert inject_faults(clean_log(), [], seed=1) == []
+
+
+def test_which_kinds_apply_is_one_rule() -> None:
+    every = list(FAULT_KINDS)
+    simple = StreamSettings(protocol="simple-avro", options=LIMIT)
+    plain = StreamSettings(protocol="debezium")
+    extended = StreamSettings(protocol="debezium", options=(("enable-tidb-extension", "true"),))
+    assert applicable_kinds(SETTINGS) == [k for k in every if k != "missing-schema"]
+    assert applicable_kinds(StreamSettings(protocol="craft", options=LIMIT)) == applicable_kinds(
+        SETTINGS
+    )
+    # without a max-message-bytes option the limit is 10 MiB: no message is grown that far
+    assert applicable_kinds(StreamSettings(protocol="open")) == [
+        k for k in every if k not in {"missing-schema", "oversized-message"}
+    ]
+    assert applicable_kinds(simple) == [k for k in every if k != "oversized-batch"]
+    assert applicable_kinds(extended) == [
+        k for k in every if k not in {"missing-schema", "oversized-batch", "oversized-message"}
+    ]
+    # without the TiDB extension Debezium writes no watermark (§5.5): nothing can be placed
+    assert applicable_kinds(plain) == []
+    assert "needs watermarks" in (inapplicable("replay", plain) or "")
+    log = simulate(shop_workload(5), plain, messages=200)
+    with pytest.raises(FaultPlacementError, match="needs watermarks"):
+        inject_faults(log, ["replay"], seed=1)
+    with pytest.raises(FaultPlacementError, match="batching protocols only"):
+        inject_faults(simulate(shop_workload(5), simple, messages=200), ["oversized-batch"], 1)
+    unlimited = simulate(shop_workload(5), StreamSettings(protocol="open"), messages=20)
+    with pytest.raises(FaultPlacementError, match="max-message-bytes"):
+        inject_faults(unlimited, ["oversized-message"], 1)
+    with pytest.raises(ValueError, match="unknown fault kind"):
+        inapplicable("gremlins", SETTINGS)
+
+
+@pytest.mark.parametrize("protocol", ["craft", "simple-avro", "debezium"])
+def test_every_kind_that_applies_is_placed_in_every_protocol(protocol: str) -> None:
+    options = (("enable-tidb-extension", "true"),) if protocol == "debezium" else LIMIT
+    settings = StreamSettings(protocol=protocol, options=options)
+    kinds = applicable_kinds(settings)
+    log = simulate(shop_workload(5, ddl_every=40), settings, messages=3000)
+    faults = inject_faults(log, kinds, seed=2)
+    assert [f.kind for f in faults] == kinds
+    assert all(f.findings and {x.rule for x in f.findings} == {FAULT_KINDS[f.kind]} for f in faults)
 
 
 def test_missing_schema_leaves_a_simple_dml_unresolved() -> None:

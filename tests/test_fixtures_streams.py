@@ -9,20 +9,56 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from stream_helpers import comparable, labelled
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.fixtures._streams import same_records
 from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.suites.stream_rules import CheckSettings, check_records
 
 ROOT = fixtures.default_root()
 STREAMS = fixtures.load_manifest()["streams"]
 
 
+FAMILIES = {("open", "tiflow"), ("open", "ticdc"), ("craft", "tiflow"), ("simple-json", "tiflow"),
+            ("simple-avro", "tiflow"), ("debezium", "tiflow")}  # fmt: skip
+"""Every protocol in profile tiflow, and Open Protocol in ticdc (its bytes differ)."""
+
+
+def _applies(protocol: str, kind: str) -> bool:
+    if kind == "missing-schema":  # Simple's schema messages only (§6.6)
+        return protocol.startswith("simple")
+    if kind == "oversized-batch":  # max-batch-size bounds the batching protocols only
+        return protocol in {"open", "craft"}
+    if kind == "oversized-message":  # needs a small max-message-bytes: not in Debezium's options
+        return protocol != "debezium"
+    return True
+
+
 def test_one_clean_stream_and_one_per_fault_kind() -> None:
-    kinds = {(s["protocol"], s["fault"]) for s in STREAMS}
-    assert kinds == {("simple-json", None), *(("simple-json", k) for k in FAULT_KINDS),
-                     ("open", None), *(("open", k) for k in FAULT_KINDS if k != "missing-schema")}  # fmt: skip
+    ids = [s["id"] for s in STREAMS]
+    expected = {f"stream.{protocol}.{profile}.{kind or 'clean'}" for protocol, profile in FAMILIES
+                for kind in (None, *FAULT_KINDS) if kind is None or _applies(protocol, kind)}  # fmt: skip
+    # TiCDC's default Debezium output (no WATERMARK): a clean stream only
+    expected.add("stream.debezium.tiflow.clean-without-watermarks")
+    assert set(ids) == expected
+    assert len(ids) == len(expected)
+    for stream in STREAMS:
+        assert stream["fault"] == (None if ".clean" in stream["id"] else stream["id"].split(".")[3])
+
+
+def test_debezium_fault_streams_carry_watermarks() -> None:
+    # without enable-tidb-extension Debezium writes no WATERMARK and no fault could apply (§5.5)
+    for stream in STREAMS:
+        if stream["protocol"] == "debezium":
+            labels = json.loads((ROOT / str(stream["labels"])).read_text())
+            plain = stream["id"].endswith("-without-watermarks")
+            options = {} if plain else {"enable-tidb-extension": "true"}
+            assert labels["settings"]["options"] == options
+            records = read_dump(ROOT / str(stream["records"]))
+            watermarks = [r for r in records if r.key and b".watermark.Key" in r.key]
+            assert bool(watermarks) is not plain
 
 
 @pytest.mark.parametrize("stream", STREAMS, ids=[s["id"] for s in STREAMS])
@@ -41,6 +77,20 @@ def test_labels_name_the_findings(stream: dict[str, object]) -> None:
     for finding in fault["findings"]:
         if finding["offset"] is not None:
             assert (finding["partition"], finding["offset"]) in offsets
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=[s["id"] for s in STREAMS])
+def test_the_checker_finds_exactly_the_labelled_findings(stream: dict[str, object]) -> None:
+    labels = json.loads((ROOT / str(stream["labels"])).read_text())
+    records = read_dump(ROOT / str(stream["records"]))
+    settings = CheckSettings.from_labels(labels["settings"])
+    outcome = check_records(((r.topic, r.partition, r.offset, r.key, r.value) for r in records),
+                            settings)  # fmt: skip
+    found = sorted((f.rule, f.partition, f.offset, f.commit_ts) for f in outcome.findings)
+    expected = labelled(labels)
+    assert found == comparable(found, expected)
+    assert bool(found) is (stream["fault"] is not None)
+    assert outcome.read == outcome.decoded + outcome.undecodable > 0
 
 
 def test_regeneration_compares_streams_by_records(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from ticdc_conformance.reference import (
     DecodedDDL,
     DecodedResolved,
     DecodedRow,
+    EncodeError,
     ResolvedEvent,
     RowChangedEvent,
 )
@@ -87,6 +88,17 @@ def test_batches_obey_max_batch_size_and_max_message_bytes() -> None:
     log, decoded = run(StreamSettings(partitions=2, options=options))
     sizes = [len(events) for p in decoded for _, events in p]
     assert max(sizes) == 3
+    assert all(d.message.length() <= 1500 for p in log.partitions for d in p)
+
+
+def test_a_craft_batch_over_max_message_bytes_stops_the_changefeed() -> None:
+    # Craft flushes by a size estimate and sends the crossing row in the batch it made too
+    # large (§3.4); the producer, given the same limit, refuses the record (§1.5)
+    settings = StreamSettings(protocol="craft", options=(("max-message-bytes", "400"),))
+    with pytest.raises(EncodeError, match="over max-message-bytes 400"):
+        simulate(shop_workload(1), settings, messages=200)
+    roomy = StreamSettings(protocol="craft", options=(("max-message-bytes", "1500"),))
+    log = simulate(shop_workload(1), roomy, messages=200)
     assert all(d.message.length() <= 1500 for p in log.partitions for d in p)
 
 

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
 
+from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.faults import FAULT_KINDS
@@ -67,6 +68,62 @@ def test_each_fault_is_reported_where_labelled(
     counts = {rule["id"]: rule["count"] for rule in report["rules"] if rule["count"]}
     assert counts == {FAULT_KINDS[fault]: len(expected)}
     assert code == (0 if fault == "replay" else 1)
+    m = report["messages"]
+    assert m["read"] == m["decoded"] + m["undecodable"] == m["input"]
+
+
+def _families() -> dict[str, list[dict[str, Any]]]:
+    """The stream fixtures grouped by the settings they were written with."""
+    root = fixtures.default_root()
+    families: dict[str, list[dict[str, Any]]] = {}
+    for stream in fixtures.load_manifest()["streams"]:
+        settings = json.loads((root / stream["labels"]).read_text(encoding="utf-8"))["settings"]
+        options = "-".join(f"{k}={v}" for k, v in sorted(settings["options"].items()))
+        name = "-".join(filter(None, [stream["protocol"], stream["profile"], options]))
+        families.setdefault(name, []).append(stream)
+    return families
+
+
+FAMILIES = _families()
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+def test_every_stream_fixture_is_reported_where_labelled(
+    spark: Any, name: str, tmp_path: Path
+) -> None:
+    """One job per family of settings: each fixture of the family is a topic of its own."""
+    del spark  # the shared session is the one the command finds
+    root = fixtures.default_root()
+    family = FAMILIES[name]
+    inputs: list[str] = []
+    expected: list[tuple[str, str, int, int | None, int | None]] = []
+    for stream in family:
+        folder = tmp_path / stream["id"]
+        folder.mkdir()
+        table = pq.read_table(root / stream["records"])
+        at = table.schema.get_field_index("topic")
+        topic = pa.array([stream["id"]] * table.num_rows, pa.string())
+        pq.write_table(table.set_column(at, table.schema.field(at), topic),
+                       folder / "part-00000.parquet")  # fmt: skip
+        shutil.copy(root / stream["labels"], folder / "_labels.json")
+        inputs += ["--input", str(folder)]
+        expected += [(stream["id"], *f) for f in labelled(read_labels(folder))]
+    report_file = tmp_path / "report.json"
+    code = main(["check-stream", *inputs, "--report", str(report_file), "--quiet",
+                 "--samples", "1000"])  # fmt: skip
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    got = sorted(
+        (s["topic"], rule["id"], s["partition"], s["offset"], s["commit_ts"])
+        for rule in report["rules"]
+        for s in rule["samples"]
+    )
+    # a corrupted record no longer says its commit ts: the checker reports none
+    want = sorted((t, r, p, o, None if r == "undecodable" else ts) for t, r, p, o, ts in expected)
+    assert got == want
+    counts = {rule["id"]: rule["count"] for rule in report["rules"] if rule["count"]}
+    assert counts == {r: sum(1 for e in expected if e[1] == r) for r in {e[1] for e in expected}}
+    assert {t for t, *_ in got} == {s["id"] for s in family if s["fault"] is not None}
+    assert code == (1 if any(e[1] != "allowed-duplicate" for e in expected) else 0)
     m = report["messages"]
     assert m["read"] == m["decoded"] + m["undecodable"] == m["input"]
 

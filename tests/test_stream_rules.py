@@ -162,7 +162,8 @@ _DISPATCHED = [("open", "index-value"), ("craft", "ts"), ("simple-json", "index-
 @pytest.mark.parametrize(
     ("protocol", "dispatcher", "fault"),
     [*((p, d, f) for p, d in _DISPATCHED for f in (None, "wrong-partition")),
-     # Debezium writes no watermarks, so no fault has a stretch to go in: clean only
+     # without the TiDB extension Debezium writes no watermarks, so no fault has a stretch
+     # to go in: clean only
      ("debezium", "index-value", None)],
 )  # fmt: skip
 def test_other_dispatchers(protocol: str, dispatcher: str, fault: str | None) -> None:
@@ -205,3 +206,11 @@ def test_text_the_encoder_replaced_is_counted_not_misplaced(
             found += [f.rule for f in checker.feed(offset, message.key, message.value)
                       if isinstance(f, Finding)]  # fmt: skip
     assert found == rules * 3  # "plain" is valid UTF-8: checked, and in place
+
+
+@pytest.mark.parametrize("fault", [None, "wrong-partition", "row-below-watermark"])
+def test_debezium_with_watermarks_under_index_value(fault: str | None) -> None:
+    folder = dump("debezium", fault, 600, "index-value", (("enable-tidb-extension", "true"),))
+    expected = labelled(read_labels(folder))
+    assert bool(expected) is (fault is not None)
+    assert coordinates(check(folder)) == expected
