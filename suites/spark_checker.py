@@ -1,17 +1,23 @@
 """The Spark stream checker: a topic dump in, per-rule counts and bounded samples out.
 
-The only module that imports pyspark. One pass over the records:
+The only module that imports pyspark. One pass over the records; each Kafka partition's
+records reach one executor task in offset order, by one of two paths (docs/stream-checker.md):
 
-1. read the dump's Parquet (a folder, a file or a glob; several topics may share it);
-2. ``repartition`` by (topic, partition), each Kafka partition placed by its record count so
-   the tasks are balanced, and sort within Spark partitions by offset, so each Kafka
-   partition's records reach one executor task in offset order;
-3. ``mapInArrow`` runs ``PartitionChecker`` (``suites/stream_rules.py``) per Kafka partition,
-   decoding with the reference codecs (Simple with per-partition schema state) and emitting
-   per task: rule counts, the first ``samples`` findings per rule, message accounting, and
-   one row per DDL/watermark seen (for the broadcast rules);
-4. the broadcast rules (§6.2) group those rows by (topic, rule, commit ts, DDL query) and
-   count distinct partitions; every partition missing from a group is one finding.
+* **file path**, no shuffle, when the input files' Parquet footers show one (topic, partition)
+  per file and no overlapping offset ranges per partition (``suites/dump_layout.py``, read on
+  the driver with pyarrow): units (one per Kafka partition: its files, its record count from
+  the footers) are placed in tasks largest first, and each task of a small DataFrame of task
+  numbers reads its units' files with pyarrow in ``mapInArrow``;
+* **shuffle path**, for any other input: count records per (topic, partition), ``repartition``
+  by a column placing each Kafka partition in its task the same way, ``sortWithinPartitions``
+  by offset, then ``mapInArrow``.
+
+Either task (``suites/stream_tasks.py``) runs ``PartitionChecker`` (``suites/stream_rules.py``)
+per Kafka partition, in (topic, partition) order, decoding with the reference codecs (Simple
+with per-partition schema state), and emits the same rows: rule counts, the first ``samples``
+findings per rule, message accounting, and one row per DDL/watermark seen. The broadcast
+rules (§6.2) group those rows by (topic, rule, commit ts, DDL query) and count distinct
+partitions; every partition missing from a group is one finding.
 
 Only counts and at most ``samples`` findings per rule per task reach the driver; the final
 samples are the first ``samples`` per rule in (topic, partition, offset) order.

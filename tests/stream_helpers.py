@@ -27,10 +27,15 @@ FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind i
 def dump(
     protocol: str, fault: str | None = None, messages: int = 400, dispatcher: str = "default"
 ) -> Path:
-    """A dump of the seeded shop workload, with one fault of ``fault`` when given."""
-    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}"
+    """A dump of the seeded shop workload, with one fault of ``fault`` when given.
+
+    Its topic is named like its folder, so several dumps can be checked together.
+    """
+    name = f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}"
+    folder = _ROOT / name
     faults = [fault] if fault else []
-    settings = StreamSettings(protocol=protocol, dispatcher=DispatchRule(partition=dispatcher))
+    settings = StreamSettings(protocol=protocol, topic=name,
+                              dispatcher=DispatchRule(partition=dispatcher))  # fmt: skip
     generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
     return folder
 
