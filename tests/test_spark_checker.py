@@ -30,13 +30,15 @@ from ticdc_conformance.cli.main import main
 from ticdc_conformance.generators.dump import read_dump, read_labels, write_dump, write_records
 from ticdc_conformance.generators.faults import FAULT_KINDS, inject_faults
 from ticdc_conformance.generators.simulator import (
+    Record,
     StreamSettings,
     Transaction,
     WorkloadItem,
     simulate,
 )
 from ticdc_conformance.generators.workload import shop_workload
-from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.reference import CODECS, ColumnInfo, RowChangedEvent, TableInfo
+from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.suites.spark_checker import (
     CheckResult,
     Progress,
@@ -213,13 +215,41 @@ def test_the_columns_dispatcher_end_to_end(spark: Any, tmp_path: Path) -> None:
     assert result.read == result.decoded == result.records == records_in(clean, faulty)
 
 
+def redelivered(folder: Path) -> Path:
+    """A topic ``redelivered`` whose transaction at ts 5 comes again with another value.
+
+    On the partition the default dispatcher picks in a topic of 3 (``dump``'s settings).
+    """
+    table = TableInfo(schema="s", name="t", columns=(
+        ColumnInfo(name="id", type="int", key="primary"), ColumnInfo(name="v", type="int")))  # fmt: skip
+    other = replace(table, name="g")
+    events = [RowChangedEvent(commit_ts=ts, table=t, op="insert", after=(1, v))
+              for ts, v, t in ((5, 1, table), (6, 1, other), (5, 2, table))]  # fmt: skip
+    partition = partition_of(events[0], 3)
+    assert partition_of(events[1], 3) == partition  # s.t and s.g: the same partition
+    records = []
+    for offset, event in enumerate(events):
+        (m,) = CODECS["open"].encode([event])
+        records.append(Record(topic="redelivered", partition=partition, offset=offset,
+                              timestamp=0, key=m.key, value=m.value))  # fmt: skip
+    write_dump(records, folder)
+    return folder
+
+
 def test_samples_are_bounded_and_counts_are_not(spark: Any, tmp_path: Path) -> None:
+    """Limits and redeliveries: the rules no fault kind covers, in one check."""
     del spark
-    code, report = cli(dump("open"), tmp_path, "--option", "max-batch-size=1", "--samples", "2")
-    (batch,) = [rule for rule in report["rules"] if rule["id"] == "batch-size"]
+    code, report = cli(dump("open"), tmp_path, "--option", "max-batch-size=1", "--option",
+                       "max-message-bytes=700", "--samples", "2",
+                       "--input", str(redelivered(tmp_path / "redelivered")))  # fmt: skip
+    rules = {rule["id"]: rule for rule in report["rules"]}
     assert code == 1
-    assert len(batch["samples"]) == 2
-    assert batch["count"] > 2
+    for limit in ("batch-size", "message-size"):
+        assert len(rules[limit]["samples"]) == 2
+        assert rules[limit]["count"] > 2
+    (again,) = rules["duplicate-identical"]["samples"]
+    assert (again["topic"], again["offset"], again["commit_ts"]) == ("redelivered", 2, 5)
+    assert rules["duplicate-identical"]["count"] == 1
 
 
 def test_usage_errors(spark: Any, tmp_path: Path) -> None:
