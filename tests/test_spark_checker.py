@@ -24,7 +24,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
+from stream_helpers import CLEAN, FAULTY, comparable, dump, labelled
 
 from ticdc_conformance.cli.main import main
 from ticdc_conformance.generators.dump import read_dump, read_labels, write_dump, write_records
@@ -237,13 +237,16 @@ def redelivered(folder: Path) -> Path:
 
 
 def test_samples_are_bounded_and_counts_are_not(spark: Any, tmp_path: Path) -> None:
-    """Limits and redeliveries: the rules no fault kind covers, in one check."""
+    """Limits and redeliveries (the rules no fault kind covers): two inputs in one check."""
     del spark
     code, report = cli(dump("open"), tmp_path, "--option", "max-batch-size=1", "--option",
                        "max-message-bytes=700", "--samples", "2",
                        "--input", str(redelivered(tmp_path / "redelivered")))  # fmt: skip
     rules = {rule["id"]: rule for rule in report["rules"]}
     assert code == 1
+    assert report["plan"] == "files"
+    m = report["messages"]
+    assert m["read"] == m["input"] == records_in(dump("open"), tmp_path / "redelivered")
     for limit in ("batch-size", "message-size"):
         assert len(rules[limit]["samples"]) == 2
         assert rules[limit]["count"] > 2
@@ -256,20 +259,6 @@ def test_usage_errors(spark: Any, tmp_path: Path) -> None:
     del spark
     assert main(["check-stream", "--input", str(tmp_path / "nothing")]) == 2
     assert main(["check-stream", "--input", str(dump("open")), "--partitions", "0"]) == 2
-
-
-def test_several_topics_in_one_check(spark: Any, tmp_path: Path) -> None:
-    del spark
-    clean = dump("open")
-    faulty = dump_with(StreamSettings(protocol="open", topic="other"), 400, ("wrong-partition",))
-    code, report = cli(clean, tmp_path, "--input", str(faulty))
-    samples = [s for rule in report["rules"] for s in rule["samples"]]
-    assert code == 1
-    assert report["plan"] == "files"
-    assert [s["topic"] for s in samples] == ["other"]
-    assert found(report) == labelled(read_labels(faulty))
-    m = report["messages"]
-    assert m["read"] == m["input"] == records_in(clean, faulty)
 
 
 def test_a_failing_job_exits_3(spark: Any, tmp_path: Path) -> None:
