@@ -5,7 +5,10 @@ A dump is a folder (docs/dump-format.md has the full description):
 * ``part-NNNNN.parquet``: one row per Kafka record, with the columns of Spark's Kafka source:
   ``topic`` string, ``partition`` int32, ``offset`` int64, ``timestamp`` timestamp(ms, UTC),
   ``key`` binary (null for no key), ``value`` binary (null for a tombstone), ``headers``
-  list of ``{key: string, value: binary}``;
+  list of ``{key: string, value: binary}``. ``write_dump`` writes one file per Kafka
+  partition, numbered in (topic, partition) order, records in offset order: the layout the
+  stream checker reads without a shuffle (``suites/dump_layout.py``). Readers take any
+  layout: ``read_dump`` yields the records file by file, in stored order;
 * ``_labels.json``: how the dump was made (protocol, profile, partitions, dispatcher, options,
   workload) and, for a simulated dump with faults, every injected fault with the findings a
   checker must report. Spark skips files whose names start with ``_`` when it reads a folder.
@@ -28,7 +31,7 @@ import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.simulator import Record
 
-__all__ = ["DUMP_SCHEMA", "LABELS_FILE", "read_dump", "read_labels", "write_dump"]
+__all__ = ["DUMP_SCHEMA", "LABELS_FILE", "read_dump", "read_labels", "write_dump", "write_records"]
 
 LABELS_FILE = "_labels.json"
 DUMP_SCHEMA = pa.schema(
@@ -65,18 +68,10 @@ def _batch(records: list[Record]) -> pa.RecordBatch:
     )
 
 
-def write_dump(
-    records: Iterable[Record], folder: Path, *, labels: Mapping[str, Any] | None = None
-) -> int:
-    """Write ``records`` to ``folder/part-00000.parquet`` and ``labels`` to the sidecar.
-
-    The folder is created; an existing dump in it is replaced. Returns the record count.
-    """
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("part-*.parquet"):
-        old.unlink()
+def write_records(records: Iterable[Record], file: Path) -> int:
+    """Write ``records`` to one Parquet ``file`` in the given order; returns the count."""
     count = 0
-    with pq.ParquetWriter(folder / "part-00000.parquet", DUMP_SCHEMA) as writer:
+    with pq.ParquetWriter(file, DUMP_SCHEMA) as writer:
         chunk: list[Record] = []
         for record in records:
             chunk.append(record)
@@ -87,6 +82,74 @@ def write_dump(
         if chunk or not count:
             writer.write_batch(_batch(chunk))
             count += len(chunk)
+    return count
+
+
+class _PartFile:
+    """One Kafka partition's file while ``write_dump`` writes it."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.writer = pq.ParquetWriter(file, DUMP_SCHEMA)
+        self.chunk: list[Record] = []
+        self.last: int | None = None
+        self.ascending = True
+
+    def add(self, record: Record) -> None:
+        if self.last is not None and record.offset < self.last:
+            self.ascending = False
+        self.last = record.offset
+        self.chunk.append(record)
+
+    def flush(self) -> None:
+        if self.chunk:
+            self.writer.write_batch(_batch(self.chunk))
+            self.chunk = []
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+        if not self.ascending:  # records came out of offset order: sort the file (stable)
+            pq.write_table(pq.read_table(self.file).sort_by("offset"), self.file)
+
+
+def write_dump(
+    records: Iterable[Record], folder: Path, *, labels: Mapping[str, Any] | None = None
+) -> int:
+    """Write ``records`` as one Parquet file per Kafka partition, and ``labels`` as the sidecar.
+
+    ``part-NNNNN.parquet``, numbered from 0 in (topic, partition) order, each holding its
+    partition's records in offset order (records may come in any order). No records: one
+    empty ``part-00000.parquet``. The folder is created; an existing dump in it is replaced.
+    Returns the record count.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("part-*.parquet"):
+        old.unlink()
+    parts: dict[tuple[str, int], _PartFile] = {}
+    buffered = count = 0
+    try:
+        for record in records:
+            key = (record.topic, record.partition)
+            if key not in parts:
+                parts[key] = _PartFile(folder / f".writing-{len(parts)}.parquet")
+            parts[key].add(record)
+            count += 1
+            buffered += 1
+            if buffered == _BATCH:  # bounded memory whatever the order of the records
+                for part in parts.values():
+                    part.flush()
+                buffered = 0
+        for part in parts.values():
+            part.close()
+        for number, key in enumerate(sorted(parts)):
+            parts[key].file.replace(folder / f"part-{number:05d}.parquet")
+    finally:
+        for part in parts.values():
+            part.writer.close()
+            part.file.unlink(missing_ok=True)
+    if not parts:
+        write_records([], folder / "part-00000.parquet")
     text = json.dumps(dict(labels or {}), indent=2, sort_keys=True) + "\n"
     (folder / LABELS_FILE).write_text(text, encoding="utf-8")
     return count

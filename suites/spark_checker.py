@@ -1,17 +1,23 @@
 """The Spark stream checker: a topic dump in, per-rule counts and bounded samples out.
 
-The only module that imports pyspark. One pass over the records:
+The only module that imports pyspark. One pass over the records; each Kafka partition's
+records reach one executor task in offset order, by one of two paths (docs/stream-checker.md):
 
-1. read the dump's Parquet (a folder, a file or a glob; several topics may share it);
-2. ``repartition`` by (topic, partition), each Kafka partition placed by its record count so
-   the tasks are balanced, and sort within Spark partitions by offset, so each Kafka
-   partition's records reach one executor task in offset order;
-3. ``mapInArrow`` runs ``PartitionChecker`` (``suites/stream_rules.py``) per Kafka partition,
-   decoding with the reference codecs (Simple with per-partition schema state) and emitting
-   per task: rule counts, the first ``samples`` findings per rule, message accounting, and
-   one row per DDL/watermark seen (for the broadcast rules);
-4. the broadcast rules (§6.2) group those rows by (topic, rule, commit ts, DDL query) and
-   count distinct partitions; every partition missing from a group is one finding.
+* **file path**, no shuffle, when the input files' Parquet footers show one (topic, partition)
+  per file and no overlapping offset ranges per partition (``suites/dump_layout.py``, read on
+  the driver with pyarrow): units (one per Kafka partition: its files, its record count from
+  the footers) are placed in tasks largest first, and each task of a small DataFrame of task
+  numbers reads its units' files with pyarrow in ``mapInArrow``;
+* **shuffle path**, for any other input: count records per (topic, partition), ``repartition``
+  by a column placing each Kafka partition in its task the same way, ``sortWithinPartitions``
+  by offset, then ``mapInArrow``.
+
+Either task (``suites/stream_tasks.py``) runs ``PartitionChecker`` (``suites/stream_rules.py``)
+per Kafka partition, in (topic, partition) order, decoding with the reference codecs (Simple
+with per-partition schema state), and emits the same rows: rule counts, the first ``samples``
+findings per rule, message accounting, and one row per DDL/watermark seen. The broadcast
+rules (§6.2) group those rows by (topic, rule, commit ts, DDL query) and count distinct
+partitions; every partition missing from a group is one finding.
 
 Only counts and at most ``samples`` findings per rule per task reach the driver; the final
 samples are the first ``samples`` per rule in (topic, partition, offset) order.
@@ -28,41 +34,19 @@ import threading
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator
 from typing import Any, Self
 
-import pyarrow as pa
 from pyspark import SparkConf
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 
-from ticdc_conformance.suites.stream_rules import (
-    Broadcast,
-    CheckSettings,
-    Finding,
-    PartitionChecker,
-)
+from ticdc_conformance.suites.dump_layout import Key, Unit, balance, plan_files
+from ticdc_conformance.suites.stream_rules import CheckSettings
+from ticdc_conformance.suites.stream_tasks import OUT_DDL, decode_task, file_task, shuffle_task
 
-__all__ = ["CheckResult", "bare_decode_count", "check_dump", "main", "session", "spark_int_hash"]
+__all__ = ["CheckResult", "Progress", "bare_decode_count", "check_dump", "main", "plan", "session",
+           "spark_int_hash"]  # fmt: skip
 
-_OUT = pa.schema(
-    [
-        pa.field("kind", pa.string()),
-        pa.field("rule", pa.string()),
-        pa.field("topic", pa.string()),
-        pa.field("partition", pa.int32()),
-        pa.field("offset", pa.int64()),
-        pa.field("key", pa.binary()),
-        pa.field("commit_ts", pa.int64()),
-        pa.field("detail", pa.string()),
-        pa.field("count", pa.int64()),
-    ]
-)
-_OUT_DDL = (
-    "kind string, rule string, topic string, partition int, offset long, key binary, "
-    "commit_ts long, detail string, count long"
-)
-_FLUSH = 4096
 _ACCOUNTING = ("_read", "_decoded", "_undecodable")
 """Count names of the message accounting (apart from the rule ids)."""
 
@@ -100,117 +84,9 @@ def _records(spark: SparkSession, paths: list[str]) -> DataFrame:
     return spark.read.parquet(*paths).select("topic", "partition", "offset", "key", "value")
 
 
-def _rows(items: list[dict[str, Any]]) -> pa.RecordBatch:
-    return pa.RecordBatch.from_pylist(items, schema=_OUT)
-
-
-def _finding_row(f: Finding) -> dict[str, Any]:
-    return {"kind": "finding", "rule": f.rule, "topic": f.topic, "partition": f.partition,
-            "offset": f.offset, "key": f.key, "commit_ts": f.commit_ts,
-            "detail": f.detail[:300], "count": None}  # fmt: skip
-
-
-def _broadcast_rows(columns: tuple[list[Any], ...]) -> pa.RecordBatch:
-    rules, topics, partitions, stamps, idents = columns
-    n = len(rules)
-    return pa.RecordBatch.from_arrays(
-        [
-            pa.array(["broadcast"] * n, pa.string()),
-            pa.array(rules, pa.string()),
-            pa.array(topics, pa.string()),
-            pa.array(partitions, pa.int32()),
-            pa.nulls(n, pa.int64()),
-            pa.nulls(n, pa.binary()),
-            pa.array(stamps, pa.int64()),
-            pa.array(idents, pa.string()),
-            pa.nulls(n, pa.int64()),
-        ],
-        schema=_OUT,
-    )
-
-
-def _checker_task(
-    settings: CheckSettings, samples: int
-) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        counts: Counter[str] = Counter()
-        kept: dict[str, list[dict[str, Any]]] = {}
-        seen: list[dict[str, Any]] = []
-        # broadcasts are many (one per watermark per partition): kept as columns, not dicts
-        broadcasts: tuple[list[Any], ...] = ([], [], [], [], [])
-        checker: PartitionChecker | None = None
-
-        def take(item: Finding | Broadcast) -> None:
-            if isinstance(item, Broadcast):
-                values = (item.kind, item.topic, item.partition, item.commit_ts, item.ident)
-                for column, value in zip(broadcasts, values, strict=True):
-                    column.append(value)
-                return
-            counts[item.rule] += 1
-            sample = kept.setdefault(item.rule, [])
-            if len(sample) < samples:
-                sample.append(_finding_row(item))
-
-        def close(done: PartitionChecker) -> None:
-            for item in done.finish():
-                take(item)
-            counts["_read"] += done.read
-            counts["_decoded"] += done.decoded
-            counts["_undecodable"] += done.undecodable
-            seen.append({"kind": "partition", "topic": done.topic, "partition": done.partition})
-
-        for batch in batches:
-            columns = [batch.column(i).to_pylist() for i in range(5)]
-            for topic, partition, offset, key, value in zip(*columns, strict=True):
-                if checker is None or (checker.topic, checker.partition) != (topic, partition):
-                    if checker is not None:
-                        close(checker)
-                    checker = PartitionChecker(settings, topic, partition)
-                for item in checker.feed(offset, key, value):
-                    take(item)
-            if len(broadcasts[0]) >= _FLUSH:
-                yield _broadcast_rows(broadcasts)
-                for column in broadcasts:
-                    column.clear()
-        if checker is not None:
-            close(checker)
-        if broadcasts[0]:
-            yield _broadcast_rows(broadcasts)
-        out = [{"kind": "count", "rule": rule, "count": n} for rule, n in counts.items()]
-        out.extend(row for rows in kept.values() for row in rows)
-        out.extend(seen)
-        yield _rows(out)
-
-    return run
-
-
-def _decode_task(protocol: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The bare job's task: decode every message (stateless) and count messages and events."""
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from ticdc_conformance.reference import CODECS, DecodeError, Message  # noqa: PLC0415
-
-        codec = CODECS[protocol]
-        messages = events = 0
-        for batch in batches:
-            keys, values = batch.column(3).to_pylist(), batch.column(4).to_pylist()
-            for key, value in zip(keys, values, strict=True):
-                messages += 1
-                try:
-                    events += len(codec.decode(Message(key=key, value=value)))
-                except DecodeError:
-                    continue
-        yield pa.RecordBatch.from_pydict(
-            {"messages": [messages], "events": [events]},
-            schema=pa.schema([("messages", pa.int64()), ("events", pa.int64())]),
-        )
-
-    return run
-
-
 def bare_decode_count(spark: SparkSession, paths: list[str], protocol: str) -> tuple[int, int]:
     """The benchmark's floor: read and decode every message, count messages and events."""
-    df = _records(spark, paths).mapInArrow(_decode_task(protocol), "messages long, events long")
+    df = _records(spark, paths).mapInArrow(decode_task(protocol), "messages long, events long")
     row = df.agg(F.sum("messages"), F.sum("events")).collect()[0]
     return int(row[0] or 0), int(row[1] or 0)
 
@@ -219,13 +95,20 @@ class CheckResult:
     """Counts per rule, bounded samples per rule, and the message accounting."""
 
     def __init__(
-        self, counts: dict[str, int], samples: dict[str, list[dict[str, Any]]], records: int
+        self,
+        counts: dict[str, int],
+        samples: dict[str, list[dict[str, Any]]],
+        records: int,
+        *,
+        plan: str,
     ) -> None:
         self.counts = {r: n for r, n in counts.items() if r not in _ACCOUNTING}
         self.samples = samples
         self.read, self.decoded, self.undecodable = (counts.get(n, 0) for n in _ACCOUNTING)
         self.records = records
         """Records in the input, counted apart from the check (every one must be read)."""
+        self.plan = plan
+        """``files`` (the no-shuffle path) or ``shuffle: <why the file plan did not hold>``."""
 
 
 def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
@@ -285,32 +168,69 @@ def spark_int_hash(value: int) -> int:
     return h1 - (1 << 32) if h1 & 0x80000000 else h1
 
 
-def _slots(sizes: dict[tuple[str, int], int], tasks: int) -> Column:
-    """A column placing each Kafka partition in its Spark partition, balanced by size.
+def _slots(buckets: list[list[Key]]) -> Column:
+    """A column placing each Kafka partition in the Spark partition of its bucket.
 
-    Largest partitions first, each to the least loaded of ``tasks`` buckets (LPT); bucket 0
-    gets the heaviest load, so the longest tasks start first. Spark's ``repartition`` hashes
-    the column (Murmur3), so each bucket is represented by a value that hashes into it. Only
+    ``buckets`` come from ``balance``, heaviest first: bucket ``i`` goes to Spark partition
+    ``i``, so the longest tasks start first. Spark's ``repartition`` hashes the column
+    (Murmur3), so each bucket is represented by a value that hashes into its partition. Only
     the balance depends on this: a Kafka partition always stays in one Spark partition.
     """
-    loads = [0] * tasks
-    bucket_of: dict[tuple[str, int], int] = {}
-    for key, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0])):
-        bucket = loads.index(min(loads))
-        bucket_of[key] = bucket
-        loads[bucket] += size
-    order = sorted(range(tasks), key=lambda b: -loads[b])  # heaviest first
-    rank = {b: i for i, b in enumerate(order)}
+    tasks = len(buckets)
     value_of: dict[int, int] = {}
     candidate = 0
     while len(value_of) < tasks:
         value_of.setdefault(spark_int_hash(candidate) % tasks, candidate)
         candidate += 1
     pairs: list[Column] = []
-    for (topic, partition), bucket in bucket_of.items():
-        pairs += [F.lit(f"{topic}\x00{partition}"), F.lit(value_of[rank[bucket]])]
+    for rank, bucket in enumerate(buckets):
+        for topic, partition in bucket:
+            pairs += [F.lit(f"{topic}\x00{partition}"), F.lit(value_of[rank])]
     coordinates = F.concat_ws("\x00", F.col("topic"), F.col("partition").cast("string"))
     return F.create_map(*pairs)[coordinates]
+
+
+def plan(records: DataFrame) -> list[Unit] | str:
+    """The file plan of the records' input files (``suites/dump_layout.py``), or why none."""
+    try:
+        uris = records.inputFiles()
+    except Exception as error:  # noqa: BLE001 - any listing problem: the shuffle path decides
+        return f"cannot list the input files: {error}"
+    return plan_files(sorted(uris)) if uris else "no input files"
+
+
+def _checked(
+    spark: SparkSession,
+    records: DataFrame,
+    settings: CheckSettings,
+    units: list[Unit] | str,
+    *,
+    samples: int,
+    tasks: int | None,
+) -> tuple[DataFrame, int]:
+    """The per-task output rows (either path) and the input's record count."""
+    if isinstance(units, str):
+        counted = records.groupBy("topic", "partition").count().collect()
+        sizes = {(r[0], r[1]): int(r[2]) for r in counted}
+    else:
+        sizes = {(u.topic, u.partition): u.rows for u in units}
+    cores = spark.sparkContext.defaultParallelism
+    buckets = balance(sizes, max(1, min(len(sizes), tasks or cores * 4)))
+    if isinstance(units, str):
+        ordered = (
+            records.withColumn("slot", _slots(buckets))
+            .repartition(len(buckets), "slot")
+            .sortWithinPartitions("topic", "partition", "offset")
+            .drop("slot")
+        )
+        out = ordered.mapInArrow(shuffle_task(settings, samples), OUT_DDL)
+    else:
+        unit_of = {(u.topic, u.partition): u for u in units}
+        placed = [[unit_of[key] for key in bucket] for bucket in buckets]
+        # one row per bucket, one bucket per Spark partition: range slices evenly
+        ids = spark.range(0, len(placed), 1, numPartitions=len(placed))
+        out = ids.mapInArrow(file_task(settings, samples, placed), OUT_DDL)
+    return out, sum(sizes.values())
 
 
 def check_dump(
@@ -320,30 +240,29 @@ def check_dump(
     *,
     samples: int = 10,
     tasks: int | None = None,
+    shuffle: bool = False,
 ) -> CheckResult:
-    """Run the whole rule catalog over the dump at ``paths``."""
+    """Run the whole rule catalog over the dump at ``paths``.
+
+    The file path when the input files' footers allow it (``suites/dump_layout.py``), else
+    (or with ``shuffle``) the shuffle path; ``CheckResult.plan`` says which ran, and why.
+    """
     records = _records(spark, paths)
-    sizes = {
-        (r[0], r[1]): int(r[2]) for r in records.groupBy("topic", "partition").count().collect()
-    }
+    units = "the shuffle path was asked for" if shuffle else plan(records)
     cores = spark.sparkContext.defaultParallelism
-    tasks = max(1, min(len(sizes), tasks or cores * 4))
     spark.conf.set("spark.sql.shuffle.partitions", str(max(2, cores * 2)))  # small aggregations
-    ordered = (
-        records.withColumn("slot", _slots(sizes, tasks))
-        .repartition(tasks, "slot")
-        .sortWithinPartitions("topic", "partition", "offset")
-        .drop("slot")
-    )
-    out = ordered.mapInArrow(_checker_task(settings, samples), _OUT_DDL).persist()
+    checked, total = _checked(spark, records, settings, units, samples=samples, tasks=tasks)
+    out = checked.persist()
+    missing = _missing_broadcasts(out, settings).persist()
     try:
-        missing = _missing_broadcasts(out, settings).persist()
         counts: Counter[str] = Counter()
         for row in out.filter(F.col("kind") == "count").groupBy("rule").sum("count").collect():
             counts[row[0]] += int(row[1])
         for row in missing.groupBy("rule").count().collect():
             counts[row[0]] += int(row[1])
-        first = Window.partitionBy("rule").orderBy("topic", "partition", "offset", "commit_ts")
+        first = Window.partitionBy("rule").orderBy(
+            "topic", "partition", "offset", "commit_ts", "detail"
+        )
         chosen = (
             out.filter(F.col("kind") == "finding")
             .unionByName(missing)
@@ -358,10 +277,11 @@ def check_dump(
                 {name: row[name] for name in
                  ("topic", "partition", "offset", "key", "commit_ts", "detail")}
             )  # fmt: skip
-        total = sum(sizes.values())
     finally:
+        missing.unpersist()
         out.unpersist()
-    return CheckResult(dict(counts), kept, total)
+    how = "files" if not isinstance(units, str) else f"shuffle: {units}"
+    return CheckResult(dict(counts), kept, total, plan=how)
 
 
 class Progress:

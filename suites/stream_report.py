@@ -133,6 +133,7 @@ def build_report(
         "errors": errors,
         "warnings": warnings,
         "seconds": round(seconds, 3),
+        "plan": result.plan,
         "rules": rules,
     }  # fmt: skip
 
@@ -144,7 +145,7 @@ def print_summary(report: dict[str, Any], out: IO[str]) -> None:
         f"messages: {m['read']} read = {m['decoded']} decoded + {m['undecodable']} "
         f"undecodable (input {m['input']}) in {report['seconds']:.1f} s"
     )
-    lines = [accounting]
+    lines = [accounting, f"plan: {report['plan']}"]
     for rule in report["rules"]:
         mark = "ok  " if rule["count"] == 0 else rule["severity"][:4].upper()
         lines.append(f"{mark} {rule['id']:<22} {rule['count']:>8}  {rule['description']}")

@@ -33,13 +33,16 @@ def dump(
     dispatcher: str = "default",
     options: tuple[tuple[str, str], ...] = (),
 ) -> Path:
-    """A dump of the seeded shop workload, with one fault of ``fault`` when given."""
+    """A dump of the seeded shop workload, with one fault of ``fault`` when given.
+
+    Its topic is named like its folder, so several dumps can be checked together.
+    """
     tag = "-".join(f"{k}={v}" for k, v in options)
-    folder = _ROOT / f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}{tag}"
+    name = f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}{tag}"
+    folder = _ROOT / name
     faults = [fault] if fault else []
-    settings = StreamSettings(
-        protocol=protocol, dispatcher=DispatchRule(partition=dispatcher), options=options
-    )
+    settings = StreamSettings(protocol=protocol, topic=name, options=options,
+                              dispatcher=DispatchRule(partition=dispatcher))  # fmt: skip
     generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
     return folder
 

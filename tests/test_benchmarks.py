@@ -1,10 +1,12 @@
-"""The committed benchmark script keeps running (a smoke run; no timing is asserted)."""
+"""The committed benchmark scripts keep running (smoke runs; no timing is asserted)."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,3 +33,23 @@ def test_craft_benchmark_runs() -> None:
     rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows[1:]] == ["| craft-case1", "| wide-batch"]
     assert rows[1][2] == "997"  # case 1 is the 997-byte message of ground truth §8
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
+    """In the tests' Spark session (a new one would start a second JVM): a tiny dump."""
+    path = SCRIPT.with_name("bench_stream_checker.py")
+    spec = importlib.util.spec_from_file_location("bench_stream_checker", path)
+    assert spec is not None
+    assert spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.write_dump(tmp_path / "dump", 300)
+    table = bench.measure(spark, tmp_path / "dump")
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[1:]] == [
+        "| bare read + decode + count", "| full rule catalog (check_dump, file path)"
+    ]  # fmt: skip
+    assert int(rows[1][1]) == int(rows[2][1]) >= 300
+    assert "Findings in the clean dump: 0. Check plan: files." in table

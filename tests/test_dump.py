@@ -14,6 +14,7 @@ from ticdc_conformance.generators.dump import (
     read_dump,
     read_labels,
     write_dump,
+    write_records,
 )
 from ticdc_conformance.generators.generate import generate
 from ticdc_conformance.generators.simulator import Record, StreamSettings
@@ -28,10 +29,36 @@ RECORDS = [
 def test_records_and_labels_round_trip(tmp_path: Path) -> None:
     assert write_dump(RECORDS, tmp_path, labels={"faults": []}) == 2
     assert list(read_dump(tmp_path)) == RECORDS
-    assert list(read_dump(tmp_path / "part-00000.parquet")) == RECORDS
+    assert list(read_dump(tmp_path / "part-00000.parquet")) == RECORDS[:1]
+    assert list(read_dump(tmp_path / "part-00001.parquet")) == RECORDS[1:]
     assert list(read_dump(str(tmp_path / "part-*.parquet"))) == RECORDS
     assert read_labels(tmp_path) == {"faults": []}
     assert pq.read_schema(tmp_path / "part-00000.parquet").equals(DUMP_SCHEMA)
+
+
+def test_one_file_per_kafka_partition_in_offset_order(tmp_path: Path) -> None:
+    def record(topic: str, partition: int, offset: int) -> Record:
+        return Record(topic=topic, partition=partition, offset=offset, timestamp=offset,
+                      key=None, value=f"{topic}/{partition}/{offset}".encode())  # fmt: skip
+
+    shuffled = [record("b", 0, 5), record("a", 1, 3), record("b", 0, 1), record("a", 1, 4),
+                record("a", 0, 9), record("b", 0, 2)]  # fmt: skip
+    (tmp_path / "part-00007.parquet").write_bytes(b"an older dump's file")
+    assert write_dump(shuffled, tmp_path) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "_labels.json", "part-00000.parquet", "part-00001.parquet", "part-00002.parquet"
+    ]  # fmt: skip
+    got = [[(r.topic, r.partition, r.offset) for r in read_dump(tmp_path / f"part-0000{n}.parquet")]
+           for n in range(3)]  # fmt: skip
+    assert got == [
+        [("a", 0, 9)],
+        [("a", 1, 3), ("a", 1, 4)],
+        [("b", 0, 1), ("b", 0, 2), ("b", 0, 5)],
+    ]
+    assert {r.value for r in read_dump(tmp_path)} == {r.value for r in shuffled}
+    one = tmp_path / "one.parquet"
+    assert write_records(shuffled, one) == 6
+    assert list(read_dump(one)) == shuffled
 
 
 def test_empty_dump_and_missing_labels(tmp_path: Path) -> None:

@@ -1,30 +1,58 @@
-"""The Spark stream checker: the same findings as the plain rules, through Spark and the CLI."""
+"""The Spark stream checker: the same findings as the plain rules, through Spark and the CLI.
+
+Spark jobs are the slow part, so the labelled dumps are checked together where the settings
+allow: every Open fault kind and a clean Open dump in one check (one topic each), once on the
+file path and once on the shuffle path, and the two results compared whole.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
+from stream_helpers import CLEAN, FAULTY, comparable, dump, labelled
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
-from ticdc_conformance.generators.dump import read_labels
-from ticdc_conformance.generators.faults import FAULT_KINDS
-from ticdc_conformance.generators.simulator import StreamSettings
-from ticdc_conformance.suites.spark_checker import spark_int_hash
+from ticdc_conformance.generators.dump import read_dump, read_labels, write_dump, write_records
+from ticdc_conformance.generators.faults import FAULT_KINDS, inject_faults
+from ticdc_conformance.generators.simulator import (
+    Record,
+    StreamSettings,
+    Transaction,
+    WorkloadItem,
+    simulate,
+)
+from ticdc_conformance.generators.workload import shop_workload
+from ticdc_conformance.reference import CODECS, ColumnInfo, RowChangedEvent, TableInfo
+from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.suites.spark_checker import (
+    CheckResult,
+    Progress,
+    check_dump,
+    spark_int_hash,
+)
+from ticdc_conformance.suites.stream_rules import CheckSettings
 
 pytestmark = pytest.mark.spark
 
 Coordinates = tuple[str, int, int | None, int | None]
+SAMPLES = 100
+"""More than any labelled dump has findings of one rule: every finding comes back."""
 
 
 def found(report: dict[str, Any]) -> list[Coordinates]:
@@ -35,41 +63,178 @@ def found(report: dict[str, Any]) -> list[Coordinates]:
     )
 
 
-def check(spark: Any, folder: Path, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    del spark  # the shared session is the one the command finds
+def found_in(result: CheckResult, topic: str) -> list[Coordinates]:
+    return sorted(
+        (rule, s["partition"], s["offset"], s["commit_ts"])
+        for rule, samples in result.samples.items()
+        for s in samples
+        if s["topic"] == topic
+    )
+
+
+def records_in(*folders: Path) -> int:
+    return sum(1 for folder in folders for _ in read_dump(folder))
+
+
+def cli(folder: Path, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    """``check-stream`` on ``folder`` (the shared session is the one the command finds)."""
     report = tmp_path / "report.json"
     code = main(["check-stream", "--input", str(folder), "--report", str(report), "--quiet",
                  *extra])  # fmt: skip
     return code, json.loads(report.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("protocol", CLEAN)
-def test_clean_dumps_pass(spark: Any, protocol: str, tmp_path: Path) -> None:
-    code, report = check(spark, dump(protocol), tmp_path)
-    assert code == 0
-    assert found(report) == []
-    assert all(rule["count"] == 0 for rule in report["rules"])
-    m = report["messages"]
-    assert m["read"] == m["decoded"] == m["input"] > 0
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """One dump set checked on both paths."""
+
+    folders: dict[str | None, Path]
+    files: CheckResult
+    shuffle: CheckResult
+    progress: str
+    """What ``Progress`` printed while the file path ran."""
+
+
+def check_both(spark: Any, protocol: str, faults: list[str]) -> Checked:
+    folders: dict[str | None, Path] = {kind: dump(protocol, kind) for kind in [None, *faults]}
+    settings = CheckSettings.from_labels(read_labels(folders[None])["settings"])
+    paths = [str(folder) for folder in folders.values()]
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr), Progress(spark, every=0.05):
+        files = check_dump(spark, paths, settings, samples=SAMPLES)
+    shuffle = check_dump(spark, paths, settings, samples=SAMPLES, shuffle=True)
+    return Checked(folders, files, shuffle, stderr.getvalue())
+
+
+@pytest.fixture(scope="module")
+def open_checked(spark: Any) -> Checked:
+    return check_both(spark, "open", sorted(k for k, p in FAULTY.items() if p == "open"))
+
+
+@pytest.fixture(scope="module")
+def simple_checked(spark: Any) -> Checked:
+    return check_both(spark, "simple-json", ["missing-schema"])
+
+
+@pytest.fixture(params=["open", "simple-json"])
+def checked(request: pytest.FixtureRequest) -> Checked:
+    fixture = "open_checked" if request.param == "open" else "simple_checked"
+    value: Checked = request.getfixturevalue(fixture)
+    return value
 
 
 @pytest.mark.parametrize(("fault", "protocol"), sorted(FAULTY.items()))
 def test_each_fault_is_reported_where_labelled(
-    spark: Any,
-    fault: str,
-    protocol: str,
-    tmp_path: Path,
+    open_checked: Checked, simple_checked: Checked, fault: str, protocol: str
 ) -> None:
-    folder = dump(protocol, fault)
-    code, report = check(spark, folder, tmp_path)
+    both = open_checked if protocol == "open" else simple_checked
+    folder = both.folders[fault]
     expected = labelled(read_labels(folder))
-    got = found(report)
+    got = found_in(both.files, folder.name)
     assert got == comparable(got, expected)
-    counts = {rule["id"]: rule["count"] for rule in report["rules"] if rule["count"]}
-    assert counts == {FAULT_KINDS[fault]: len(expected)}
-    assert code == (0 if fault == "replay" else 1)
-    m = report["messages"]
-    assert m["read"] == m["decoded"] + m["undecodable"] == m["input"]
+    assert both.files.counts[FAULT_KINDS[fault]] == len(expected)
+
+
+def test_clean_dumps_in_the_same_check_have_no_finding(checked: Checked) -> None:
+    assert found_in(checked.files, checked.folders[None].name) == []
+    rules = {FAULT_KINDS[kind] for kind in checked.folders if kind is not None}
+    assert {rule for rule, n in checked.files.counts.items() if n} == rules
+
+
+def test_both_paths_give_the_same_result(checked: Checked) -> None:
+    assert checked.files.plan == "files"
+    assert checked.shuffle.plan == "shuffle: the shuffle path was asked for"
+    assert {**vars(checked.files), "plan": None} == {**vars(checked.shuffle), "plan": None}
+
+
+def test_every_message_is_accounted_for(checked: Checked) -> None:
+    result = checked.files
+    assert result.read == result.decoded + result.undecodable == result.records
+    assert result.records == records_in(*checked.folders.values())
+    assert result.undecodable == (1 if "corrupted-message" in checked.folders else 0)
+
+
+def test_progress_lines_while_a_job_runs(open_checked: Checked) -> None:
+    lines = open_checked.progress.splitlines()
+    stage = r"stage \d+: (\d+)/(\d+) tasks"
+    assert lines
+    for line in lines:
+        assert re.fullmatch(rf"\[check-stream +\d+ s\] {stage}(; {stage})*", line), line
+        for done, total in re.findall(stage, line):
+            assert int(done) <= int(total)
+    assert all(a != b for a, b in itertools.pairwise(lines))  # printed when progress changes
+
+
+@pytest.mark.parametrize("protocol", [p for p in CLEAN if p not in ("open", "simple-json")])
+def test_clean_dumps_pass(spark: Any, protocol: str) -> None:
+    folder = dump(protocol)
+    settings = CheckSettings.from_labels(read_labels(folder)["settings"])
+    result = check_dump(spark, [str(folder)], settings)
+    assert result.plan == "files"
+    assert result.counts == {}
+    assert result.samples == {}
+    assert result.read == result.decoded == result.records == records_in(folder) > 0
+
+
+def _without_samples(items: Iterator[WorkloadItem]) -> Iterator[WorkloadItem]:
+    """The shop workload without the ``samples`` table, which has no ``id`` column."""
+    for item in items:
+        if isinstance(item, Transaction):
+            rows = tuple(r for r in item.rows if r.table.name != "samples")
+            if not rows:
+                continue
+            item = replace(item, rows=rows)  # noqa: PLW2901 - the filtered transaction
+        yield item
+
+
+def columns_dump(folder: Path, topic: str, faults: tuple[str, ...]) -> Path:
+    """A dump under the ``columns`` dispatcher (on ``id``), with its labels."""
+    rule = DispatchRule(partition="columns", columns=("id",))
+    settings = StreamSettings(protocol="open", topic=topic, dispatcher=rule)
+    log = simulate(_without_samples(shop_workload(3)), settings, messages=400)
+    injected = inject_faults(log, faults, 3)
+    labels = {"settings": settings.describe(),
+              "faults": [{"kind": f.kind,
+                          "findings": [{"rule": x.rule, "partition": x.partition,
+                                        "offset": x.offset, "commit_ts": x.commit_ts}
+                                       for x in f.findings]} for f in injected]}  # fmt: skip
+    write_dump(log.records(), folder, labels=labels)
+    return folder
+
+
+def test_the_columns_dispatcher_end_to_end(spark: Any, tmp_path: Path) -> None:
+    clean = columns_dump(tmp_path / "clean", "columns-clean", ())
+    faulty = columns_dump(tmp_path / "faulty", "columns-wrong", ("wrong-partition",))
+    settings = CheckSettings.from_labels(read_labels(clean)["settings"])
+    assert settings.dispatcher.kind == "columns"
+    result = check_dump(spark, [str(clean), str(faulty)], settings, samples=SAMPLES)
+    assert found_in(result, "columns-clean") == []
+    expected = labelled(read_labels(faulty))
+    assert [rule for rule, *_ in expected] == ["partition-affinity"]
+    assert found_in(result, "columns-wrong") == expected
+    assert result.counts == {"partition-affinity": 1}
+    assert result.read == result.decoded == result.records == records_in(clean, faulty)
+
+
+def redelivered(folder: Path) -> Path:
+    """A topic ``redelivered`` whose transaction at ts 5 comes again with another value.
+
+    On the partition the default dispatcher picks in a topic of 3 (``dump``'s settings).
+    """
+    table = TableInfo(schema="s", name="t", columns=(
+        ColumnInfo(name="id", type="int", key="primary"), ColumnInfo(name="v", type="int")))  # fmt: skip
+    other = replace(table, name="g")
+    events = [RowChangedEvent(commit_ts=ts, table=t, op="insert", after=(1, v))
+              for ts, v, t in ((5, 1, table), (6, 1, other), (5, 2, table))]  # fmt: skip
+    partition = partition_of(events[0], 3)
+    assert partition_of(events[1], 3) == partition  # s.t and s.g: the same partition
+    records = []
+    for offset, event in enumerate(events):
+        (m,) = CODECS["open"].encode([event])
+        records.append(Record(topic="redelivered", partition=partition, offset=offset,
+                              timestamp=0, key=m.key, value=m.value))  # fmt: skip
+    write_dump(records, folder)
+    return folder
 
 
 def _families() -> dict[str, list[dict[str, Any]]]:
@@ -129,12 +294,22 @@ def test_every_stream_fixture_is_reported_where_labelled(
 
 
 def test_samples_are_bounded_and_counts_are_not(spark: Any, tmp_path: Path) -> None:
-    code, report = check(spark, dump("open"), tmp_path, "--option", "max-batch-size=1",
-                         "--samples", "2")  # fmt: skip
-    (batch,) = [rule for rule in report["rules"] if rule["id"] == "batch-size"]
+    """Limits and redeliveries (the rules no fault kind covers): two inputs in one check."""
+    del spark
+    code, report = cli(dump("open"), tmp_path, "--option", "max-batch-size=1", "--option",
+                       "max-message-bytes=700", "--samples", "2",
+                       "--input", str(redelivered(tmp_path / "redelivered")))  # fmt: skip
+    rules = {rule["id"]: rule for rule in report["rules"]}
     assert code == 1
-    assert len(batch["samples"]) == 2
-    assert batch["count"] > 2
+    assert report["plan"] == "files"
+    m = report["messages"]
+    assert m["read"] == m["input"] == records_in(dump("open"), tmp_path / "redelivered")
+    for limit in ("batch-size", "message-size"):
+        assert len(rules[limit]["samples"]) == 2
+        assert rules[limit]["count"] > 2
+    (again,) = rules["duplicate-identical"]["samples"]
+    assert (again["topic"], again["offset"], again["commit_ts"]) == ("redelivered", 2, 5)
+    assert rules["duplicate-identical"]["count"] == 1
 
 
 def test_usage_errors(spark: Any, tmp_path: Path) -> None:
@@ -143,29 +318,26 @@ def test_usage_errors(spark: Any, tmp_path: Path) -> None:
     assert main(["check-stream", "--input", str(dump("open")), "--partitions", "0"]) == 2
 
 
-def test_several_topics_in_one_check(spark: Any, tmp_path: Path) -> None:
-    clean = dump("open")
-    faulty = dump_with(StreamSettings(protocol="open", topic="other"), 400, ("wrong-partition",))
-    code, report = check(spark, clean, tmp_path, "--input", str(faulty))
-    samples = [s for rule in report["rules"] for s in rule["samples"]]
-    assert code == 1
-    assert [s["topic"] for s in samples] == ["other"]
-    assert found(report) == labelled(read_labels(faulty))
-    m = report["messages"]
-    assert m["read"] == m["input"] > 800
-
-
 def test_a_failing_job_exits_3(spark: Any, tmp_path: Path) -> None:
     del spark
     pq.write_table(pa.table({"topic": ["t"], "partition": [0]}), tmp_path / "part-0.parquet")
     assert main(["check-stream", "--input", str(tmp_path), "--protocol", "open", "--quiet"]) == 3
 
 
-def test_without_labels_the_protocol_must_be_given(spark: Any, tmp_path: Path) -> None:
+def test_one_file_of_all_partitions_without_labels(spark: Any, tmp_path: Path) -> None:
+    """A mixed file: the shuffle path; a replay is only a warning, so the check passes."""
     del spark
-    shutil.copy(dump("craft") / "part-00000.parquet", tmp_path / "part-00000.parquet")
-    assert main(["check-stream", "--input", str(tmp_path), "--quiet"]) == 2
-    assert main(["check-stream", "--input", str(tmp_path), "--protocol", "craft", "--quiet"]) == 0
+    folder = dump("open", "replay")
+    write_records(read_dump(folder), tmp_path / "records.parquet")
+    file = str(tmp_path / "records.parquet")
+    assert main(["check-stream", "--input", file, "--quiet"]) == 2  # no protocol known
+    code, report = cli(tmp_path / "records.parquet", tmp_path, "--protocol", "open")
+    assert code == 0
+    assert report["plan"].startswith("shuffle: ")
+    assert "holds several Kafka partitions" in report["plan"]
+    assert report["warnings"] == 1
+    # the partition count comes from the records when no labels give it: the same findings
+    assert found(report) == labelled(read_labels(folder))
 
 
 @pytest.mark.slow
@@ -186,8 +358,9 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
         env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr[-2000:]
-    got = found(json.loads(report.read_text(encoding="utf-8")))
-    assert got == labelled(read_labels(folder))
+    written = json.loads(report.read_text(encoding="utf-8"))
+    assert written["plan"] == "files"
+    assert found(written) == labelled(read_labels(folder))
 
 
 def test_the_driver_knows_sparks_int_hash(spark: Any) -> None:

@@ -1,0 +1,189 @@
+"""The layout of a dump's Parquet files, from their footers: the stream checker's file plan.
+
+The Spark stream checker (``suites/spark_checker.py``) must see each Kafka partition's records
+in offset order in one task. When the files themselves are laid out that way it needs no
+shuffle: each task reads whole files. The plan (``plan_files``) is made on the driver from the
+Parquet footers alone (row counts, and the min/max statistics of ``topic``, ``partition`` and
+``offset``), without reading any record. It holds when:
+
+* every non-empty file holds exactly one (topic, partition): the statistics say min == max
+  for ``topic`` and ``partition``, with no nulls;
+* per Kafka partition, the files' offset ranges (the ``offset`` statistics) do not overlap,
+  so the files in ascending order of their first offset are the partition in offset order.
+
+Then a unit is one Kafka partition: its files in offset order and its record count (the sum
+of the footers' row counts). Anything else (a file the driver cannot open with pyarrow, e.g.
+an ``s3a://`` URI; missing statistics; a file mixing partitions; overlapping offset ranges)
+yields the reason, and the checker uses its shuffle path. ``generators/dump.py`` writes this
+layout (one file per Kafka partition, in offset order), as does Spark's Kafka source captured
+without a shuffle.
+
+``read_unit`` runs in the tasks: it reads a unit's files with pyarrow (only ``offset``,
+``key`` and ``value``, in batches), checks that each file holds the planned partition and
+that the offsets ascend across files, and sorts a file whose rows are not in offset order.
+
+``balance`` places units in tasks (largest first, each to the least loaded task) for both
+paths. Standard library and pyarrow only: no Spark here.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from pyarrow import fs
+
+__all__ = ["Key", "Unit", "balance", "plan_files", "read_unit"]
+
+Key = tuple[str, int]
+"""A Kafka partition: (topic, partition)."""
+
+_COLUMNS = ("offset", "key", "value")
+_BATCH = 4096
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unit:
+    """One Kafka partition of the dump: its files in offset order and its record count."""
+
+    topic: str
+    partition: int
+    files: tuple[str, ...]
+    rows: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Footer:
+    uri: str
+    rows: int
+    topic: str
+    partition: int
+    first: int
+    last: int
+
+
+def _open(uri: str) -> pa.NativeFile:
+    filesystem, path = fs.FileSystem.from_uri(uri)
+    return filesystem.open_input_file(path)
+
+
+def _bounds(metadata: pq.FileMetaData, column: str) -> tuple[object, object] | str:
+    """(min, max) of ``column`` over all row groups, or why the statistics do not say."""
+    names = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
+    if column not in names:
+        return f"no column {column!r}"
+    index = names.index(column)
+    low: object = None
+    high: object = None
+    for group in range(metadata.num_row_groups):
+        stats = metadata.row_group(group).column(index).statistics
+        if stats is None or not stats.has_min_max or not stats.has_null_count or stats.null_count:
+            return f"no min/max statistics of {column!r} (or nulls in it)"
+        low = stats.min if low is None or stats.min < low else low
+        high = stats.max if high is None or stats.max > high else high
+    return low, high
+
+
+def _footer(uri: str) -> _Footer | str | None:
+    """What the footer of ``uri`` says; ``None`` for a file without rows; or a reason."""
+    try:
+        with _open(uri) as source:
+            metadata = pq.read_metadata(source)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        return f"cannot read the footer of {uri}: {error}"
+    if metadata.num_rows == 0:
+        return None
+    found: dict[str, tuple[object, object]] = {}
+    for column in ("topic", "partition", "offset"):
+        bounds = _bounds(metadata, column)
+        if isinstance(bounds, str):
+            return f"{uri}: {bounds}"
+        found[column] = bounds
+    (topic, last_topic), (partition, last_partition) = found["topic"], found["partition"]
+    first, last = found["offset"]
+    if topic != last_topic or partition != last_partition:
+        return f"{uri} holds several Kafka partitions"
+    if not (isinstance(topic, str) and isinstance(partition, int)):
+        return f"{uri}: topic or partition of an unexpected type"
+    if not (isinstance(first, int) and isinstance(last, int)):
+        return f"{uri}: offset of an unexpected type"
+    return _Footer(uri=uri, rows=metadata.num_rows, topic=topic, partition=partition,
+                   first=first, last=last)  # fmt: skip
+
+
+def plan_files(uris: Sequence[str]) -> list[Unit] | str:
+    """The units of the files at ``uris`` in (topic, partition) order, or why there are none.
+
+    See the module docstring for when a plan exists.
+    """
+    by_key: dict[Key, list[_Footer]] = {}
+    for uri in uris:
+        footer = _footer(uri)
+        if isinstance(footer, str):
+            return footer
+        if footer is not None:
+            by_key.setdefault((footer.topic, footer.partition), []).append(footer)
+    if not by_key:
+        return "no records"
+    units = []
+    for (topic, partition), footers in sorted(by_key.items()):
+        footers.sort(key=lambda f: (f.first, f.last))
+        for before, after in itertools.pairwise(footers):
+            if after.first <= before.last:
+                return f"{topic}/{partition}: the offsets of {before.uri} and {after.uri} overlap"
+        units.append(Unit(topic=topic, partition=partition, rows=sum(f.rows for f in footers),
+                          files=tuple(f.uri for f in footers)))  # fmt: skip
+    return units
+
+
+def _ascending(offsets: pa.ChunkedArray) -> bool:
+    n = len(offsets)
+    return n < 2 or bool(pc.all(pc.less_equal(offsets.slice(0, n - 1), offsets.slice(1))).as_py())
+
+
+def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
+    """The unit's records in offset order, as batches of ``offset``, ``key``, ``value``.
+
+    ``ValueError`` when a file holds another partition than its footer said, or when offsets
+    go back from one file to the next (the plan's statistics were wrong).
+    """
+    previous: int | None = None
+    for uri in unit.files:
+        with _open(uri) as source:
+            parquet = pq.ParquetFile(source)
+            head = parquet.read(columns=["topic", "partition", "offset"])
+            if head.num_rows == 0:
+                continue
+            topics, partitions = pc.unique(head["topic"]), pc.unique(head["partition"])
+            if topics.to_pylist() != [unit.topic] or partitions.to_pylist() != [unit.partition]:
+                raise ValueError(f"{uri} holds records of another Kafka partition than planned")
+            offsets = head["offset"]
+            first = pc.min(offsets).as_py()
+            if previous is not None and first <= previous:
+                raise ValueError(f"{uri}: offsets overlap the previous file of the partition")
+            previous = pc.max(offsets).as_py()
+            if _ascending(offsets):
+                yield from parquet.iter_batches(batch_size=_BATCH, columns=list(_COLUMNS))
+            else:  # rows out of order within the file: sort it here, in the task
+                table = parquet.read(columns=list(_COLUMNS)).sort_by("offset")
+                yield from table.to_batches(max_chunksize=_BATCH)
+
+
+def balance(sizes: Mapping[Key, int], tasks: int) -> list[list[Key]]:
+    """Kafka partitions placed in ``tasks`` buckets, balanced by size, heaviest bucket first.
+
+    Largest partitions first, each to the least loaded bucket (LPT). Each bucket lists its
+    partitions in (topic, partition) order, the order a task checks them in.
+    """
+    loads = [0] * tasks
+    buckets: list[list[Key]] = [[] for _ in range(tasks)]
+    for key, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0])):
+        bucket = loads.index(min(loads))
+        buckets[bucket].append(key)
+        loads[bucket] += size
+    order = sorted(range(tasks), key=lambda b: -loads[b])
+    return [sorted(buckets[b]) for b in order]

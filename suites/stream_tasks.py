@@ -1,0 +1,199 @@
+"""The Arrow tasks of the Spark stream checker: what runs in the executors' Python workers.
+
+No Spark import (pyarrow and the rules only), so they are tested and read apart from the job.
+Each checker task emits rows of one schema (``OUT``): per task its rule counts (``count``),
+the first ``samples`` findings per rule in its checking order (``finding``), one row per Kafka
+partition checked (``partition``) and one row per DDL/watermark seen (``broadcast``), which
+``suites/spark_checker.py`` aggregates. Two tasks feed ``PartitionChecker`` the same way:
+
+* ``shuffle_task``: the records arrive sorted by (topic, partition, offset) from a shuffle;
+* ``file_task``: the task reads its Kafka partitions' files itself (``read_unit``), each
+  partition in (topic, partition) order, the order the shuffle path sorts in, so both paths
+  emit the same rows.
+
+``decode_task`` is the benchmark's floor: decode every message statelessly and count.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from ticdc_conformance.suites.dump_layout import Unit, read_unit
+from ticdc_conformance.suites.stream_rules import (
+    Broadcast,
+    CheckSettings,
+    Finding,
+    PartitionChecker,
+)
+
+__all__ = ["OUT", "OUT_DDL", "Task", "decode_task", "file_task", "shuffle_task"]
+
+Task = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+
+OUT = pa.schema(
+    [
+        pa.field("kind", pa.string()),
+        pa.field("rule", pa.string()),
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        pa.field("offset", pa.int64()),
+        pa.field("key", pa.binary()),
+        pa.field("commit_ts", pa.int64()),
+        pa.field("detail", pa.string()),
+        pa.field("count", pa.int64()),
+    ]
+)
+OUT_DDL = (
+    "kind string, rule string, topic string, partition int, offset long, key binary, "
+    "commit_ts long, detail string, count long"
+)
+_FLUSH = 4096
+
+
+def _rows(items: list[dict[str, Any]]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist(items, schema=OUT)
+
+
+def _finding_row(f: Finding) -> dict[str, Any]:
+    return {"kind": "finding", "rule": f.rule, "topic": f.topic, "partition": f.partition,
+            "offset": f.offset, "key": f.key, "commit_ts": f.commit_ts,
+            "detail": f.detail[:300], "count": None}  # fmt: skip
+
+
+def _broadcast_rows(columns: tuple[list[Any], ...]) -> pa.RecordBatch:
+    rules, topics, partitions, stamps, idents = columns
+    n = len(rules)
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(["broadcast"] * n, pa.string()),
+            pa.array(rules, pa.string()),
+            pa.array(topics, pa.string()),
+            pa.array(partitions, pa.int32()),
+            pa.nulls(n, pa.int64()),
+            pa.nulls(n, pa.binary()),
+            pa.array(stamps, pa.int64()),
+            pa.array(idents, pa.string()),
+            pa.nulls(n, pa.int64()),
+        ],
+        schema=OUT,
+    )
+
+
+class _Collector:
+    """What one task emits: rule counts, the first samples per rule, accounting, broadcasts."""
+
+    def __init__(self, samples: int) -> None:
+        self.samples = samples
+        self.counts: Counter[str] = Counter()
+        self.kept: dict[str, list[dict[str, Any]]] = {}
+        self.seen: list[dict[str, Any]] = []
+        # broadcasts are many (one per watermark per partition): kept as columns, not dicts
+        self.broadcasts: tuple[list[Any], ...] = ([], [], [], [], [])
+
+    def take(self, item: Finding | Broadcast) -> None:
+        if isinstance(item, Broadcast):
+            values = (item.kind, item.topic, item.partition, item.commit_ts, item.ident)
+            for column, value in zip(self.broadcasts, values, strict=True):
+                column.append(value)
+            return
+        self.counts[item.rule] += 1
+        sample = self.kept.setdefault(item.rule, [])
+        if len(sample) < self.samples:
+            sample.append(_finding_row(item))
+
+    def feed(self, checker: PartitionChecker, batch: pa.RecordBatch) -> None:
+        """Feed a batch of ``offset``, ``key``, ``value`` of ``checker``'s partition."""
+        offsets, keys, values = (batch.column(i).to_pylist() for i in range(3))
+        for offset, key, value in zip(offsets, keys, values, strict=True):
+            for item in checker.feed(offset, key, value):
+                self.take(item)
+
+    def close(self, done: PartitionChecker) -> None:
+        for item in done.finish():
+            self.take(item)
+        self.counts["_read"] += done.read
+        self.counts["_decoded"] += done.decoded
+        self.counts["_undecodable"] += done.undecodable
+        self.seen.append({"kind": "partition", "topic": done.topic, "partition": done.partition})
+
+    def flush(self, *, at_least: int = _FLUSH) -> Iterator[pa.RecordBatch]:
+        if self.broadcasts[0] and len(self.broadcasts[0]) >= at_least:
+            yield _broadcast_rows(self.broadcasts)
+            for column in self.broadcasts:
+                column.clear()
+
+    def final(self) -> Iterator[pa.RecordBatch]:
+        yield from self.flush(at_least=1)
+        out = [{"kind": "count", "rule": rule, "count": n} for rule, n in self.counts.items()]
+        out.extend(row for rows in self.kept.values() for row in rows)
+        out.extend(self.seen)
+        yield _rows(out)
+
+
+def shuffle_task(settings: CheckSettings, samples: int) -> Task:
+    """The shuffle path's task: records sorted by (topic, partition, offset)."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        collector = _Collector(samples)
+        checker: PartitionChecker | None = None
+        for batch in batches:
+            columns = [batch.column(i).to_pylist() for i in range(5)]
+            for topic, partition, offset, key, value in zip(*columns, strict=True):
+                if checker is None or (checker.topic, checker.partition) != (topic, partition):
+                    if checker is not None:
+                        collector.close(checker)
+                    checker = PartitionChecker(settings, topic, partition)
+                for item in checker.feed(offset, key, value):
+                    collector.take(item)
+            yield from collector.flush()
+        if checker is not None:
+            collector.close(checker)
+        yield from collector.final()
+
+    return run
+
+
+def file_task(settings: CheckSettings, samples: int, buckets: list[list[Unit]]) -> Task:
+    """The file path's task: its bucket's units, each read from its files in offset order."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        collector = _Collector(samples)
+        for batch in batches:
+            for bucket in batch.column(0).to_pylist():
+                for unit in buckets[bucket]:
+                    checker = PartitionChecker(settings, unit.topic, unit.partition)
+                    for records in read_unit(unit):
+                        collector.feed(checker, records)
+                        yield from collector.flush()
+                    collector.close(checker)
+        yield from collector.final()
+
+    return run
+
+
+def decode_task(protocol: str) -> Task:
+    """The bare job's task: decode every message (stateless) and count messages and events."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from ticdc_conformance.reference import CODECS, DecodeError, Message  # noqa: PLC0415
+
+        codec = CODECS[protocol]
+        messages = events = 0
+        for batch in batches:
+            keys, values = batch.column(3).to_pylist(), batch.column(4).to_pylist()
+            for key, value in zip(keys, values, strict=True):
+                messages += 1
+                try:
+                    events += len(codec.decode(Message(key=key, value=value)))
+                except DecodeError:
+                    continue
+        yield pa.RecordBatch.from_pydict(
+            {"messages": [messages], "events": [events]},
+            schema=pa.schema([("messages", pa.int64()), ("events", pa.int64())]),
+        )
+
+    return run
