@@ -1,4 +1,7 @@
-"""The stream rule catalog and the per-partition checker (ground truth §6; docs/stream-checker.md).
+"""The per-partition checker of the stream rules (ground truth §6; docs/stream-checker.md).
+
+The rule catalog, the settings and the findings are in ``suites/stream_catalog.py``, re-exported
+here.
 
 Plain Python, no Spark: the Spark job (``suites/spark_checker.py``) runs ``PartitionChecker``
 on its executors, one per Kafka partition, over the records in offset order, and this module
@@ -32,7 +35,7 @@ record is reported with offset ``None``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
@@ -43,7 +46,14 @@ from ticdc_conformance.reference.dispatch import (
     hashed_columns,
 )
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.suites.stream_catalog import (
+    RULES,
+    Broadcast,
+    CheckSettings,
+    Finding,
+    Rule,
+)
 
 __all__ = [
     "RULES",
@@ -57,125 +67,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Rule:
-    """One stream rule: id, severity and what it asks, with its ground-truth section."""
-
-    id: str
-    severity: str
-    """``error`` fails the check (exit 1); ``warning`` is counted and reported only."""
-    description: str
-    section: str
-
-
-_CATALOG = (
-    Rule(id="undecodable", severity="error", section="§2-§5",
-         description="every message decodes with the protocol's reference decoder"),
-    Rule(id="watermark-monotonic", severity="error", section="§6.2",
-         description="a partition's watermarks (resolved ts) never go back"),
-    Rule(id="row-after-watermark", severity="error", section="§6.2",
-         description="no new row at or below a partition's last watermark after it"),
-    Rule(id="allowed-duplicate", severity="warning", section="§6.3",
-         description="a replay after a restart repeats an earlier delivery exactly (allowed)"),
-    Rule(id="ddl-broadcast", severity="error", section="§6.2",
-         description="every DDL reaches every partition of its topic"),
-    Rule(id="watermark-broadcast", severity="error", section="§6.2",
-         description="every watermark reaches every partition of its topic"),
-    Rule(id="commit-ts-order", severity="error", section="§6.3",
-         description="per partition and table, first deliveries come in commit-ts order"),
-    Rule(id="duplicate-identical", severity="error", section="§6.3",
-         description="a row delivered again carries the same images as its first delivery"),
-    Rule(id="partition-affinity", severity="error", section="§6.1",
-         description="a row lands on the partition its dispatcher computes"),
-    Rule(id="affinity-unverifiable", severity="warning", section="§1.4, §6.1",
-         description="a row's hashed text may be U+FFFD the encoder wrote for invalid UTF-8"),
-    Rule(id="message-size", severity="error", section="§1.5",
-         description="key + value + 36 bytes of overhead stay within max-message-bytes"),
-    Rule(id="batch-size", severity="error", section="§2.2, §3.4",
-         description="a batched message holds at most max-batch-size rows (Open, Craft)"),
-    Rule(id="schema-resolvable", severity="error", section="§6.6",
-         description="every Simple DML resolves to a schema a BOOTSTRAP or DDL announced"),
-)  # fmt: skip
-RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
-"""Rule id → rule, in report order."""
-
-_BATCHING = ("open", "craft")
 _TEXT_REPLACED = {("open", "tiflow"), ("simple-json", "tiflow"), ("simple-json", "ticdc")}
 """Encoders that write invalid UTF-8 in text as U+FFFD: Go ``encoding/json`` (§1.4)."""
-_DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024
-_DEFAULT_MAX_BATCH_SIZE = 16
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CheckSettings:
-    """The TiCDC settings a check needs (a dump's ``_labels.json`` ``settings``, or flags)."""
-
-    protocol: str
-    profile: Profile = "tiflow"
-    partitions: int | None = None
-    """The topic's partition count; ``None``: as many as the dump shows."""
-    dispatcher: DispatchRule = field(default_factory=DispatchRule)
-    options: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def max_message_bytes(self) -> int:
-        """``max-message-bytes`` (default 10 MiB, §1.5)."""
-        return int(dict(self.options).get("max-message-bytes", _DEFAULT_MAX_MESSAGE_BYTES))
-
-    @property
-    def max_batch_size(self) -> int | None:
-        """``max-batch-size`` of the batching protocols (default 16); ``None`` for the others."""
-        if self.protocol not in _BATCHING:
-            return None
-        return int(dict(self.options).get("max-batch-size", _DEFAULT_MAX_BATCH_SIZE))
-
-    @classmethod
-    def from_labels(cls, settings: Mapping[str, Any], **overrides: Any) -> CheckSettings:  # noqa: ANN401
-        """Settings from a label sidecar's ``settings``; non-``None`` overrides win."""
-        dispatcher = settings.get("dispatcher") or {}
-        values: dict[str, Any] = {
-            "protocol": settings.get("protocol"),
-            "profile": settings.get("profile", "tiflow"),
-            "partitions": settings.get("partitions"),
-            "dispatcher": DispatchRule(
-                partition=dispatcher.get("partition", "default"),
-                index_name=dispatcher.get("index-name"),
-                columns=tuple(dispatcher.get("columns") or ()),
-            ),
-            "options": tuple(sorted((settings.get("options") or {}).items())),
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if values["protocol"] is None:
-            raise ValueError("no protocol: give --protocol or a dump labelled with one")
-        return cls(**values)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
-    """One violation (or counted allowed anomaly) at Kafka coordinates."""
-
-    rule: str
-    topic: str
-    partition: int
-    offset: int | None
-    """``None`` when the record is missing."""
-    key: bytes | None = None
-    commit_ts: int | None = None
-    """The smallest commit ts involved; ``None`` when unknown (an undecodable message)."""
-    detail: str = ""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Broadcast:
-    """A DDL or watermark seen on one partition; all partitions must see it (§6.2)."""
-
-    kind: str
-    """``ddl-broadcast`` or ``watermark-broadcast``: the rule a gap breaks."""
-    topic: str
-    partition: int
-    commit_ts: int
-    ident: str
-    """What tells two broadcasts of one commit ts apart (a DDL's query)."""
 
 
 def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
