@@ -35,7 +35,7 @@ from ticdc_conformance.suites.stream_rules import CheckSettings
 RESULTS = Path(__file__).resolve().parent / "results" / "stream_checker.md"
 
 
-def write_dump(folder: Path, messages: int) -> None:
+def write_bench_dump(folder: Path, messages: int) -> None:
     """The benchmark's dump: the shop workload (seed 1) in Open Protocol, 6 partitions."""
     generate(StreamSettings(protocol="open", partitions=6), messages=messages, seed=1,
              faults=[], folder=folder)  # fmt: skip
@@ -99,19 +99,27 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.input) if args.input else Path(scratch) / "dump"
         if not args.input:
-            write_dump(folder, args.messages)
+            write_bench_dump(folder, args.messages)
+        labels = read_labels(folder)
         spark = session(f"local[{args.cores}]")
         try:
             table = measure(spark, folder, shuffle=args.shuffle, repeat=max(1, args.repeat))
         finally:
             spark.stop()
 
+    settings, workload = labels["settings"], labels.get("workload", {})
+    flags = f"{' --shuffle' if args.shuffle else ''}"
+    flags += f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}"
     how = (
-        "Measured with `python benchmarks/bench_stream_checker.py --input DUMP --write"
-        f"{' --shuffle' if args.shuffle else ''}"
-        f"{f' --repeat {args.repeat}' if args.repeat > 1 else ''}` on a dump from "
-        "`ticdc-conformance generate "
-        f"--protocol open --messages {args.messages} --partitions 6 --seed 1` (no faults)."
+        f"Measured with `python benchmarks/bench_stream_checker.py --input DUMP --write{flags}` "
+        f"on a dump of {settings.get('protocol')} messages over {settings.get('partitions')} "
+        f"partitions: workload {workload.get('name')}, {workload.get('messages')} messages, "
+        f"seed {workload.get('seed')}, faults {len(labels.get('faults', []))} "
+        "(`ticdc-conformance generate` with those arguments writes it)."
+        if args.input
+        else f"Measured with `python benchmarks/bench_stream_checker.py --messages "
+        f"{args.messages} --write{flags}` (the script generates the dump: Open Protocol, "
+        "6 partitions, workload shop, seed 1, no faults)."
     )
     machine = (
         f"Spark `local[{args.cores}]`, Python {platform.python_version()} on "

@@ -250,8 +250,9 @@ def _parser() -> argparse.ArgumentParser:
         "_labels.json with the settings and every injected fault's expected findings. The "
         "same arguments always write the same dump.",
         epilog=f"fault kinds:\n{fault_lines}\nmissing-schema applies to Simple only, "
-        "oversized-batch to Open and Craft only;\nDebezium carries faults only with "
-        "--option enable-tidb-extension=true (no watermarks without it).",
+        "oversized-batch to Open and Craft only, oversized-message needs\n--option "
+        "max-message-bytes=N, wrong-partition two partitions or more; Debezium carries "
+        "faults\nonly with --option enable-tidb-extension=true (no watermarks without it).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     generate.add_argument("--protocol", required=True, choices=protocols)

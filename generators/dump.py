@@ -51,6 +51,8 @@ DUMP_SCHEMA = pa.schema(
 """The Parquet schema of a dump: the columns of Spark's Kafka source."""
 
 _BATCH = 65_536
+_BUFFERED = 4 * _BATCH
+"""Records ``write_dump`` holds across its part files before it writes the fullest one."""
 
 
 def _batch(records: list[Record]) -> pa.RecordBatch:
@@ -133,13 +135,17 @@ def write_dump(
             key = (record.topic, record.partition)
             if key not in parts:
                 parts[key] = _PartFile(folder / f".writing-{len(parts)}.parquet")
-            parts[key].add(record)
+            part = parts[key]
+            part.add(record)
             count += 1
             buffered += 1
-            if buffered == _BATCH:  # bounded memory whatever the order of the records
-                for part in parts.values():
-                    part.flush()
-                buffered = 0
+            if len(part.chunk) == _BATCH:  # a full row group
+                buffered -= len(part.chunk)
+                part.flush()
+            elif buffered >= _BUFFERED:  # bounded memory, whatever the order of the records
+                fullest = max(parts.values(), key=lambda p: len(p.chunk))
+                buffered -= len(fullest.chunk)
+                fullest.flush()
         for part in parts.values():
             part.close()
         for number, key in enumerate(sorted(parts)):

@@ -310,7 +310,7 @@ def _oversized_batch(inj: Injector, zone: int) -> list[Mark]:
         unbatched = dataclasses.replace(config, max_batch_size=len(carried))
         messages = inj.codec.encode(carried, unbatched)  # type: ignore[arg-type]
         if len(messages) != 1 or messages[0].length() > config.max_message_bytes:
-            continue  # one message, within max-message-bytes: only max-batch-size is broken
+            continue  # only one message within max-message-bytes breaks max-batch-size alone
         merged = dataclasses.replace(deliveries[run[-1]], message=messages[0])
         oldest = min(inj.oldest(deliveries[i]) for i in run)
         deliveries[run[0] : run[-1] + 1] = [merged]

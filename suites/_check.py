@@ -198,6 +198,8 @@ def _check_refusal(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
     refused = case.encode_error or {}
     try:
         messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
+    except (AdapterFaultError, AdapterSkipError):
+        raise  # a testee crash, hang or skip is no refusal
     except Exception as raised:  # noqa: BLE001 - any error is a refusal
         return "pass", f"refused: {type(raised).__name__}: {raised}"
     return "fail", (

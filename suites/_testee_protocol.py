@@ -121,7 +121,7 @@ def parse_hello(line: str) -> Capabilities:
     """The testee's capabilities from its hello response."""
     document = _object(line)
     version = document.get("protocol_version")
-    if version != PROTOCOL_VERSION or isinstance(version, bool):
+    if type(version) is not int or version != PROTOCOL_VERSION:  # not true, not 1.0
         raise ResponseError(f"/protocol_version: the testee speaks {json.dumps(version)}, "
                             f"this runner speaks {PROTOCOL_VERSION}")  # fmt: skip
     name, release = document.get("name"), document.get("version", "")

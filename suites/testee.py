@@ -24,14 +24,8 @@ rejection. The testee's stderr is passed through, each line prefixed with ``test
 
 from __future__ import annotations
 
-import collections
-import contextlib
 import json
-import os
-import queue
 import shlex
-import signal
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -45,6 +39,7 @@ from ticdc_conformance.suites._check import (
     Outcome,
     check_case,
 )
+from ticdc_conformance.suites._testee_process import TesteeProcess
 from ticdc_conformance.suites._testee_protocol import (
     Answer,
     Capabilities,
@@ -57,8 +52,6 @@ from ticdc_conformance.suites._testee_protocol import (
 
 __all__ = ["Testee", "TesteeBrokenError", "TesteeError", "run_testee"]
 
-_STDERR_LINES = 20
-_SHUTDOWN_GRACE = 5.0
 _STARTUP_TIMEOUT = 30.0
 
 
@@ -70,116 +63,16 @@ class TesteeBrokenError(Exception):
     """The testee cannot be (re)started or said a broken hello: the run cannot go on."""
 
 
-class _Process:
-    """One running testee process with its reader threads."""
+class _NoAnswerError(Exception):
+    """No usable response line (the testee has been stopped).
 
-    def __init__(self, argv: list[str], echo: Callable[[str], None]) -> None:
-        # a new session, so that a timeout kills the testee's children too (sh -c, JVM, …)
-        self.popen = subprocess.Popen(  # noqa: S603 - the user's own command, without a shell
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=os.name == "posix",
-        )  # fmt: skip
-        self.lines: queue.Queue[bytes | None] = queue.Queue()
-        self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
-        self.threads = [
-            threading.Thread(target=self._read_stdout, daemon=True),
-            threading.Thread(target=self._read_stderr, args=(echo,), daemon=True),
-        ]
-        for thread in self.threads:
-            thread.start()
+    ``reason`` says why, ``ended`` how the testee was stopped, ``tail`` quotes its last stderr
+    lines.
+    """
 
-    def _read_stdout(self) -> None:
-        assert self.popen.stdout is not None
-        for line in self.popen.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def _read_stderr(self, echo: Callable[[str], None]) -> None:
-        assert self.popen.stderr is not None
-        for raw in self.popen.stderr:
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self.stderr.append(line)
-            echo(line)
-
-    def send(self, line: bytes) -> None:
-        """Write one request line; a testee that has gone shows up when reading."""
-        assert self.popen.stdin is not None
-
-        # a writer thread: a testee that reads nothing while its pipe is full must not
-        # block the runner beyond the timeout
-        def write() -> None:
-            with contextlib.suppress(OSError, ValueError):
-                assert self.popen.stdin is not None
-                self.popen.stdin.write(line)
-                self.popen.stdin.flush()
-
-        threading.Thread(target=write, daemon=True).start()
-
-    def drain(self) -> list[bytes]:
-        """The lines already written and not asked for (an end of output stays queued)."""
-        stray: list[bytes] = []
-        while True:
-            try:
-                line = self.lines.get_nowait()
-            except queue.Empty:
-                return stray
-            if line is None:
-                self.lines.put(None)
-                return stray
-            stray.append(line)
-
-    def receive(self, timeout: float) -> bytes | None:
-        """The next line, ``None`` when the testee closed its output; ``TimeoutError``."""
-        try:
-            return self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError from None
-
-    def exit_status(self) -> str:
-        """How the process ended, once it has (waits a little for it)."""
-        try:
-            code = self.popen.wait(timeout=_SHUTDOWN_GRACE)
-        except subprocess.TimeoutExpired:
-            self.kill()
-            return "closed its output but did not exit; killed"
-        if code < 0:
-            with contextlib.suppress(ValueError):
-                return f"killed by signal {signal.Signals(-code).name}"
-        return f"exit status {code}"
-
-    def kill(self) -> None:
-        """Kill the testee and what is left of its process group (all started by it).
-
-        The group goes too when the testee itself has exited: a child left holding its pipes
-        would keep the readers waiting.
-        """
-        with contextlib.suppress(OSError):  # ProcessLookupError: nothing left
-            if os.name == "posix":
-                os.killpg(self.popen.pid, signal.SIGKILL)
-            elif self.popen.poll() is None:  # pragma: no cover - no process groups
-                self.popen.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(timeout=_SHUTDOWN_GRACE)
-        self._join()
-
-    def close(self, shutdown: bytes) -> None:
-        """Say shutdown, close stdin, give the testee time to exit, then kill it."""
-        if self.popen.poll() is None:
-            assert self.popen.stdin is not None
-            with contextlib.suppress(OSError, ValueError):
-                self.popen.stdin.write(shutdown)
-                self.popen.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.popen.wait(timeout=_SHUTDOWN_GRACE)
-        self.kill()
-
-    def _join(self) -> None:
-        for thread in self.threads:
-            thread.join(timeout=_SHUTDOWN_GRACE)
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+    def __init__(self, reason: str, ended: str, tail: str) -> None:
+        super().__init__(reason)
+        self.reason, self.ended, self.tail = reason, ended, tail
 
 
 class Testee:
@@ -191,19 +84,22 @@ class Testee:
 
     def __init__(self, command: str, *, timeout: float = 10.0, max_restarts: int = 20,
                  kit_version: str = "", log: IO[str] | None = None,
-                 stderr: Callable[[], IO[str]] | None = None) -> None:  # fmt: skip
+                 stderr: Callable[[], IO[str]] | None = None,
+                 startup_timeout: float = _STARTUP_TIMEOUT) -> None:  # fmt: skip
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
             raise ValueError("--testee: an empty command")
         self.timeout = timeout
+        self.startup_timeout = max(timeout, startup_timeout)
+        """Seconds the hello may take (JVM start-ups are slow)."""
         self.max_restarts = max_restarts
         self.kit_version = kit_version
         self.restarts = 0
         self.capabilities: Capabilities | None = None
         self._log = log
         self._stderr = stderr or (lambda: sys.stderr)
-        self._process: _Process | None = None
+        self._process: TesteeProcess | None = None
         self._lock = threading.Lock()
 
     def _echo(self, line: str) -> None:
@@ -225,9 +121,11 @@ class Testee:
         Raises ``OSError`` when the command cannot be run, ``TesteeBrokenError`` when it
         does not say a valid hello.
         """
-        self._process = _Process(self.argv, self._echo)
-        startup = max(self.timeout, _STARTUP_TIMEOUT)
-        line = self._exchange(hello_request(self.kit_version), timeout=startup)
+        self._process = TesteeProcess(self.argv, self._echo)
+        try:
+            line = self._exchange(hello_request(self.kit_version), timeout=self.startup_timeout)
+        except _NoAnswerError as error:
+            raise TesteeBrokenError(f"the testee {error.reason} to its hello{error.tail}") from None
         if line is None:
             status, tail = self._ended(), self._stderr_tail()
             self._stop()
@@ -267,7 +165,11 @@ class Testee:
             raise TesteeBrokenError(f"cannot restart the testee: {error}") from None
 
     def _exchange(self, request: dict[str, Any], *, timeout: float) -> str | None:
-        """Send ``request``; the response line, or ``None`` when the testee has gone."""
+        """Send ``request``; the response line, or ``None`` when the testee has gone.
+
+        ``_NoAnswerError`` (the testee is then stopped) when no line comes within ``timeout``
+        or the line is not UTF-8.
+        """
         process = self._process
         if process is None:
             raise AdapterFaultError("the testee is not running")
@@ -283,10 +185,8 @@ class Testee:
         except TimeoutError:
             self._record("#", f"no response within {timeout:g} s")
             self._stop()
-            raise AdapterFaultError(
-                f"the testee did not answer within {timeout:g} s (--testee-timeout); it was "
-                f"killed and is started again for the next case{self._stderr_tail(process)}"
-            ) from None
+            raise _NoAnswerError(f"did not answer within {timeout:g} s", "killed",
+                                 self._stderr_tail(process)) from None  # fmt: skip
         if raw is None:
             return None
         self._record("<", raw)
@@ -294,9 +194,8 @@ class Testee:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             self._stop()
-            raise AdapterFaultError(
-                f"malformed response from the testee: not UTF-8: {_show(raw)}"
-            ) from None
+            raise _NoAnswerError(f"answered a line that is not UTF-8: {_show(raw)}", "stopped",
+                                 "") from None  # fmt: skip
 
     def _stop(self) -> None:
         if self._process is not None:
@@ -310,7 +209,7 @@ class Testee:
             return "not running"
         return process.exit_status()
 
-    def _stderr_tail(self, process: _Process | None = None) -> str:
+    def _stderr_tail(self, process: TesteeProcess | None = None) -> str:
         process = process or self._process
         if process is None or not process.stderr:
             return ""
@@ -322,7 +221,13 @@ class Testee:
         kind = "decode" if events is None else "encode"
         request = case_request(case, messages=list(messages or []),
                                events=None if events is None else list(events))  # fmt: skip
-        line = self._exchange(request, timeout=self.timeout)
+        try:
+            line = self._exchange(request, timeout=self.timeout)
+        except _NoAnswerError as error:
+            raise AdapterFaultError(
+                f"the testee {error.reason} (--testee-timeout); it was {error.ended} and is "
+                f"started again for the next case{error.tail}"
+            ) from None
         if line is None:
             status = self._ended()
             tail = self._stderr_tail()

@@ -1,8 +1,35 @@
-"""Builders that keep the table-driven cases short."""
+"""Builders that keep the table-driven cases short, and the wheel builder of the tests."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 from ticdc_conformance.reference import ClaimCheckObject, Message
+
+ROOT = Path(__file__).resolve().parents[1]
+_NOT_SOURCE = shutil.ignore_patterns(
+    ".git", ".venv", ".tox", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"
+)
+
+
+def build_wheel(folder: Path) -> Path:
+    """The wheel of the working tree, built from a copy of it in ``folder``.
+
+    A copy, because setuptools reuses a ``build/`` folder in the tree it builds: a module
+    since deleted from the source could still be shipped.
+    """
+    source = folder / "source"
+    shutil.copytree(ROOT, source, ignore=_NOT_SOURCE)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(folder), str(source)],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    [wheel] = folder.glob("*.whl")
+    return wheel
 
 
 def frame(

@@ -93,3 +93,22 @@ def test_generate_is_deterministic_and_labelled(tmp_path: Path) -> None:
     assert labels["settings"]["protocol"] == "open"
     assert [f["kind"] for f in labels["faults"]] == ["replay", "missing-ddl"]
     assert json.loads((tmp_path / "a" / LABELS_FILE).read_text()) == labels
+
+
+@pytest.mark.parametrize(("bound", "partition_0_groups"), [(100, 5), (6, 10)])
+def test_row_groups_and_bounded_buffering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bound: int, partition_0_groups: int
+) -> None:
+    """A full part is one row group; past the buffer bound the fullest part is written early."""
+    from ticdc_conformance.generators import dump as module
+
+    monkeypatch.setattr(module, "_BATCH", 4)
+    monkeypatch.setattr(module, "_BUFFERED", bound)
+    # partition 0 gets every other record, partitions 1 to 5 the rest in turn
+    records = [Record(topic="t", partition=0 if n % 2 else 1 + n % 5, offset=n, timestamp=n,
+                      key=None, value=b"v") for n in range(40)]  # fmt: skip
+    assert write_dump(records, tmp_path) == 40
+    first = pq.ParquetFile(tmp_path / "part-00000.parquet").metadata
+    assert (first.num_rows, first.num_row_groups) == (20, partition_0_groups)
+    by_partition = sorted(records, key=lambda r: (r.partition, r.offset))
+    assert [r.offset for r in read_dump(tmp_path)] == [r.offset for r in by_partition]

@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import build_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_FOLDERS = ("cli", "fixtures", "generators", "reference", "suites")
@@ -32,12 +33,7 @@ def test_package_list_matches_the_folders() -> None:
 
 @pytest.mark.slow
 def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path), str(ROOT)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    [wheel] = tmp_path.glob("*.whl")
+    wheel = build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"ticdc_conformance", wheel.name.split("-")[0] + "-0.1.0.dist-info"}

@@ -14,7 +14,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import sysconfig
 import time
 import venv
@@ -22,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import build_wheel
 from stream_helpers import dump_with, labelled
 
 from ticdc_conformance.generators.dump import read_labels
@@ -122,13 +122,7 @@ def _python_without_the_package(folder: Path) -> Path:
 
 def _package_zip(folder: Path) -> Path:
     """The wheel, renamed: Spark puts only .zip, .egg and .jar py-files on executor paths."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(folder), str(ROOT)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    [wheel] = folder.glob("*.whl")
-    return wheel.rename(folder / "ticdc_conformance.zip")
+    return build_wheel(folder).rename(folder / "ticdc_conformance.zip")
 
 
 def test_a_standalone_cluster_runs_the_job_from_a_zip(cluster: str, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from ticdc_conformance.cli.main import main
 from ticdc_conformance.fixtures import default_root, load_manifest
 from ticdc_conformance.reference.forms import json_schema
 from ticdc_conformance.suites import load_cases
+from ticdc_conformance.suites import testee as runner
 from ticdc_conformance.suites._testee_protocol import (
     ResponseError,
     case_request,
@@ -378,3 +379,20 @@ def test_shutdown_is_clean() -> None:
     testee.close()
     assert process.popen.returncode == 0  # it exited on its own, after the shutdown request
     assert all(not thread.is_alive() for thread in process.threads)
+
+
+def test_a_testee_without_hello_breaks_the_run() -> None:
+    testee = runner.Testee(double("hello-hang"), timeout=0.5, startup_timeout=0.5)
+    with pytest.raises(
+        runner.TesteeBrokenError, match=r"^the testee did not answer within 0.5 s to its"
+    ):
+        testee.start()
+
+
+@pytest.mark.parametrize("mode", ["crash", "skip-encode", "hang"])
+def test_only_an_error_answer_refuses_an_encode(tmp_path: Path, mode: str) -> None:
+    [refusal] = ids("open.tiflow.encode.facts.max-message-bytes-187")
+    status, report = run(tmp_path, double(mode, refusal), "--case", refusal,
+                         "--testee-timeout", "0.5")  # fmt: skip
+    assert report[refusal]["status"] == ("skip" if mode == "skip-encode" else "fail")
+    assert status == (0 if mode == "skip-encode" else 1)

@@ -13,6 +13,7 @@ id matches the shell-style pattern (default: every case):
 * ``skip-encode``: skips every encode request;
 * ``decode-open``: declares only Open Protocol decoding (tiflow profile);
 * ``hello-crash``: exits before its hello; ``hello-old``: says protocol version 0;
+  ``hello-hang``: never says hello;
 * ``chatty``: writes a stray line right after each answer;
 * ``flip-byte``: flips the last byte of the first message an encoder writes;
 * ``fickle``: crashes on the first matching case, then declares less when started again;
@@ -52,6 +53,8 @@ def respond(mode: str, pattern: str, request: dict[str, Any]) -> dict[str, Any] 
         if mode == "hello-crash":
             sys.stderr.write("boom: no config\n")
             sys.exit(1)
+        if mode == "hello-hang":
+            time.sleep(3600)
         if mode == "hello-old":
             return {**(response or {}), "protocol_version": 0}
         if mode == "decode-open":

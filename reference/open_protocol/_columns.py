@@ -257,11 +257,9 @@ def read_value(type_code: int, raw: object, flags: int | None) -> Value:
     (base64 VARCHAR, §2.8 O1; synthetic values in the Java example batches, §7.1): its ``v``
     is passed through as the plain JSON scalar.
     """
-    if raw is None:
-        return None
     if flags is None:
-        return _read_generic(raw, flags)
+        return None if raw is None else _read_generic(raw, flags)
     reader = READERS.get(type_code)
-    if reader is None:  # TiCDC writes only the type codes of §1.6
+    if reader is None:  # TiCDC writes only the type codes of §1.6, NULL or not
         raise ValueError(f"unknown type code {type_code}")
-    return reader(raw, flags)
+    return None if raw is None else reader(raw, flags)

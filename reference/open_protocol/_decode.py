@@ -27,7 +27,11 @@ from ticdc_conformance.reference.decoded import (
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.open_protocol._columns import PASS_THROUGH, read_value
+from ticdc_conformance.reference.open_protocol._columns import (
+    PASS_THROUGH,
+    READERS,
+    read_value,
+)
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 
 __all__ = ["decode", "read_claim_check"]
@@ -140,7 +144,7 @@ def _columns(raw: object, member: str, entry: _Entry) -> tuple[DecodedColumn, ..
             (size == 3 or handle)
             and type(type_code) is int
             and type(flags) is int
-            and 0 <= type_code <= 255
+            and type_code in READERS  # the checking path refuses the others
             and flags in _UINT64
         ):
             columns.append(_checked_column(name, column, member, entry))
