@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from craft_builders import DDL_HEX, DDL_TS, INSERT_HEX, RESOLVED_HEX, RESOLVED_TS, unhex
 
+# test.t(a varchar(10) primary key, b varchar(10)): flags a = HandleKey|PrimaryKey, b = Nullable
+from ticdc_conformance.fixtures._fact_events import VARCHAR_PK
 from ticdc_conformance.reference import (
     ChangeEvent,
     ColumnInfo,
@@ -37,12 +39,6 @@ from ticdc_conformance.reference import (
 from ticdc_conformance.reference.craft import _values
 from ticdc_conformance.reference.forms import read_change_event
 
-# test.t(a varchar(10) primary key, b varchar(10)): flags a = HandleKey|PrimaryKey, b = Nullable
-VARCHAR_PK = TableInfo(
-    schema="test", name="t",
-    columns=(ColumnInfo(name="a", type="varchar", length=10, key="primary"),
-             ColumnInfo(name="b", type="varchar", length=10)),
-)  # fmt: skip
 PARTITIONED = TableInfo(
     schema="s", name="p", partition_id=6,
     columns=(ColumnInfo(name="id", type="bigint", key="primary"), ColumnInfo(name="v", type="int")),

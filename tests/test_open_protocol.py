@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from helpers import frame
 
+# TiCDC's TestMaxMessageBytes table and the new-arch encoder tests' table (§7.2)
+from ticdc_conformance.fixtures._fact_events import TINYINT_PK, VARCHAR_PK
 from ticdc_conformance.reference import (
     ChangeEvent,
     ColumnInfo,
@@ -31,17 +33,6 @@ from ticdc_conformance.reference import (
 )
 
 TS = 424316552636792833  # an 18-digit commit ts, as in TiCDC's tests
-# test.t(a varchar(10) primary key, b varchar(10)): TiCDC's TestMaxMessageBytes table (§7.2)
-VARCHAR_PK = TableInfo(
-    schema="test", name="t",
-    columns=(ColumnInfo(name="a", type="varchar", length=10, key="primary"),
-             ColumnInfo(name="b", type="varchar", length=10)),
-)  # fmt: skip
-# test.t(a tinyint primary key, b int): the new-arch encoder tests' table (§7.2)
-TINYINT_PK = TableInfo(
-    schema="test", name="t",
-    columns=(ColumnInfo(name="a", type="tinyint", key="primary"), ColumnInfo(name="b", type="int")),
-)  # fmt: skip
 PARTITIONED = TableInfo(
     schema="s", name="p", partition_id=6,
     columns=(ColumnInfo(name="id", type="bigint", key="primary"), ColumnInfo(name="v", type="int")),

@@ -10,6 +10,9 @@ import fastavro
 import pytest
 from simple_helpers import codec, config
 
+# TestNewTableSchema (§7.2): create table test.t1(id int primary key, name varchar(64) not null,
+# age int, email varchar(255) not null, unique index idx_name(name), index idx_age_email(age,email))
+from ticdc_conformance.fixtures._fact_events import T1
 from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,
@@ -24,21 +27,6 @@ from ticdc_conformance.reference import (
 from ticdc_conformance.reference.simple._avro import schema_text
 
 C = ColumnInfo
-# TestNewTableSchema (§7.2): create table test.t1(id int primary key, name varchar(64) not null,
-# age int, email varchar(255) not null, unique index idx_name(name), index idx_age_email(age,email))
-T1 = TableInfo(
-    schema="test", name="t1", table_id=104, schema_version=447984074911121426,
-    columns=(
-        C(name="id", type="int", key="primary", length=11),
-        C(name="name", type="varchar", length=64, nullable=False),
-        C(name="age", type="int", length=11),
-        C(name="email", type="varchar", length=255, nullable=False),
-    ),
-    indexes=(
-        IndexInfo(name="idx_name", columns=("name",), unique=True),
-        IndexInfo(name="idx_age_email", columns=("age", "email")),
-    ),
-)  # fmt: skip
 T1_JSON = (
     '{"schema":"test","table":"t1","tableID":104,"version":447984074911121426,"columns":['
     '{"name":"id","dataType":{"mysqlType":"int","charset":"binary","collate":"binary","length":11},"nullable":false,"default":null},'
