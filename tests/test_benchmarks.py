@@ -45,7 +45,7 @@ def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
     assert spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    bench.write_dump(tmp_path / "dump", 300)
+    bench.write_bench_dump(tmp_path / "dump", 300)
     table = bench.measure(spark, tmp_path / "dump")
     rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows[1:]] == [
