@@ -151,6 +151,13 @@ def _decimal_texts(precision: int, scale: int) -> st.SearchStrategy[Value]:
     )
 
 
+def _time_text(sign: str, hours: int, minutes: int, seconds: int, fraction: str) -> str:
+    """A TIME as TiDB prints it: a signed count of nanoseconds, so a zero has no minus sign."""
+    if not (hours or minutes or seconds or fraction.strip(".0")):
+        sign = ""
+    return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{fraction}"
+
+
 def _fraction(fsp: int) -> st.SearchStrategy[str]:
     if not fsp:
         return st.just("")
@@ -213,7 +220,7 @@ def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
         "datetime": _datetimes(fsp) | st.just("0000-00-00 00:00:00" + _zeros(fsp)),
         "timestamp": _timestamps(fsp).map(lambda text: TimestampValue(text, None)),
         "time": st.builds(
-            lambda sign, h, m, s, f: f"{sign}{h:02d}:{m:02d}:{s:02d}{f}",
+            _time_text,
             st.sampled_from(["", "-"]),
             st.integers(0, 838) | st.sampled_from([24, 838]),
             st.integers(0, 59),
