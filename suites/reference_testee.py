@@ -22,6 +22,7 @@ from ticdc_conformance.reference.forms import (
     write_decoded_event,
     write_message,
 )
+from ticdc_conformance.suites._testee_protocol import PROTOCOL_VERSION
 from ticdc_conformance.suites.adapters import reference_decoder, reference_encoder
 
 __all__ = ["answer", "main"]
@@ -33,7 +34,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "hello":
         every = {protocol: list(codec.PROFILES) for protocol, codec in CODECS.items()}
         return {
-            "protocol_version": 1,
+            "protocol_version": PROTOCOL_VERSION,
             "name": "ticdc-conformance reference",
             "version": kit_version(),
             "capabilities": {"decode": every, "encode": every},

@@ -51,7 +51,7 @@ _ACCOUNTING = ("_read", "_decoded", "_undecodable")
 """Count names of the message accounting (apart from the rule ids)."""
 
 
-def session(master: str | None = None, *, shuffle_partitions: int | None = None) -> SparkSession:
+def session(master: str | None = None) -> SparkSession:
     """The session: ``master`` if given, else spark-submit's, else ``local[*]`` on 127.0.0.1."""
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -71,8 +71,6 @@ def session(master: str | None = None, *, shuffle_partitions: int | None = None)
     if not SparkConf().contains("spark.driver.memory"):
         # local mode: the shuffle and sort of the records run in the driver's JVM
         settings["spark.driver.memory"] = "4g"
-    if shuffle_partitions is not None:
-        settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
     for name, value in settings.items():
         builder = builder.config(name, value)
     spark: SparkSession = builder.getOrCreate()

@@ -38,6 +38,6 @@ def spark() -> object:
     pytest.importorskip("pyspark")
     from ticdc_conformance.suites.spark_checker import session
 
-    spark = session("local[2]", shuffle_partitions=4)
+    spark = session("local[2]")
     yield spark
     spark.stop()
