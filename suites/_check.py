@@ -193,18 +193,24 @@ def _compare_bytes(expected: Sequence[Message], actual: Sequence[Message]) -> st
     return ""
 
 
-def _check_refusal(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
-    """An encode the encoder must refuse (e.g. a row over max-message-bytes): it must raise."""
-    refused = case.encode_error or {}
+def _must_fail(
+    attempt: Callable[[], list[Any]], done: str, failed: str, expected: dict[str, Any] | None
+) -> tuple[str, str]:
+    """An encode or decode that must raise.
+
+    Any error passes, except the adapter's own faults and skips (a testee crash, hang or skip
+    is no refusal). ``failed`` holds ``{n}``, the count of what came out instead.
+    """
     try:
-        messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
+        produced = attempt()
     except (AdapterFaultError, AdapterSkipError):
-        raise  # a testee crash, hang or skip is no refusal
+        raise
     except Exception as raised:  # noqa: BLE001 - any error is a refusal
-        return "pass", f"refused: {type(raised).__name__}: {raised}"
+        return "pass", f"{done}: {type(raised).__name__}: {raised}"
+    expected = expected or {}
     return "fail", (
-        f"encoded what it must refuse ({len(messages)} message(s)); expected a "
-        f"{refused.get('category')} error, the reference says: {refused.get('reference_error')}"
+        f"{failed.format(n=len(produced))}; expected a {expected.get('category')} error, "
+        f"the reference says: {expected.get('reference_error')}"
     )
 
 
@@ -213,17 +219,9 @@ def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[...
     if case.direction == "reject":
         if decoder is None:
             return "skip", "no decoder given"
-        error = case.error or {}
-        try:
-            events = list(decoder(case.protocol, case.all_messages()))
-        except (AdapterFaultError, AdapterSkipError):
-            raise
-        except Exception as raised:  # noqa: BLE001 - any error is a rejection
-            return "pass", f"rejected: {type(raised).__name__}: {raised}"
-        return "fail", (
-            f"accepted a message it must reject ({len(events)} event(s) decoded); expected a "
-            f"{error.get('category')} error, the reference says: {error.get('reference_error')}"
-        )
+        return _must_fail(lambda: list(decoder(case.protocol, case.all_messages())),
+                          "rejected", "accepted a message it must reject ({n} event(s) decoded)",
+                          case.error)  # fmt: skip
     if case.direction == "decode":
         if decoder is None:
             return "skip", "no decoder given"
@@ -233,7 +231,12 @@ def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[...
     if encoder is None:
         return "skip", "no encoder given"
     if case.comparison == "error":
-        return _check_refusal(case, encoder)
+        return _must_fail(
+            lambda: list(encoder(case.protocol, case.profile, case.options, case.change_events())),
+            "refused",
+            "encoded what it must refuse ({n} message(s))",
+            case.encode_error,
+        )
     messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
     if case.comparison == "bytes":
         detail = _compare_bytes(case.event_messages(), messages)
