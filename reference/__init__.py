@@ -20,7 +20,14 @@ from ticdc_conformance.reference.decoded import (
     DecodedResolved,
     DecodedRow,
 )
-from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError, ProtocolError
+from ticdc_conformance.reference.errors import (
+    DecodeError,
+    EncodeError,
+    ExitCode,
+    FormError,
+    ProtocolError,
+    UsageError,
+)
 from ticdc_conformance.reference.events import (
     ChangeEvent,
     DDLEvent,
@@ -48,6 +55,7 @@ __all__ = [
     "DecodedResolved",
     "DecodedRow",
     "EncodeError",
+    "ExitCode",
     "FormError",
     "IndexInfo",
     "Message",
@@ -58,6 +66,7 @@ __all__ = [
     "RowChangedEvent",
     "TableInfo",
     "TimestampValue",
+    "UsageError",
     "Value",
     "craft",
     "debezium",

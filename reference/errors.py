@@ -10,25 +10,56 @@
   binary frame (Open Protocol).
 * ``FormError``: a JSON document of the kit's own forms (change events, decoded events, message
   lines) is malformed; it carries the JSON path and the line number when known.
+* ``UsageError``: a command or tool was given options, arguments or files it cannot run with.
 
 Every class also derives from ``ValueError`` so that generic callers keep working.
+
+``ExitCode`` is the one set of exit statuses every command of the kit uses; each error class
+names the status it ends a command with (``exit_code``).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import IntEnum
+from typing import ClassVar, Literal
 
-__all__ = ["DecodeError", "EncodeError", "FormError", "Part", "ProtocolError"]
+__all__ = [
+    "DecodeError",
+    "EncodeError",
+    "ExitCode",
+    "FormError",
+    "Part",
+    "ProtocolError",
+    "UsageError",
+]
 
 Part = Literal["key", "value"]
+
+
+class ExitCode(IntEnum):
+    """The exit statuses of every command (README, docs/errors.md)."""
+
+    OK = 0
+    """Success: every check passed, or the command did what it was asked."""
+    FAILURE = 1
+    """A conformance failure: invalid input, events that cannot be encoded, findings."""
+    USAGE = 2
+    """Options, arguments or files the command cannot run with."""
+    BROKEN = 3
+    """The run itself broke: a bug in the kit, or a component (Spark, a broker) failing."""
+    INTERRUPTED = 130
+    """Stopped by the user (Ctrl-C), as shells report SIGINT."""
 
 
 class ProtocolError(ValueError):
     """Root of the kit's errors; catch this to catch them all."""
 
+    exit_code: ClassVar[ExitCode] = ExitCode.FAILURE
+    """The status a command ends with when this error stops it."""
+
     def __init__(self, reason: str) -> None:
         if type(self) is ProtocolError:
-            msg = "ProtocolError is abstract: raise EncodeError, DecodeError or FormError"
+            msg = "ProtocolError is abstract: raise one of its subclasses"
             raise TypeError(msg)
         super().__init__(reason)
         self.reason = reason
@@ -87,3 +118,9 @@ class FormError(ProtocolError):
     def __str__(self) -> str:
         where = "" if self.line is None else f"line {self.line}, "
         return f"{where}at {self.path or '/'}: {self.reason}"
+
+
+class UsageError(ProtocolError):
+    """A command was given options, arguments or files it cannot run with."""
+
+    exit_code = ExitCode.USAGE
