@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
         read_xfail_file,
         run_cases,
     )
-    from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
+    from ticdc_conformance.suites.gate.adapters import load_adapter  # noqa: PLC0415
 
     del out
     if args.testee:
@@ -258,7 +258,7 @@ def reference_summary() -> int:
     import time  # noqa: PLC0415
 
     from ticdc_conformance.suites import load_cases, run_cases, summarize  # noqa: PLC0415
-    from ticdc_conformance.suites.adapters import (  # noqa: PLC0415
+    from ticdc_conformance.suites.gate.adapters import (  # noqa: PLC0415
         reference_decoder,
         reference_encoder,
     )

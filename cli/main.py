@@ -280,7 +280,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _check_stream(args: argparse.Namespace, out: IO[str]) -> int:
     try:  # pyarrow and, when the check runs, pyspark (the spark extra)
-        from ticdc_conformance.suites.stream_report import run  # noqa: PLC0415
+        from ticdc_conformance.suites.stream.job import run  # noqa: PLC0415
     except ImportError as error:
         raise _UsageError(f"check-stream needs the spark extra: {error}") from None
     return run(args, out)
@@ -297,7 +297,7 @@ def _add_check_stream(commands: argparse._SubParsersAction[argparse.ArgumentPars
         "error, 2 usage error, 3 the job failed.",
     )
     try:
-        from ticdc_conformance.suites.stream_report import add_arguments  # noqa: PLC0415
+        from ticdc_conformance.suites.stream.job import add_arguments  # noqa: PLC0415
     except ImportError:  # without pyarrow: the command still parses and says what is missing
         check.add_argument("rest", nargs=argparse.REMAINDER)
         return

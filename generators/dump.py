@@ -7,7 +7,7 @@ A dump is a folder (docs/dump-format.md has the full description):
   ``key`` binary (null for no key), ``value`` binary (null for a tombstone), ``headers``
   list of ``{key: string, value: binary}``. ``write_dump`` writes one file per Kafka
   partition, numbered in (topic, partition) order, records in offset order: the layout the
-  stream checker reads without a shuffle (``suites/dump_layout.py``). Readers take any
+  stream checker reads without a shuffle (``suites/stream/layout.py``). Readers take any
   layout: ``read_dump`` yields the records file by file, in stored order;
 * ``_labels.json``: how the dump was made (protocol, profile, partitions, dispatcher, options,
   workload) and, for a simulated dump with faults, every injected fault with the findings a

@@ -6,7 +6,7 @@ Installed with the package (entry point ``pytest11``: ``ticdc_conformance``) and
     pytest --ticdc-decoder=mypkg.adapter:decode --ticdc-protocol=open --ticdc-tier=required
 
 Options: ``--ticdc-decoder`` / ``--ticdc-encoder`` (``module:callable``, or ``reference`` for
-the kit's own codecs; see ``ticdc_conformance.suites.adapters`` for the signatures),
+the kit's own codecs; see ``ticdc_conformance.suites.gate.adapters`` for the signatures),
 ``--ticdc-protocol``, ``--ticdc-profile``, ``--ticdc-tier`` (repeatable filters),
 ``--ticdc-fixtures`` (a fixtures folder, or a kit version fetched into the cache),
 ``--ticdc-property-examples`` (Hypothesis round trips per protocol and profile: reference
@@ -89,7 +89,7 @@ class TicdcPropertyItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the property; Hypothesis shrinks and reports a failing row."""
-        from ticdc_conformance.suites._property import (  # noqa: PLC0415
+        from ticdc_conformance.suites.gate._property import (  # noqa: PLC0415
             encoder_round_trip_property,
             round_trip_property,
         )
@@ -214,7 +214,7 @@ def _fixtures_root(value: str | None) -> Path | None:
 def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
     from ticdc_conformance.suites import XfailFileError, load_cases, match_entry, read_xfail_file  # noqa: PLC0415, I001
     from ticdc_conformance.suites import stale_entries  # noqa: PLC0415
-    from ticdc_conformance.suites.adapters import load_adapter  # noqa: PLC0415
+    from ticdc_conformance.suites.gate.adapters import load_adapter  # noqa: PLC0415
 
     names = {k: config.getoption(f"--ticdc-{k}") or "" for k in ("decoder", "encoder")}
     try:

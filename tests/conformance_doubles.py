@@ -10,7 +10,7 @@ from typing import Any
 
 from ticdc_conformance.reference import ChangeEvent, Message, RowChangedEvent
 from ticdc_conformance.reference.forms import write_decoded_event
-from ticdc_conformance.suites.adapters import reference_decoder, reference_encoder
+from ticdc_conformance.suites.gate.adapters import reference_decoder, reference_encoder
 
 UINT64_WRAP = 2**64
 

@@ -36,7 +36,7 @@ def shared() -> Path:
 def spark() -> object:
     """One local Spark session (127.0.0.1, no UI) for every Spark test; skip without pyspark."""
     pytest.importorskip("pyspark")
-    from ticdc_conformance.suites.spark_checker import session
+    from ticdc_conformance.suites.stream.spark import session
 
     spark = session("local[2]")
     yield spark

@@ -10,7 +10,7 @@ import pytest
 
 from ticdc_conformance.generators.dump import DUMP_SCHEMA, write_dump, write_records
 from ticdc_conformance.generators.simulator import Record
-from ticdc_conformance.suites.dump_layout import Unit, balance, plan_files, read_unit
+from ticdc_conformance.suites.stream.layout import Unit, balance, plan_files, read_unit
 
 
 def record(topic: str, partition: int, offset: int) -> Record:

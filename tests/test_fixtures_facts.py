@@ -20,7 +20,7 @@ from test_simple_schema import DDL_SEQUENCE, T1_JSON
 from ticdc_conformance import fixtures
 from ticdc_conformance.reference import CODECS, Message
 from ticdc_conformance.suites import check_case, load_cases
-from ticdc_conformance.suites.adapters import reference_encoder
+from ticdc_conformance.suites.gate.adapters import reference_encoder
 
 ROOT = fixtures.default_root()
 MANIFEST = fixtures.load_manifest()

@@ -15,7 +15,7 @@ from ticdc_conformance import fixtures
 from ticdc_conformance.fixtures._streams import same_records
 from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
-from ticdc_conformance.suites.stream_rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 ROOT = fixtures.default_root()
 STREAMS = fixtures.load_manifest()["streams"]

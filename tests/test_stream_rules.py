@@ -21,7 +21,7 @@ from ticdc_conformance.reference import (
 )
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.message import SchemaCodec
-from ticdc_conformance.suites.stream_rules import (
+from ticdc_conformance.suites.stream.rules import (
     RULES,
     CheckSettings,
     Finding,

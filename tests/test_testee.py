@@ -19,7 +19,7 @@ from ticdc_conformance.fixtures import default_root, load_manifest
 from ticdc_conformance.reference.forms import json_schema
 from ticdc_conformance.suites import load_cases
 from ticdc_conformance.suites import testee as runner
-from ticdc_conformance.suites._testee_protocol import (
+from ticdc_conformance.suites.testee._protocol import (
     ResponseError,
     case_request,
     parse_answer,
@@ -38,7 +38,7 @@ def double(mode: str, pattern: str | None = None) -> str:
 
 
 def reference_testee() -> str:
-    return shlex.join([sys.executable, "-m", "ticdc_conformance.suites.reference_testee"])
+    return shlex.join([sys.executable, "-m", "ticdc_conformance.suites.testee.reference"])
 
 
 def ids(pattern: str = "*", **wanted: str) -> list[str]:
@@ -67,7 +67,7 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def validators() -> tuple[Draft202012Validator, Draft202012Validator]:
     """Validators of a request and of a response, from the published JSON Schema."""
-    text = resources.files("ticdc_conformance.suites").joinpath("testee-protocol.schema.json")
+    text = resources.files("ticdc_conformance.suites.testee").joinpath("protocol.schema.json")
     schema = json.loads(text.read_text("utf-8"))
     Draft202012Validator.check_schema(schema)
     registry = Registry().with_resources(

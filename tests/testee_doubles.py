@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ticdc_conformance.suites.reference_testee import answer
+from ticdc_conformance.suites.testee.reference import answer
 
 UINT64_WRAP = 2**64
 

@@ -13,7 +13,7 @@ from ticdc_conformance.fixtures import decode_messages
 from ticdc_conformance.reference import DecodedEvent, Message
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.forms import write_decoded_event
-from ticdc_conformance.suites._cases import Case
+from ticdc_conformance.suites.gate._cases import Case
 
 __all__ = [
     "AdapterFaultError",

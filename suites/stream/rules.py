@@ -1,9 +1,9 @@
 """The per-partition checker of the stream rules (ground truth §6; docs/stream-checker.md).
 
-The rule catalog, the settings and the findings are in ``suites/stream_catalog.py``, re-exported
+The rule catalog, the settings and the findings are in ``suites/stream/catalog.py``, re-exported
 here.
 
-Plain Python, no Spark: the Spark job (``suites/spark_checker.py``) runs ``PartitionChecker``
+Plain Python, no Spark: the Spark job (``suites/stream/spark.py``) runs ``PartitionChecker``
 on its executors, one per Kafka partition, over the records in offset order, and this module
 alone checks a small dump (``check_records``).
 
@@ -47,7 +47,7 @@ from ticdc_conformance.reference.dispatch import (
 )
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
-from ticdc_conformance.suites.stream_catalog import (
+from ticdc_conformance.suites.stream.catalog import (
     RULES,
     Broadcast,
     CheckSettings,

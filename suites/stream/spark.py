@@ -4,7 +4,7 @@ The only module that imports pyspark. One pass over the records; each Kafka part
 records reach one executor task in offset order, by one of two paths (docs/stream-checker.md):
 
 * **file path**, no shuffle, when the input files' Parquet footers show one (topic, partition)
-  per file and no overlapping offset ranges per partition (``suites/dump_layout.py``, read on
+  per file and no overlapping offset ranges per partition (``suites/stream/layout.py``, read on
   the driver with pyarrow): units (one per Kafka partition: its files, its record count from
   the footers) are placed in tasks largest first, and each task of a small DataFrame of task
   numbers reads its units' files with pyarrow in ``mapInArrow``;
@@ -12,7 +12,7 @@ records reach one executor task in offset order, by one of two paths (docs/strea
   by a column placing each Kafka partition in its task the same way, ``sortWithinPartitions``
   by offset, then ``mapInArrow``.
 
-Either task (``suites/stream_tasks.py``) runs ``PartitionChecker`` (``suites/stream_rules.py``)
+Either task (``suites/stream/tasks.py``) runs ``PartitionChecker`` (``suites/stream/rules.py``)
 per Kafka partition, in (topic, partition) order, decoding with the reference codecs (Simple
 with per-partition schema state), and emits the same rows: rule counts, the first ``samples``
 findings per rule, message accounting, and one row per DDL/watermark seen. The broadcast
@@ -40,9 +40,9 @@ from pyspark import SparkConf
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 
-from ticdc_conformance.suites.dump_layout import Key, Unit, balance, plan_files
-from ticdc_conformance.suites.stream_rules import CheckSettings
-from ticdc_conformance.suites.stream_tasks import OUT_DDL, decode_task, file_task, shuffle_task
+from ticdc_conformance.suites.stream.layout import Key, Unit, balance, plan_files
+from ticdc_conformance.suites.stream.rules import CheckSettings
+from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_task, shuffle_task
 
 __all__ = ["CheckResult", "Progress", "bare_decode_count", "check_dump", "main", "plan", "session",
            "spark_int_hash"]  # fmt: skip
@@ -189,7 +189,7 @@ def _slots(buckets: list[list[Key]]) -> Column:
 
 
 def plan(records: DataFrame) -> list[Unit] | str:
-    """The file plan of the records' input files (``suites/dump_layout.py``), or why none."""
+    """The file plan of the records' input files (``suites/stream/layout.py``), or why none."""
     try:
         uris = records.inputFiles()
     except Exception as error:  # noqa: BLE001 - any listing problem: the shuffle path decides
@@ -242,7 +242,7 @@ def check_dump(
 ) -> CheckResult:
     """Run the whole rule catalog over the dump at ``paths``.
 
-    The file path when the input files' footers allow it (``suites/dump_layout.py``), else
+    The file path when the input files' footers allow it (``suites/stream/layout.py``), else
     (or with ``shuffle``) the shuffle path; ``CheckResult.plan`` says which ran, and why.
     """
     records = _records(spark, paths)
@@ -317,8 +317,8 @@ class Progress:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``spark-submit suites/spark_checker.py ARGS``: the same as ``check-stream ARGS``."""
-    from ticdc_conformance.suites.stream_report import run_from_command_line  # noqa: PLC0415
+    """``spark-submit suites/stream/spark.py ARGS``: the same as ``check-stream ARGS``."""
+    from ticdc_conformance.suites.stream.job import run_from_command_line  # noqa: PLC0415
 
     return run_from_command_line(argv)
 

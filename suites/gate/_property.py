@@ -28,7 +28,7 @@ from ticdc_conformance.reference import CODECS, Message, RowChangedEvent
 from ticdc_conformance.reference.errors import DecodeError, EncodeError
 from ticdc_conformance.reference.forms import write_change_event, write_decoded_event
 from ticdc_conformance.reference.message import SchemaCodec
-from ticdc_conformance.suites._check import as_json, json_diff
+from ticdc_conformance.suites.gate._check import as_json, json_diff
 
 __all__ = ["encoder_round_trip_property", "round_trip_property"]
 

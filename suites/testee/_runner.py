@@ -32,15 +32,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any
 
 from ticdc_conformance.reference import ChangeEvent, Message
-from ticdc_conformance.suites._cases import Case
-from ticdc_conformance.suites._check import (
+from ticdc_conformance.suites.gate._cases import Case
+from ticdc_conformance.suites.gate._check import (
     AdapterFaultError,
     AdapterSkipError,
     Outcome,
     check_case,
 )
-from ticdc_conformance.suites._testee_process import TesteeProcess
-from ticdc_conformance.suites._testee_protocol import (
+from ticdc_conformance.suites.testee._process import TesteeProcess
+from ticdc_conformance.suites.testee._protocol import (
     Answer,
     Capabilities,
     ResponseError,

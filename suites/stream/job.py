@@ -1,6 +1,6 @@
 """``check-stream``: arguments, settings, the report (JSON and console) and the exit code.
 
-Spark-free: ``run`` imports ``suites/spark_checker.py`` (and so pyspark) only when a check
+Spark-free: ``run`` imports ``suites/stream/spark.py`` (and so pyspark) only when a check
 runs. Exit codes: 0 clean (warnings allowed), 1 a rule of severity error was broken, 2 usage
 error, 3 the job itself failed (including a message not accounted for).
 """
@@ -20,7 +20,7 @@ from typing import IO, Any
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
-from ticdc_conformance.suites.stream_rules import RULES, CheckSettings
+from ticdc_conformance.suites.stream.rules import RULES, CheckSettings
 
 __all__ = ["EXIT_BROKEN", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATIONS", "add_arguments",
            "build_report", "run", "run_from_command_line"]  # fmt: skip
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return EXIT_USAGE
     try:
-        from ticdc_conformance.suites import spark_checker  # noqa: PLC0415
+        from ticdc_conformance.suites.stream import spark as spark_checker  # noqa: PLC0415
     except ImportError as error:
         sys.stderr.write(f"error: check-stream needs the spark extra: {error}\n")
         return EXIT_USAGE

@@ -4,7 +4,7 @@ No Spark import (pyarrow and the rules only), so they are tested and read apart 
 Each checker task emits rows of one schema (``OUT``): per task its rule counts (``count``),
 the first ``samples`` findings per rule in its checking order (``finding``), one row per Kafka
 partition checked (``partition``) and one row per DDL/watermark seen (``broadcast``), which
-``suites/spark_checker.py`` aggregates. Two tasks feed ``PartitionChecker`` the same way:
+``suites/stream/spark.py`` aggregates. Two tasks feed ``PartitionChecker`` the same way:
 
 * ``shuffle_task``: the records arrive sorted by (topic, partition, offset) from a shuffle;
 * ``file_task``: the task reads its Kafka partitions' files itself (``read_unit``), each
@@ -22,8 +22,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ticdc_conformance.suites.dump_layout import Unit, read_unit
-from ticdc_conformance.suites.stream_rules import (
+from ticdc_conformance.suites.stream.layout import Unit, read_unit
+from ticdc_conformance.suites.stream.rules import (
     Broadcast,
     CheckSettings,
     Finding,

@@ -1,7 +1,7 @@
 """The stream rule catalog, the settings a check needs, and what a check reports.
 
 Each rule has an id, a severity (``error`` fails a check, ``warning`` is counted) and a
-one-line description citing its ground-truth section; ``suites/stream_rules.py`` checks them
+one-line description citing its ground-truth section; ``suites/stream/rules.py`` checks them
 and docs/stream-checker.md explains them. ``CheckSettings`` are the TiCDC settings that
 matter (protocol, profile, partition count, dispatcher, size limits), from a dump's label
 sidecar or from flags. A ``Finding`` is one violation (or counted allowed anomaly) at Kafka

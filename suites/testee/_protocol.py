@@ -1,7 +1,7 @@
 """The testee protocol's messages: requests the runner writes, responses it accepts.
 
 Version 1, one JSON object per line each way (docs/testee-protocol.md, JSON Schema in
-``testee-protocol.schema.json``). Requests carry the kit's JSON forms: messages as message
+``protocol.schema.json``). Requests carry the kit's JSON forms: messages as message
 lines (base64 key and value), change events in the change-event form; responses carry decoded
 events in the decoded-event form, or message lines, or an error, or a skip. Parsing a response
 raises ``ResponseError`` naming the member at fault by JSON Pointer; it never checks the
@@ -17,7 +17,7 @@ from typing import Any
 from ticdc_conformance.reference import CODECS, Message
 from ticdc_conformance.reference.errors import FormError
 from ticdc_conformance.reference.forms import read_message, write_change_event, write_message
-from ticdc_conformance.suites._cases import Case
+from ticdc_conformance.suites.gate._cases import Case
 
 __all__ = [
     "PROTOCOL_VERSION",

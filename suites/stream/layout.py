@@ -1,6 +1,6 @@
 """The layout of a dump's Parquet files, from their footers: the stream checker's file plan.
 
-The Spark stream checker (``suites/spark_checker.py``) must see each Kafka partition's records
+The Spark stream checker (``suites/stream/spark.py``) must see each Kafka partition's records
 in offset order in one task. When the files themselves are laid out that way it needs no
 shuffle: each task reads whole files. The plan (``plan_files``) is made on the driver from the
 Parquet footers alone (row counts, and the min/max statistics of ``topic``, ``partition`` and

@@ -1,7 +1,7 @@
 """The reference testee: the kit's own codecs behind the testee protocol.
 
-Run ``python -m ticdc_conformance.suites.reference_testee`` as a testee
-(``ticdc-conformance run --testee "python -m ticdc_conformance.suites.reference_testee"``):
+Run ``python -m ticdc_conformance.suites.testee.reference`` as a testee
+(``ticdc-conformance run --testee "python -m ticdc_conformance.suites.testee.reference"``):
 it declares every protocol and profile in both directions and passes every case. It is the
 smallest complete testee, to read before writing one in another language
 (docs/testee-protocol.md), and a self-test of the runner.
@@ -22,8 +22,8 @@ from ticdc_conformance.reference.forms import (
     write_decoded_event,
     write_message,
 )
-from ticdc_conformance.suites._testee_protocol import PROTOCOL_VERSION
-from ticdc_conformance.suites.adapters import reference_decoder, reference_encoder
+from ticdc_conformance.suites.testee._protocol import PROTOCOL_VERSION
+from ticdc_conformance.suites.gate.adapters import reference_decoder, reference_encoder
 
 __all__ = ["answer", "main"]
 

@@ -1,0 +1,7 @@
+"""The stream checker: TiCDC's stream rules over a captured or simulated topic dump.
+
+``catalog`` names the rules, the settings a check needs and what it reports; ``rules`` checks
+one Kafka partition's records in offset order in plain Python; ``tasks`` and ``layout`` are
+what runs on Spark's executors; ``spark`` is the Spark job (the only module importing
+pyspark); ``job`` is ``check-stream``: arguments, settings, report and exit code.
+"""
