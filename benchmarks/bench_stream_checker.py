@@ -29,8 +29,8 @@ from typing import Any
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.generate import generate
 from ticdc_conformance.generators.simulator import StreamSettings
-from ticdc_conformance.suites.stream.spark import bare_decode_count, check_dump, session
 from ticdc_conformance.suites.stream.rules import CheckSettings
+from ticdc_conformance.suites.stream.spark import bare_decode_count, check_dump, session
 
 RESULTS = Path(__file__).resolve().parent / "results" / "stream_checker.md"
 

@@ -40,13 +40,13 @@ from ticdc_conformance.generators.simulator import (
 from ticdc_conformance.generators.workload import shop_workload
 from ticdc_conformance.reference import CODECS, ColumnInfo, RowChangedEvent, TableInfo
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.spark import (
     CheckResult,
     Progress,
     check_dump,
     spark_int_hash,
 )
-from ticdc_conformance.suites.stream.rules import CheckSettings
 
 pytestmark = pytest.mark.spark
 

@@ -19,7 +19,11 @@ from ticdc_conformance.suites import (
     run_cases,
     stale_entries,
 )
-from ticdc_conformance.suites.gate.adapters import load_adapter, reference_decoder, reference_encoder
+from ticdc_conformance.suites.gate.adapters import (
+    load_adapter,
+    reference_decoder,
+    reference_encoder,
+)
 
 DOUBLES = "conformance_doubles"
 

@@ -22,8 +22,8 @@ from ticdc_conformance.reference.forms import (
     write_decoded_event,
     write_message,
 )
-from ticdc_conformance.suites.testee._protocol import PROTOCOL_VERSION
 from ticdc_conformance.suites.gate.adapters import reference_decoder, reference_encoder
+from ticdc_conformance.suites.testee._protocol import PROTOCOL_VERSION
 
 __all__ = ["answer", "main"]
 
