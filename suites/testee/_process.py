@@ -2,7 +2,8 @@
 
 The runner (``suites/testee/_runner.py``) writes requests with ``send`` and reads response
 lines with ``receive``; stderr lines are echoed as they come and the last ones kept for crash
-reports. The process runs in a new session, so that ending it ends what it started (``sh -c``, a JVM).
+reports. The process runs in a new session, so that ending it ends what it started (``sh -c``,
+a JVM).
 """
 
 from __future__ import annotations
