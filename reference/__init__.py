@@ -26,6 +26,7 @@ from ticdc_conformance.reference.errors import (
     ExitCode,
     FormError,
     ProtocolError,
+    RunBrokenError,
     UsageError,
 )
 from ticdc_conformance.reference.events import (
@@ -64,6 +65,7 @@ __all__ = [
     "ProtocolError",
     "ResolvedEvent",
     "RowChangedEvent",
+    "RunBrokenError",
     "TableInfo",
     "TimestampValue",
     "UsageError",

@@ -11,6 +11,8 @@
 * ``FormError``: a JSON document of the kit's own forms (change events, decoded events, message
   lines) is malformed; it carries the JSON path and the line number when known.
 * ``UsageError``: a command or tool was given options, arguments or files it cannot run with.
+* ``RunBrokenError``: the run itself cannot go on, because a program or service it drives
+  failed (a testee that cannot start, a broker that went away).
 
 Every class also derives from ``ValueError`` so that generic callers keep working.
 
@@ -30,6 +32,7 @@ __all__ = [
     "FormError",
     "Part",
     "ProtocolError",
+    "RunBrokenError",
     "UsageError",
 ]
 
@@ -124,3 +127,12 @@ class UsageError(ProtocolError):
     """A command was given options, arguments or files it cannot run with."""
 
     exit_code = ExitCode.USAGE
+
+
+class RunBrokenError(ProtocolError):
+    """The run cannot go on: a program or service it drives failed."""
+
+    exit_code = ExitCode.BROKEN
+
+    def __str__(self) -> str:
+        return f"the run broke: {self.reason}"

@@ -4,7 +4,7 @@ function) and the one-column table of TiCDC's ``codec_test`` (§7.2)."""
 
 from __future__ import annotations
 
-from ticdc_conformance.fixtures._fact_events import datatype_insert
+from ticdc_conformance.fixtures.builder._fact_events import datatype_insert
 from ticdc_conformance.reference import ColumnInfo, TableInfo
 
 __all__ = ["GOLDEN_DIR", "TABLE1", "datatype_insert"]

@@ -15,7 +15,7 @@ import pytest
 
 from ticdc_conformance.generators.faults import FAULT_KINDS
 
-EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
+EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -205,13 +205,14 @@ def test_generate_usage_errors(tmp_path: Path, extra: list[str], message: str) -
 def test_a_broken_run_exits_3(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ticdc_conformance.cli import main as cli
+    from ticdc_conformance.cli.main import main
+    from ticdc_conformance.suites import gate
 
     def broken(*_: object) -> int:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setitem(cli._COMMANDS, "demo", broken)
-    assert cli.main(["demo"]) == 3
+    monkeypatch.setattr(gate, "example_round_trips", broken)
+    assert main(["demo"]) == 3
     assert capsys.readouterr().err == "error: the run broke: RuntimeError: disk on fire\n"
 
 

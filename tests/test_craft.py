@@ -17,7 +17,7 @@ import pytest
 from craft_builders import DDL_HEX, DDL_TS, INSERT_HEX, RESOLVED_HEX, RESOLVED_TS, unhex
 
 # test.t(a varchar(10) primary key, b varchar(10)): flags a = HandleKey|PrimaryKey, b = Nullable
-from ticdc_conformance.fixtures._fact_events import VARCHAR_PK
+from ticdc_conformance.fixtures.builder._fact_events import VARCHAR_PK
 from ticdc_conformance.reference import (
     ChangeEvent,
     ColumnInfo,

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from ticdc_conformance import fixtures
+from ticdc_conformance.fixtures.builder import build
 from ticdc_conformance.generators.strategies import MYSQL_TYPES
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.forms import json_schema
@@ -149,7 +150,7 @@ def test_build_is_deterministic_and_removes_stale_files(tmp_path: Path) -> None:
     stale = tmp_path / "data/open/old.case.change.jsonl"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}\n")
-    fixtures.build(tmp_path)
+    build(tmp_path)
     assert not stale.exists()
     assert (tmp_path / "manifest.json").read_bytes() == (ROOT / "manifest.json").read_bytes()
 

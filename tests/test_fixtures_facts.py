@@ -18,6 +18,7 @@ from test_debezium_golden import SOURCE_DIFFERENCES, differences, golden
 from test_simple_schema import DDL_SEQUENCE, T1_JSON
 
 from ticdc_conformance import fixtures
+from ticdc_conformance.fixtures.builder import data_folder
 from ticdc_conformance.reference import CODECS, Message
 from ticdc_conformance.suites import check_case, load_cases
 from ticdc_conformance.suites.gate.adapters import reference_encoder
@@ -28,7 +29,7 @@ FACTS = [c for c in MANIFEST["cases"] if c["id"].split(".")[3] == "facts"]
 
 
 def fixture(protocol: str, profile: str, name: str) -> dict[str, Any]:
-    folder = fixtures.data_folder(protocol)
+    folder = data_folder(protocol)
     found: dict[str, Any] = MANIFEST["fixtures"][f"{folder}/{profile}.facts.{name}"]
     return found
 

@@ -12,7 +12,7 @@ import pytest
 from stream_helpers import comparable, labelled
 
 from ticdc_conformance import fixtures
-from ticdc_conformance.fixtures._streams import same_records
+from ticdc_conformance.fixtures.builder._streams import same_records
 from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records

@@ -13,7 +13,7 @@ import pytest
 from helpers import frame
 
 # TiCDC's TestMaxMessageBytes table and the new-arch encoder tests' table (§7.2)
-from ticdc_conformance.fixtures._fact_events import TINYINT_PK, VARCHAR_PK
+from ticdc_conformance.fixtures.builder._fact_events import TINYINT_PK, VARCHAR_PK
 from ticdc_conformance.reference import (
     ChangeEvent,
     ColumnInfo,

@@ -40,7 +40,7 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     for data in ("ticdc_conformance/reference/schemas/change-event.schema.json",
                  "ticdc_conformance/reference/schemas/decoded-event.schema.json",
                  "ticdc_conformance/reference/schemas/simple-message.avsc",
-                 "ticdc_conformance/cli/examples/ddl.change.jsonl",
+                 "ticdc_conformance/fixtures/examples/ddl.change.jsonl",
                  "ticdc_conformance/reference/py.typed",
                  "ticdc_conformance/fixtures/manifest.json",
                  "ticdc_conformance/fixtures/manifest.schema.json",

@@ -12,7 +12,7 @@ from simple_helpers import codec, config
 
 # TestNewTableSchema (§7.2): create table test.t1(id int primary key, name varchar(64) not null,
 # age int, email varchar(255) not null, unique index idx_name(name), index idx_age_email(age,email))
-from ticdc_conformance.fixtures._fact_events import T1
+from ticdc_conformance.fixtures.builder._fact_events import T1
 from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,

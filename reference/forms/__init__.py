@@ -27,12 +27,20 @@ from ticdc_conformance.reference.forms._decoded import (
     write_decoded_event,
     write_message,
 )
+from ticdc_conformance.reference.forms._lines import (
+    read_change_events,
+    read_json_lines,
+    read_messages,
+)
 
 __all__ = [
     "json_schema",
     "read_change_event",
+    "read_change_events",
     "read_decoded_event",
+    "read_json_lines",
     "read_message",
+    "read_messages",
     "read_value",
     "write_change_event",
     "write_decoded_event",

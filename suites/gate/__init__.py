@@ -23,6 +23,15 @@ from ticdc_conformance.suites.gate._check import (
     run_cases,
     summarize,
 )
+from ticdc_conformance.suites.gate._run import (
+    RoundTrip,
+    Selection,
+    check_reference,
+    example_round_trips,
+    gate_adapters,
+    read_known_failures,
+)
+from ticdc_conformance.suites.gate._verdict import OutdatedEntry, Verdict, judge
 from ticdc_conformance.suites.gate._xfail import (
     XfailEntry,
     XfailFileError,
@@ -37,13 +46,22 @@ __all__ = [
     "Case",
     "CaseMessage",
     "Outcome",
+    "OutdatedEntry",
+    "RoundTrip",
+    "Selection",
+    "Verdict",
     "XfailEntry",
     "XfailFileError",
     "check_case",
+    "check_reference",
+    "example_round_trips",
+    "gate_adapters",
     "hex_diff",
     "json_diff",
+    "judge",
     "load_cases",
     "match_entry",
+    "read_known_failures",
     "read_xfail_file",
     "replay_command",
     "run_cases",

@@ -96,6 +96,50 @@ class Case:
             return []
         return [line for line in (self.root / name).read_text("utf-8").split("\n") if line]
 
+    def describe(self) -> dict[str, Any]:
+        """Everything about the case in one JSON document (``fixtures show``).
+
+        Message keys are shown in hex, values as text where they are printable text.
+        """
+        messages = [
+            {
+                "role": m.role,
+                "key": None if m.key is None else (self.root / m.key).read_bytes().hex(),
+                "value": None if m.value is None else _text_or_hex(self.root / m.value),
+            }
+            for m in self.messages
+        ]
+        document: dict[str, Any] = {
+            "id": self.id,
+            "protocol": self.protocol,
+            "profile": self.profile,
+            "direction": self.direction,
+            "comparison": self.comparison,
+            "tier": self.tier,
+            "tags": list(self.tags),
+            "spec": self.spec,
+            "description": self.description,
+            "options": self.options,
+            "fixture": str(self.path) + ".*",
+            "change_events": [json.loads(line) for line in self._lines(self.change)],
+            "messages": messages,
+            "decoded": self.expected_decoded(),
+        }
+        if self.error:
+            document["error"] = self.error
+        if self.encode_error:
+            document["encode_error"] = self.encode_error
+        return document
+
+
+def _text_or_hex(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return data.hex(" ")
+    return text if text.isprintable() else data.hex(" ")
+
 
 def _matches(value: str, wanted: Iterable[str] | None) -> bool:
     return wanted is None or value in set(wanted)

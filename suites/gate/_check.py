@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ticdc_conformance.fixtures import decode_messages
 from ticdc_conformance.reference import DecodedEvent, Message
+from ticdc_conformance.reference.decoding import decode_messages
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.forms import write_decoded_event
 from ticdc_conformance.suites.gate._cases import Case
@@ -274,17 +274,28 @@ def check_case(
     return Outcome(case=case, status=status, detail=detail, replay=replay)
 
 
-def summarize(outcomes: Iterable[Outcome]) -> list[str]:
-    """One line per protocol and tier: counts of passed, failed and skipped cases."""
+def summarize(
+    outcomes: Iterable[Outcome], *, status: Callable[[Outcome], str] | None = None
+) -> list[str]:
+    """One line per protocol and tier: counts of passed, failed and skipped cases.
+
+    ``status`` labels an outcome (default: its own status); a ``known`` label (a listed known
+    failure) gets a column of its own where there are any.
+    """
+    label = status or (lambda outcome: outcome.status)
     counts: Counter[tuple[str, str, str]] = Counter(
-        (o.case.protocol, o.case.tier, o.status) for o in outcomes
+        (o.case.protocol, o.case.tier, label(o)) for o in outcomes
     )
-    groups = sorted({(protocol, tier) for protocol, tier, _ in counts})
-    return [
-        f"{protocol:<12} {tier:<12} passed {counts[protocol, tier, 'pass']:>4}  "
-        f"failed {counts[protocol, tier, 'fail']:>4}  skipped {counts[protocol, tier, 'skip']:>4}"
-        for protocol, tier in groups
-    ]
+    lines = []
+    for protocol, tier in sorted({(protocol, tier) for protocol, tier, _ in counts}):
+        line = (
+            f"{protocol:<12} {tier:<12} passed {counts[protocol, tier, 'pass']:>4}  "
+            f"failed {counts[protocol, tier, 'fail']:>4}  "
+        )
+        if counts[protocol, tier, "known"]:
+            line += f"known {counts[protocol, tier, 'known']:>4}  "
+        lines.append(line + f"skipped {counts[protocol, tier, 'skip']:>4}")
+    return lines
 
 
 def run_cases(

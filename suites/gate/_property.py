@@ -23,8 +23,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ticdc_conformance.fixtures import decode_messages
 from ticdc_conformance.reference import CODECS, Message, RowChangedEvent
+from ticdc_conformance.reference.decoding import decode_messages
 from ticdc_conformance.reference.errors import DecodeError, EncodeError
 from ticdc_conformance.reference.forms import write_change_event, write_decoded_event
 from ticdc_conformance.reference.message import SchemaCodec

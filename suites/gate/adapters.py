@@ -16,8 +16,8 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from ticdc_conformance.fixtures import decode_messages
 from ticdc_conformance.reference import CODECS, ChangeEvent, DecodedEvent, Message
+from ticdc_conformance.reference.decoding import decode_messages
 
 __all__ = [
     "DecoderAdapter",

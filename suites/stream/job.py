@@ -20,17 +20,10 @@ from typing import IO, Any
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
+from ticdc_conformance.reference.errors import ExitCode, UsageError
 from ticdc_conformance.suites.stream.rules import RULES, CheckSettings
 
-__all__ = ["EXIT_BROKEN", "EXIT_OK", "EXIT_USAGE", "EXIT_VIOLATIONS", "add_arguments",
-           "build_report", "run", "run_from_command_line"]  # fmt: skip
-
-EXIT_OK, EXIT_VIOLATIONS, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """Arguments the check cannot run with (exit 2)."""
-
+__all__ = ["add_arguments", "build_report", "run", "run_from_command_line"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``check-stream`` arguments (shared by the CLI and ``spark-submit``)."""
@@ -166,15 +159,15 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         paths = _paths(args.input)
     except UsageError as error:
         sys.stderr.write(f"error: {error}\n")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     if args.samples < 0:
         sys.stderr.write("error: --samples must be 0 or more\n")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     try:
         from ticdc_conformance.suites.stream import spark as spark_checker  # noqa: PLC0415
     except ImportError as error:
         sys.stderr.write(f"error: check-stream needs the spark extra: {error}\n")
-        return EXIT_USAGE
+        return ExitCode.USAGE
     started = time.perf_counter()
     try:
         spark = spark_checker.session(args.master)
@@ -185,15 +178,15 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
                 result = spark_checker.check_dump(spark, paths, settings, samples=args.samples)
     except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
         sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")
-        return EXIT_BROKEN
+        return ExitCode.BROKEN
     report = build_report(result, settings, args.input, time.perf_counter() - started)
     print_summary(report, out)
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if not result.read == result.decoded + result.undecodable == result.records:
         sys.stderr.write("error: not every input message was accounted for\n")
-        return EXIT_BROKEN
-    return EXIT_VIOLATIONS if report["errors"] else EXIT_OK
+        return ExitCode.BROKEN
+    return ExitCode.FAILURE if report["errors"] else ExitCode.OK
 
 
 def run_from_command_line(argv: Sequence[str] | None = None) -> int:
@@ -203,5 +196,5 @@ def run_from_command_line(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
-        return EXIT_USAGE if exit_.code else EXIT_OK
+        return ExitCode.USAGE if exit_.code else ExitCode.OK
     return run(args, sys.stdout)

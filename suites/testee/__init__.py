@@ -8,6 +8,7 @@ is the reference testee, the kit's codecs behind the protocol.
 
 from __future__ import annotations
 
+from ticdc_conformance.suites.testee._gate import TesteeRun, TesteeSettings, gate_testee
 from ticdc_conformance.suites.testee._runner import (
     Testee,
     TesteeBrokenError,
@@ -15,4 +16,12 @@ from ticdc_conformance.suites.testee._runner import (
     run_testee,
 )
 
-__all__ = ["Testee", "TesteeBrokenError", "TesteeError", "run_testee"]
+__all__ = [
+    "Testee",
+    "TesteeBrokenError",
+    "TesteeError",
+    "TesteeRun",
+    "TesteeSettings",
+    "gate_testee",
+    "run_testee",
+]

@@ -1,0 +1,99 @@
+"""The command ``generate``: a simulated TiCDC topic, with labelled faults, as a dump."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import IO
+
+from ticdc_conformance.cli._args import PROFILES, PROTOCOLS, Commands, parse_options
+from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
+from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.reference import ExitCode
+from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
+from ticdc_conformance.reference.errors import EncodeError, UsageError
+
+__all__ = ["add_parsers"]
+
+
+def _generate(args: argparse.Namespace, out: IO[str]) -> int:
+    del out
+    try:  # pyarrow (the generators extra) is needed here only
+        from ticdc_conformance.generators.generate import generate  # noqa: PLC0415
+    except ImportError as error:
+        raise UsageError(f"generate needs the generators extra: {error}") from None
+    try:
+        settings = StreamSettings(
+            protocol=args.protocol,
+            profile=args.profile,
+            partitions=args.partitions,
+            dispatcher=DispatchRule(
+                partition=args.dispatcher,
+                index_name=args.index_name,
+                columns=tuple(args.columns or ()),
+            ),
+            options=tuple(parse_options(args.option).items()),
+        )
+        settings.codec_config()
+        summary = generate(
+            settings, messages=args.messages, seed=args.seed, faults=args.fault, folder=args.out
+        )
+    except (ValueError, EncodeError, FaultPlacementError) as error:
+        raise UsageError(str(error)) from None
+    print(
+        f"wrote {summary.records} records ({summary.parquet_bytes} bytes of Parquet) and "
+        f"{summary.faults} labelled fault(s) to {args.out} in {summary.seconds:.1f} s",
+        file=sys.stderr,
+    )
+    return ExitCode.OK
+
+
+def add_parsers(commands: Commands) -> None:
+    """Add ``generate``."""
+    fault_lines = "\n".join(f"  {kind}: breaks rule {rule}" for kind, rule in FAULT_KINDS.items())
+    generate = commands.add_parser(
+        "generate",
+        help="simulate a TiCDC topic (with labelled faults) and write it as a Parquet dump",
+        description="Run the seeded 'shop' workload through the TiCDC stream simulator and "
+        "write the topic log as a dump folder (docs/dump-format.md): Parquet records plus "
+        "_labels.json with the settings and every injected fault's expected findings. The "
+        "same arguments always write the same dump.",
+        epilog=f"fault kinds:\n{fault_lines}\nmissing-schema applies to Simple only, "
+        "oversized-batch to Open and Craft only, oversized-message needs\n--option "
+        "max-message-bytes=N, wrong-partition two partitions or more; Debezium carries "
+        "faults\nonly with --option enable-tidb-extension=true (no watermarks without it).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    generate.add_argument("--protocol", required=True, choices=PROTOCOLS, help="wire protocol")
+    generate.add_argument(
+        "--profile", choices=PROFILES, default="tiflow", help="producer line (default tiflow)"
+    )
+    generate.add_argument("--messages", type=int, required=True, help="records to write, about")
+    generate.add_argument("--partitions", type=int, default=3, help="topic partitions (3)")
+    generate.add_argument(
+        "--dispatcher",
+        default="default",
+        choices=DISPATCHERS,
+        help="partition dispatcher rule (default: default, which is table)",
+    )
+    generate.add_argument("--index-name", help="index of an index-value dispatcher")
+    generate.add_argument("--columns", nargs="+", help="columns of a columns dispatcher")
+    generate.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        choices=sorted(FAULT_KINDS),
+        metavar="KIND",
+        help="inject one fault of KIND (repeatable; kinds below)",
+    )
+    generate.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an encoder option, as for encode",
+    )
+    generate.add_argument("--seed", type=int, default=1, help="workload seed (1)")
+    generate.add_argument("--out", required=True, type=Path, help="dump folder to write")
+    generate.set_defaults(handler=_generate)

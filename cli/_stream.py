@@ -1,0 +1,39 @@
+"""The command ``check-stream``: TiCDC's stream rules over a topic dump (docs/stream-checker.md)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import IO
+
+from ticdc_conformance.cli._args import Commands
+from ticdc_conformance.reference.errors import UsageError
+
+__all__ = ["add_parsers"]
+
+
+def _check_stream(args: argparse.Namespace, out: IO[str]) -> int:
+    try:  # pyarrow and, when the check runs, pyspark (the spark extra)
+        from ticdc_conformance.suites.stream.job import run  # noqa: PLC0415
+    except ImportError as error:
+        raise UsageError(f"check-stream needs the spark extra: {error}") from None
+    return run(args, out)
+
+
+def add_parsers(commands: Commands) -> None:
+    """Add ``check-stream``; its arguments are the job's own (shared with ``spark-submit``)."""
+    check = commands.add_parser(
+        "check-stream",
+        help="check a topic dump against TiCDC's stream rules with Spark (docs/stream-checker.md)",
+        description="Decode a topic dump (docs/dump-format.md) with the reference codecs in a "
+        "Spark job and check the stream rules: watermarks, broadcasts, ordering, duplicates, "
+        "partition affinity, limits, Simple schemas. Settings come from the dump's "
+        "_labels.json; flags override them. Exit codes: 0 clean, 1 violations of severity "
+        "error, 2 usage error, 3 the job failed.",
+    )
+    check.set_defaults(handler=_check_stream)
+    try:
+        from ticdc_conformance.suites.stream.job import add_arguments  # noqa: PLC0415
+    except ImportError:  # without pyarrow: the command still parses and says what is missing
+        check.add_argument("rest", nargs=argparse.REMAINDER)
+        return
+    add_arguments(check)

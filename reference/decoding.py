@@ -1,0 +1,59 @@
+"""Decoding one partition's messages in order, as a consumer does.
+
+Most protocols decode each message on its own. Simple types a DML row by the schema an
+earlier BOOTSTRAP or DDL announced (ground truth §6.6), so its messages go through one stateful
+decoder, and a row whose schema never comes is held, then never typed. ``PartitionDecoder``
+hides the difference; at the end ``unresolved`` names every row that was never typed, as a
+``DecodeError`` at the index of the message that carried it, so that a tool accounts for
+every message it read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ticdc_conformance.reference import CODECS
+from ticdc_conformance.reference.decoded import DecodedEvent
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.message import Message, SchemaCodec
+
+__all__ = ["PartitionDecoder", "decode_messages"]
+
+
+class PartitionDecoder:
+    """Decodes the messages of one Kafka partition (or one case) in order."""
+
+    def __init__(self, protocol: str) -> None:
+        self.protocol = protocol
+        codec = CODECS[protocol]
+        self._stream = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
+        self._decode = codec.decode if self._stream is None else self._stream.feed
+
+    def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
+        """The events of ``message`` a consumer has now; raise only ``DecodeError``."""
+        return self._decode(message, message_index=message_index)
+
+    def unresolved(self) -> list[DecodeError]:
+        """Rows held back or rejected so far, each as an error at its message's index."""
+        if self._stream is None:
+            return []
+        return [
+            DecodeError(
+                f"row not decoded: {row.reason}",
+                protocol=self.protocol,
+                message_index=row.message_index,
+            )
+            for row in (*self._stream.pending(), *self._stream.rejected())
+        ]
+
+
+def decode_messages(protocol: str, messages: Iterable[Message]) -> list[DecodedEvent]:
+    """Every event of ``messages`` decoded in order; the first ``DecodeError`` is raised.
+
+    A Simple row left untyped at the end is a ``DecodeError`` too.
+    """
+    decoder = PartitionDecoder(protocol)
+    events = [e for i, m in enumerate(messages) for e in decoder.decode(m, message_index=i)]
+    for error in decoder.unresolved():
+        raise error
+    return events
