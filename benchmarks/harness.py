@@ -6,15 +6,14 @@ The scripts import this module from their own folder (they run as scripts, not a
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
 import timeit
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
+from ticdc_conformance.fixtures import example_events
 from ticdc_conformance.reference import (
     ColumnInfo,
     DecimalValue,
@@ -22,18 +21,13 @@ from ticdc_conformance.reference import (
     TableInfo,
     TimestampValue,
 )
-from ticdc_conformance.reference.forms import read_change_event
 
 Result = dict[str, object]
 
 
 def craft_case1() -> list[RowChangedEvent]:
-    text = (
-        resources.files("ticdc_conformance.cli")
-        .joinpath("examples", "craft-benchmark-case1.change.jsonl")
-        .read_text()
-    )
-    return [read_change_event(json.loads(line)) for line in text.splitlines()]  # type: ignore[misc]
+    events = example_events()["craft-benchmark-case1"]
+    return [event for event in events if isinstance(event, RowChangedEvent)]
 
 
 def wide_batch() -> list[RowChangedEvent]:

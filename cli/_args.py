@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from typing import IO
+from typing import IO, TypeAlias
 
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.errors import UsageError
@@ -15,7 +15,8 @@ __all__ = ["PROFILES", "PROTOCOLS", "Commands", "Handler", "emit", "parse_option
 PROTOCOLS = sorted(CODECS)
 PROFILES = ("tiflow", "ticdc")
 
-Commands = argparse._SubParsersAction[argparse.ArgumentParser]  # noqa: SLF001 - no public name
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"  # noqa: SLF001 - no public name
+"""The object ``add_subparsers`` returns (argparse gives its class no public name)."""
 Handler = Callable[[argparse.Namespace, IO[str]], int]
 """A command: the parsed arguments and stdout in, the exit status out."""
 

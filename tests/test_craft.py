@@ -312,7 +312,7 @@ def test_the_crossing_row_stays_in_its_batch() -> None:
 # --- the benchmark cases (§3.5, §8) -----------------------------------------------------------
 
 
-EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
+EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 
 
 def load(name: str, folder: Traversable | Path = EXAMPLES) -> list[ChangeEvent]:

@@ -23,7 +23,7 @@ from ticdc_conformance.reference import (
 )
 from ticdc_conformance.reference.forms import read_change_event
 
-EXAMPLES = resources.files("ticdc_conformance.cli").joinpath("examples")
+EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 
 
 def _events(text: str) -> list:  # type: ignore[type-arg]

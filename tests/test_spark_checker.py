@@ -345,7 +345,7 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
     submit = Path(sys.executable).with_name("spark-submit")
     if not submit.exists() and shutil.which("spark-submit") is None:
         pytest.skip("spark-submit is not installed")
-    script = Path(__file__).resolve().parents[1] / "suites" / "spark_checker.py"
+    script = Path(__file__).resolve().parents[1] / "suites" / "stream" / "spark.py"
     folder = dump("open", "wrong-partition")
     report = tmp_path / "report.json"
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,

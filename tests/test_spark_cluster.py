@@ -139,7 +139,7 @@ def test_a_standalone_cluster_runs_the_job_from_a_zip(cluster: str, tmp_path: Pa
          "--conf", f"spark.pyspark.driver.python={python}",
          "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
          "--conf", "spark.ui.enabled=false", "--py-files", str(shipped),
-         str(ROOT / "suites" / "spark_checker.py"),
+         str(ROOT / "suites" / "stream" / "spark.py"),
          "--input", str(folder), "--report", str(report), "--quiet"],
         env={**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"},
         capture_output=True, text=True, timeout=600, check=False,

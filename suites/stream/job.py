@@ -97,7 +97,7 @@ def _sample(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_report(
-    result: Any,  # noqa: ANN401 - spark_checker.CheckResult, not imported without Spark
+    result: Any,  # noqa: ANN401 - spark_job.CheckResult, not imported without Spark
     settings: CheckSettings,
     inputs: Sequence[str],
     seconds: float,
@@ -164,18 +164,18 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return ExitCode.USAGE
     try:
-        from ticdc_conformance.suites.stream import spark as spark_checker  # noqa: PLC0415
+        from ticdc_conformance.suites.stream import spark as spark_job  # noqa: PLC0415
     except ImportError as error:
         sys.stderr.write(f"error: check-stream needs the spark extra: {error}\n")
         return ExitCode.USAGE
     started = time.perf_counter()
     try:
-        spark = spark_checker.session(args.master)
+        session = spark_job.session(args.master)
         if args.quiet:
-            result = spark_checker.check_dump(spark, paths, settings, samples=args.samples)
+            result = spark_job.check_dump(session, paths, settings, samples=args.samples)
         else:
-            with spark_checker.Progress(spark):
-                result = spark_checker.check_dump(spark, paths, settings, samples=args.samples)
+            with spark_job.Progress(session):
+                result = spark_job.check_dump(session, paths, settings, samples=args.samples)
     except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
         sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")
         return ExitCode.BROKEN

@@ -1,0 +1,138 @@
+"""The import arrows docs/architecture.md allows, checked over every module's imports.
+
+Each module belongs to a part (``reference``, ``generators``, ``fixtures`` and its
+``fixtures.builder``, ``suites.gate``, ``suites.testee``, ``suites.stream``, ``suites.plugin``,
+``cli``, …). A part may import the parts its row allows at module level, and a few more only
+inside functions (loaded when a command needs them: the ``lazy`` column). Third-party packages
+are confined the same way: pytest to the plugin, pyspark to the Spark job.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE_FOLDERS = ("reference", "generators", "fixtures", "suites", "cli")
+
+
+@dataclass(frozen=True, slots=True)
+class Arrows:
+    eager: frozenset[str]
+    lazy: frozenset[str] = frozenset()
+    third_party: frozenset[str] = frozenset()
+
+
+def arrows(eager: str = "", lazy: str = "", third_party: str = "") -> Arrows:
+    return Arrows(frozenset(eager.split()), frozenset(lazy.split()), frozenset(third_party.split()))
+
+
+ALLOWED = {
+    "reference": arrows(third_party="fastavro"),
+    "generators": arrows("reference", third_party="hypothesis pyarrow"),
+    "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
+    "fixtures.builder": arrows("fixtures generators reference"),
+    "suites": arrows(lazy="suites.gate"),
+    "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
+    "suites.testee": arrows("fixtures reference suites.gate"),
+    "suites.stream": arrows("generators reference", third_party="pyarrow pyspark"),
+    "suites.plugin": arrows(lazy="fixtures reference suites suites.gate", third_party="pytest"),
+    "cli": arrows(
+        "fixtures generators reference",
+        lazy="fixtures.builder suites suites.gate suites.stream suites.testee",
+    ),
+}
+"""Part → the parts and third-party packages it may import."""
+
+ONLY_IN = {"pytest": "suites/plugin.py", "pyspark": "suites/stream/spark.py"}
+"""Third-party packages one module alone may import."""
+
+
+def part_of(module: str) -> str:
+    names = module.removesuffix(".__init__").split(".")[1:]
+    if names[:2] == ["fixtures", "builder"]:
+        return "fixtures.builder"
+    if names[0] == "suites" and len(names) > 1:
+        return f"suites.{names[1]}"
+    return names[0]
+
+
+def imports(path: Path) -> list[tuple[str, bool]]:
+    """(module imported, whether inside a function) for every import of ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    local: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            local.update(id(inner) for inner in ast.walk(node) if inner is not node)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            local.update(id(inner) for inner in ast.walk(node) if inner is not node)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, id(node) in local) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "ticdc_conformance":  # from ticdc_conformance import fixtures
+                found += [(f"ticdc_conformance.{a.name}", id(node) in local) for a in node.names]
+            else:
+                found.append((node.module, id(node) in local))
+    return found
+
+
+def modules() -> list[Path]:
+    return sorted(
+        path
+        for folder in SOURCE_FOLDERS
+        for path in (ROOT / folder).rglob("*.py")
+        if "data" not in path.relative_to(ROOT).parts
+    )
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_imports_follow_the_allowed_arrows(path: Path) -> None:
+    relative = path.relative_to(ROOT).with_suffix("")
+    me = part_of("ticdc_conformance." + ".".join(relative.parts))
+    allowed = ALLOWED[me]
+    wrong = []
+    for module, inside_function in imports(path):
+        top = module.split(".")[0]
+        if top == "ticdc_conformance":
+            other = part_of(module) if module != "ticdc_conformance" else me
+            ok = other == me or other in allowed.eager or (inside_function and other in allowed.lazy)
+            if not ok:
+                wrong.append(f"{module} ({me} may not import {other} here)")
+        elif top not in sys.stdlib_module_names and top != "__future__":
+            if top not in allowed.third_party:
+                wrong.append(f"{module} (third-party, not allowed in {me})")
+            elif top in ONLY_IN and relative.as_posix() + ".py" != ONLY_IN[top]:
+                wrong.append(f"{module} (only {ONLY_IN[top]} imports it)")
+    assert not wrong, f"{relative}.py imports " + "; ".join(wrong)
+
+
+def test_every_part_is_described() -> None:
+    parts = {
+        part_of("ticdc_conformance." + ".".join(p.relative_to(ROOT).with_suffix("").parts))
+        for p in modules()
+    }
+    assert parts == set(ALLOWED)
+    described = (ROOT / "docs/architecture.md").read_text(encoding="utf-8")
+    for part in parts:
+        assert f"`{part}`" in described, f"docs/architecture.md does not describe {part}"
+
+
+def test_the_import_check_sees_lazy_and_eager_imports(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import json\n"
+        "from ticdc_conformance import fixtures\n"
+        "def f():\n"
+        "    from ticdc_conformance.suites.gate import Case\n"
+    )
+    assert imports(module) == [
+        ("json", False),
+        ("ticdc_conformance.fixtures", False),
+        ("ticdc_conformance.suites.gate", True),
+    ]
