@@ -101,7 +101,9 @@ def test_imports_follow_the_allowed_arrows(path: Path) -> None:
         top = module.split(".")[0]
         if top == "ticdc_conformance":
             other = part_of(module) if module != "ticdc_conformance" else me
-            ok = other == me or other in allowed.eager or (inside_function and other in allowed.lazy)
+            ok = (
+                other == me or other in allowed.eager or (inside_function and other in allowed.lazy)
+            )
             if not ok:
                 wrong.append(f"{module} ({me} may not import {other} here)")
         elif top not in sys.stdlib_module_names and top != "__future__":

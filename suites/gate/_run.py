@@ -158,7 +158,6 @@ def example_round_trips() -> Iterator[RoundTrip]:
                     example=name,
                     events=len(events),
                     messages=tuple(
-                        (m, tuple(codec.decode(m, message_index=i)))
-                        for i, m in enumerate(messages)
+                        (m, tuple(codec.decode(m, message_index=i))) for i, m in enumerate(messages)
                     ),
                 )

@@ -78,17 +78,19 @@ class Verdict:
         for outcome in self.outcomes:
             case = outcome.case
             entry = match_entry(case.id, list(self.entries))
-            rows.append({
-                "id": case.id,
-                "protocol": case.protocol,
-                "profile": case.profile,
-                "direction": case.direction,
-                "tier": case.tier,
-                "status": outcome.status,
-                "known_failure": None if entry is None else entry.text(),
-                "detail": outcome.detail,
-                "replay": outcome.replay,
-            })
+            rows.append(
+                {
+                    "id": case.id,
+                    "protocol": case.protocol,
+                    "profile": case.profile,
+                    "direction": case.direction,
+                    "tier": case.tier,
+                    "status": outcome.status,
+                    "known_failure": None if entry is None else entry.text(),
+                    "detail": outcome.detail,
+                    "replay": outcome.replay,
+                }
+            )
         return rows
 
     def counts(self) -> list[str]:

@@ -25,6 +25,7 @@ from ticdc_conformance.suites.stream.rules import RULES, CheckSettings
 
 __all__ = ["add_arguments", "build_report", "run", "run_from_command_line"]
 
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``check-stream`` arguments (shared by the CLI and ``spark-submit``)."""
     parser.add_argument("--protocol", choices=sorted(CODECS),
