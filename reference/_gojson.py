@@ -33,6 +33,8 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decima
 from enum import Enum
 from fractions import Fraction
 
+from ticdc_conformance.reference.jsondoc import Json
+
 __all__ = [
     "GoJsonReader", "JsonStyle", "format_float", "format_float_positional", "from_json_text",
     "quote", "to_bytes",
@@ -97,6 +99,8 @@ def from_json_text(text: str) -> str | bytes:
     The inverse of the surrogate-escape convention: jsoniter and goavro copy invalid UTF-8
     raw, and a decoder reading it with ``surrogateescape`` holds those bytes as surrogates.
     """
+    if text.isascii():
+        return text
     try:
         text.encode()
     except UnicodeEncodeError:
@@ -127,7 +131,7 @@ class GoJsonReader:
     __slots__ = ("_plain", "_signed")
 
     def __init__(
-        self, *, object_pairs_hook: Callable[[list[tuple[str, object]]], object] | None = None
+        self, *, object_pairs_hook: Callable[[list[tuple[str, Json]]], Json] | None = None
     ) -> None:
         self._plain = json.JSONDecoder(
             parse_constant=_reject_constant, object_pairs_hook=object_pairs_hook
@@ -138,11 +142,12 @@ class GoJsonReader:
             object_pairs_hook=object_pairs_hook,
         )
 
-    def decode(self, text: str) -> object:
+    def decode(self, text: str) -> Json:
         """The document in ``text``."""
-        if _NEGATIVE_ZERO.search(text) is None:
-            return self._plain.decode(text)
-        return self._signed.decode(text)
+        document: Json = (
+            self._plain if _NEGATIVE_ZERO.search(text) is None else self._signed
+        ).decode(text)
+        return document
 
 
 def _float32(x: float) -> float:

@@ -13,16 +13,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.values import Value, check_value
 
-__all__ = ["ChangeEvent", "DDLEvent", "Operation", "ResolvedEvent", "RowChangedEvent"]
+__all__ = [
+    "OPERATIONS",
+    "ChangeEvent",
+    "DDLEvent",
+    "Operation",
+    "ResolvedEvent",
+    "RowChangedEvent",
+    "operation",
+]
 
 Operation = Literal["insert", "update", "delete"]
+OPERATIONS: tuple[Operation, ...] = ("insert", "update", "delete")
 
 _UINT64 = 2**64
 _IMAGES = {"insert": (False, True), "update": (True, True), "delete": (True, False)}
 _IMAGE_NAMES = {"insert": "an after image", "update": "both images", "delete": "a before image"}
+
+
+def operation(name: str) -> Operation:
+    """The ``Operation`` called ``name`` (``ValueError`` for another name)."""
+    for op in OPERATIONS:
+        if name == op:
+            return op
+    raise ValueError(f"unknown operation {name!r}")
 
 
 def _check_ts(name: str, ts: object) -> None:
@@ -46,9 +64,8 @@ class RowChangedEvent:
 
     def __post_init__(self) -> None:
         _check_ts("commit_ts", self.commit_ts)
-        if self.op not in _IMAGES:
-            raise ValueError(f"unknown operation {self.op!r}")
-        if ((self.before is not None), (self.after is not None)) != _IMAGES[self.op]:
+        images = (self.before is not None, self.after is not None)
+        if images != _IMAGES[operation(self.op)]:
             raise ValueError(f"{self.op} takes {_IMAGE_NAMES[self.op]} only")
         for image in (self.before, self.after):
             if image is None:
@@ -78,9 +95,8 @@ class RowChangedEvent:
             return 0
         column = self.table.columns[primary[0]]
         value = image[primary[0]]
-        integer_types = {"tinyint", "smallint", "mediumint", "int", "bigint"}
-        if column.type in integer_types and isinstance(value, int):
-            return value - 2**64 if value >= 2**63 else value
+        if column.type in INTEGER_TYPES and isinstance(value, int):
+            return wrap_int64(value)
         return 0
 
 

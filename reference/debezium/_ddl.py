@@ -24,14 +24,11 @@ from ticdc_conformance.reference._gojson import to_bytes
 from ticdc_conformance.reference.debezium._config import Config
 from ticdc_conformance.reference.debezium._envelope import source_payload, source_schema
 from ticdc_conformance.reference.debezium._json import dump
-from ticdc_conformance.reference.debezium._types import (
-    INTEGER_BITS,
-    default_text,
-    type_to_str,
-)
+from ticdc_conformance.reference.debezium._types import default_text
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, type_to_str
 from ticdc_conformance.reference.tables import NULLABLE_FLAG, ColumnInfo, TableInfo
 
 __all__ = ["DDL_KINDS", "SCHEMA_CHANGE_VALUE", "encode_ddl", "jdbc_type"]
@@ -91,7 +88,7 @@ def _length(column: ColumnInfo) -> int | None:
     if (kind not in _DEFAULT_LENGTH and kind != "vector") or column.length is None:
         return None
     default = _DEFAULT_LENGTH.get(kind, -1)
-    if kind in INTEGER_BITS and kind != "bigint":
+    if kind in INTEGER_TYPES and kind != "bigint":
         default -= 1 if column.unsigned else 0
         default += 1 if kind == "tinyint" and column.zerofill else 0
     return column.length if column.length != default else None
@@ -99,7 +96,7 @@ def _length(column: ColumnInfo) -> int | None:
 
 def _type_name_and_expression(column: ColumnInfo) -> tuple[str, str]:
     """``getExpressionAndName``: (typeName, typeExpression)."""
-    prefix = type_to_str(column).upper()
+    prefix = type_to_str(column.type, column.effective_charset).upper()
     if column.type in ("year", "bit", "varchar", "varbinary", "char", "binary", "decimal"):
         return prefix, prefix
     suffix = ""

@@ -22,7 +22,8 @@ from ticdc_conformance.reference.debezium._envelope import (
 )
 from ticdc_conformance.reference.debezium._json import Pairs, Raw, dump
 from ticdc_conformance.reference.debezium._names import sanitize_name, schema_topic_name
-from ticdc_conformance.reference.debezium._types import field_schema, field_value
+from ticdc_conformance.reference.debezium._payload import field_value
+from ticdc_conformance.reference.debezium._types import field_schema
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message

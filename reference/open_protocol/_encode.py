@@ -19,10 +19,10 @@ from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
-from ticdc_conformance.reference.open_protocol._columns import as_bytes, write_value
+from ticdc_conformance.reference.open_protocol._columns import write_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL, Config
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
-from ticdc_conformance.reference.values import TimestampValue, Value
+from ticdc_conformance.reference.values import TimestampValue, Value, string_bytes
 
 __all__ = ["encode"]
 
@@ -90,7 +90,7 @@ def _same(old: Value, new: Value) -> bool:
     # its rendered text (the zone is not part of the value it has)
     old, new = (v.text if isinstance(v, TimestampValue) else v for v in (old, new))
     if isinstance(old, str | bytes) and isinstance(new, str | bytes):
-        return as_bytes(old) == as_bytes(new)
+        return string_bytes(old) == string_bytes(new)
     return type(old) is type(new) and old == new
 
 

@@ -1,8 +1,8 @@
-"""Go strings and uint64 members as goavro writes them into Avro (ground truth §4.8)."""
+"""Go strings as goavro writes them into Avro (ground truth §4.8)."""
 
 from __future__ import annotations
 
-__all__ = ["RawText", "avro_text", "to_int64"]
+__all__ = ["RawText", "avro_text"]
 
 
 class RawText(str):
@@ -26,7 +26,3 @@ def avro_text(value: str | bytes) -> str:
         return RawText(value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape"))
     return value
 
-
-def to_int64(value: int) -> int:
-    """A uint64 as the Avro long Go writes for it (``int64(v)``: 2^63 and above wrap)."""
-    return value - 2**64 if value >= 2**63 else value
