@@ -236,9 +236,9 @@ def _digits(x: float, bits: int) -> tuple[str, int]:
     """Shortest digits ``d`` and exponent ``e`` with |x| ≈ int(d) × 10**e (x ≠ 0)."""
     magnitude = abs(x)
     number = _shortest_float32(magnitude) if bits == 32 else Decimal(repr(magnitude))
-    sign, digit_tuple, exponent = number.normalize().as_tuple()
-    del sign
-    assert isinstance(exponent, int)
+    _, digit_tuple, exponent = number.normalize().as_tuple()
+    if not isinstance(exponent, int):  # NaN or an infinity: x is finite
+        raise ValueError(f"{x!r} has no digits")
     return "".join(map(str, digit_tuple)), exponent
 
 

@@ -79,6 +79,13 @@ class RowChangedEvent:
         if self.row_id is not None and not -(2**63) <= self.row_id < 2**63:
             raise ValueError("row_id must be an int64")
 
+    @property
+    def image(self) -> tuple[Value, ...]:
+        """The new image, or the old one of a delete: what TiCDC keys and routes a row by."""
+        if self.after is not None:
+            return self.after
+        return () if self.before is None else self.before  # every operation has an image
+
     def effective_row_id(self) -> int:
         """TiCDC's RowID: explicit, else the value of a single integer primary key, else 0.
 
@@ -90,11 +97,10 @@ class RowChangedEvent:
         if self.row_id is not None:
             return self.row_id
         primary = self.table.primary_key()
-        image = self.after if self.after is not None else self.before
-        if len(primary) != 1 or image is None:
+        if len(primary) != 1:
             return 0
         column = self.table.columns[primary[0]]
-        value = image[primary[0]]
+        value = self.image[primary[0]]
         if column.type in INTEGER_TYPES and isinstance(value, int):
             return wrap_int64(value)
         return 0

@@ -46,8 +46,7 @@ def _public_names(module: ModuleType) -> set[str]:
     return {
         name
         for name, value in vars(module).items()
-        if not name.startswith("_")
-        and not isinstance(value, ModuleType | __future__._Feature)
+        if not name.startswith("_") and not isinstance(value, ModuleType | __future__._Feature)
     }
 
 

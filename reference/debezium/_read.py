@@ -74,28 +74,38 @@ def _base64(raw: Json) -> bytes:
         raise ValueError(f"invalid base64: {error}") from None
 
 
-def _members(
-    raw: Json, field: JsonObject, tidb: str | None, *, is_set: bool
-) -> tuple[Value, str | None]:
-    del tidb
-    text = _text(raw)
+def _allowed(field: JsonObject) -> str:
     parameters = field.get("parameters")
     allowed = parameters.get("allowed") if type(parameters) is dict else None
     if not isinstance(allowed, str):
         raise ValueError("an Enum/EnumSet schema needs parameters.allowed")
-    elements = allowed.split(",") if is_set else split_allowed(allowed)
+    return allowed
+
+
+def _enum(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del tidb
+    text, allowed = _text(raw), _allowed(field)
     if not text:
         return 0, None  # TiCDC writes an invalid member as ""
-    names = text.split(",") if is_set else [text]
-    if all(elements.count(name) == 1 for name in names):
-        if not is_set:
-            return elements.index(text) + 1, None
-        return sum(1 << elements.index(name) for name in set(names)), None
-    if not is_set and ("'" in allowed or "\\" in allowed):
+    elements = split_allowed(allowed)
+    if elements.count(text) == 1:
+        return elements.index(text) + 1, None
+    if "'" in allowed or "\\" in allowed:
         # TiCDC's escaping folds '' and \' into ' and leaves a trailing \ before the comma
         # separator: the member is real, its position cannot be known
         return text, "members-unresolved"
     raise ValueError(f"{text!r} is not among the allowed members")
+
+
+def _set(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del tidb
+    text, elements = _text(raw), _allowed(field).split(",")
+    if not text:
+        return 0, None  # TiCDC writes an invalid member as ""
+    names = text.split(",")
+    if not all(elements.count(name) == 1 for name in names):
+        raise ValueError(f"{text!r} is not among the allowed members")
+    return sum(1 << elements.index(name) for name in set(names)), None
 
 
 def _exact(read: Callable[[Json], Value]) -> Read:
@@ -130,8 +140,8 @@ LOGICAL_TYPES: dict[str, tuple[MySQLType, Read]] = {
     "io.debezium.time.MicroTime": ("time", _exact(lambda raw: read_time(_integer(raw, 64)))),
     "io.debezium.time.Year": ("year", _exact(_year)),
     "io.debezium.data.Bits": ("bit", _exact(lambda raw: int.from_bytes(_base64(raw), "little"))),
-    "io.debezium.data.Enum": ("enum", partial(_members, is_set=False)),
-    "io.debezium.data.EnumSet": ("set", partial(_members, is_set=True)),
+    "io.debezium.data.Enum": ("enum", _enum),
+    "io.debezium.data.EnumSet": ("set", _set),
     "io.debezium.data.Json": ("json", _exact(lambda raw: from_json_text(_text(raw)))),
     "io.debezium.data.TiDBVectorFloat32": (
         "vector",
@@ -204,12 +214,10 @@ def _untyped(raw: Json) -> tuple[Value, str | None]:
 
 
 def _value(
-    raw: Json, field: JsonObject | None, logical: Json, tidb: str | None
+    raw: Json, field: JsonObject, logical: Json, tidb: str | None
 ) -> tuple[Value, str | None]:
     if raw is None:
         return None, None
-    if field is None:
-        return _untyped(raw)
     if type(logical) is str and logical in LOGICAL_TYPES:
         return LOGICAL_TYPES[logical][1](raw, field, tidb)
     if "type" not in field:
@@ -221,37 +229,42 @@ def _value(
     return read(raw, field, tidb)
 
 
-def _mysql_type(field: JsonObject | None, logical: Json, tidb: str | None) -> str | None:
+def _mysql_type(field: JsonObject, logical: Json, tidb: str | None) -> str | None:
     """The MySQL type the field schema names: ``tidb_type``, else the logical type's."""
     mysql_type = tidb
     if type(logical) is str and not tidb:
         entry = LOGICAL_TYPES.get(logical)
         mysql_type = None if entry is None else entry[0]
-    if mysql_type is None and field is not None and field.get("type") == "boolean":
+    if mysql_type is None and field.get("type") == "boolean":
         return "bit"
     return mysql_type
+
+
+def _may_be_default(raw: Json, field: JsonObject, logical: Json) -> bool:
+    """Whether a NULL may stand behind ``raw``: TiCDC writes a NULL as the default (§5.3)."""
+    if raw is None:
+        return False
+    if logical == "io.debezium.time.Year" and type(raw) is str:
+        return True  # only classic's default for a NULL is a string
+    default = field.get("default", _NO_DEFAULT)
+    return field.get("optional") is True and default == raw and type(default) is type(raw)
 
 
 def read_column(
     name: str, raw: Json, field: JsonObject | None, handle_key: bool | None
 ) -> DecodedColumn:
     """One payload member as a decoded column; ``ValueError`` when the value does not fit."""
-    tidb = field.get("tidb_type") if field is not None else None
+    if field is None:
+        value, ambiguity = (None, None) if raw is None else _untyped(raw)
+        return DecodedColumn(name, value, None, None, handle_key, None, ambiguity)
+    tidb = field.get("tidb_type")
     if tidb is not None and type(tidb) is not str:
         raise ValueError("tidb_type must be a string")
-    logical = field.get("name") if field is not None else None
+    logical = field.get("name")
     mysql_type = _mysql_type(field, logical, tidb)
     known = type_named(mysql_type.removesuffix(" unsigned")) if mysql_type else None
     value, ambiguity = _value(raw, field, logical, tidb)
-    default = field.get("default", _NO_DEFAULT) if field is not None else _NO_DEFAULT
-    if (
-        raw is not None
-        and field is not None
-        and field.get("optional") is True
-        and (default == raw and type(default) is type(raw))
-    ):
-        ambiguity = "null-or-default"  # TiCDC writes a NULL as the default (§5.3)
-    if logical == "io.debezium.time.Year" and type(raw) is str:
-        ambiguity = "null-or-default"  # only classic's default for a NULL is a string
+    if _may_be_default(raw, field, logical):
+        ambiguity = "null-or-default"
     type_code = None if known is None else TYPE_CODES[known]
     return DecodedColumn(name, value, type_code, None, handle_key, mysql_type, ambiguity)

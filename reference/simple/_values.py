@@ -245,16 +245,19 @@ def _read_integer(name: MySQLType, column: ColumnInfo, raw: Raw, avro: bool) -> 
             raise ValueError("UnsignedBigint holds only BIGINT UNSIGNED")
         return raw.value
     if avro and not (name == "bit" and isinstance(raw, str)):  # ticdc writes BIT as text
-        if type(raw) is not int:
-            raise ValueError("expected a long")
-        if name == "bigint" and column.unsigned:
-            raise ValueError("BIGINT UNSIGNED is an UnsignedBigint record")
-        number = raw % 2**64 if name in UINT64_TYPES else raw
-    elif isinstance(raw, str) and _INTEGER_TEXT.fullmatch(raw):
-        number = int(raw)
-    else:
+        return _integer(name, column, _avro_long(name, column, raw))
+    if not (isinstance(raw, str) and _INTEGER_TEXT.fullmatch(raw)):
         raise ValueError("expected an integer as decimal text")
-    return _integer(name, column, number)
+    return _integer(name, column, int(raw))
+
+
+def _avro_long(name: MySQLType, column: ColumnInfo, raw: Raw) -> int:
+    """The integer of an Avro ``long``; BIT, ENUM and SET carry their uint64 wrapped."""
+    if type(raw) is not int:
+        raise ValueError("expected a long")
+    if name == "bigint" and column.unsigned:
+        raise ValueError("BIGINT UNSIGNED is an UnsignedBigint record")
+    return raw % 2**64 if name in UINT64_TYPES else raw
 
 
 def _read_float(bits: int, column: ColumnInfo, raw: Raw, avro: bool) -> Value:
