@@ -37,7 +37,7 @@ from ticdc_conformance.reference.jsondoc import Json
 
 __all__ = [
     "GoJsonReader", "JsonStyle", "format_float", "format_float_positional", "from_json_text",
-    "quote", "to_bytes",
+    "go_text", "quote", "to_bytes",
 ]  # fmt: skip
 
 
@@ -68,8 +68,11 @@ def _jsoniter_escape(match: re.Match[str]) -> str:
     return _TWO_CHAR.get(char) or f"\\u{ord(char):04x}"
 
 
-def _text_of(data: str | bytes) -> str:
-    """``data`` as text, with bytes that are not valid UTF-8 kept as surrogate escapes."""
+def go_text(data: str | bytes) -> str:
+    """A Go string (bytes) as text: bytes that are not valid UTF-8 kept as surrogate escapes.
+
+    ``data`` itself when it is valid text.
+    """
     if isinstance(data, bytes):
         return data.decode("utf-8", "surrogateescape")
     try:
@@ -82,7 +85,7 @@ def _text_of(data: str | bytes) -> str:
 
 def quote(data: str | bytes, style: JsonStyle) -> str:
     """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
-    text = _text_of(data)
+    text = go_text(data)
     if style is JsonStyle.GO_STD:
         return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
     return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ticdc_conformance.reference._gojson import go_text
+
 __all__ = ["RawText", "avro_text"]
 
 
@@ -18,11 +20,6 @@ class RawText(str):
 
 def avro_text(value: str | bytes) -> str:
     """A value for an Avro string: raw bytes pass through as goavro writes Go strings."""
-    if isinstance(value, bytes):
-        return RawText(value.decode("utf-8", "surrogateescape"))
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return RawText(value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape"))
-    return value
+    text = go_text(value)
+    return text if text is value else RawText(text)
 
