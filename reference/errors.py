@@ -10,10 +10,10 @@
   (Open Protocol).
 * ``FormError``: a JSON document of the kit's own forms (change events, decoded events, message
   lines) is malformed; it carries the JSON path and the line number when known.
+* ``UsageError``: a command or tool was given options, arguments or files it cannot run with.
 
 A JSON ``path`` is a tuple of reference tokens (member names and array indexes); it is shown
 as a JSON Pointer (``pointer``, and in the error's text), ``/`` for the whole document.
-* ``UsageError``: a command or tool was given options, arguments or files it cannot run with.
 
 Every class also derives from ``ValueError`` so that generic callers keep working.
 

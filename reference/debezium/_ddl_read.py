@@ -10,6 +10,7 @@ as ``None``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
@@ -24,7 +25,7 @@ T = TypeVar("T")
 _INTEGER = re.compile(r"-?[0-9]+")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?")
-_INTEGERS = INTEGER_TYPES | {"year"}
+_INTEGERS: frozenset[MySQLType] = INTEGER_TYPES | {"year"}
 
 
 def _get(raw: JsonObject, name: str, kind: type[T]) -> T | None:
@@ -34,18 +35,36 @@ def _get(raw: JsonObject, name: str, kind: type[T]) -> T | None:
     return value
 
 
+def _integer(text: str) -> Value:
+    return int(text) if _INTEGER.fullmatch(text) else text
+
+
+def _bits(text: str) -> Value:
+    return int(text, 2) if text and set(text) <= {"0", "1"} else text
+
+
+def _decimal(text: str) -> Value:
+    return DecimalValue(text) if _DECIMAL.fullmatch(text) else text
+
+
+def _timestamp(text: str) -> Value:
+    return TimestampValue(text, None) if _TIMESTAMP.fullmatch(text) else text
+
+
+_DEFAULTS: dict[MySQLType, Callable[[str], Value]] = {
+    **dict.fromkeys(_INTEGERS, _integer),
+    "bit": _bits,
+    "decimal": _decimal,
+    "timestamp": _timestamp,
+}
+"""``defaultValueExpression`` by type; other types, and text these do not read, keep the text."""
+
+
 def _default(kind: MySQLType, text: str | None) -> Value:
     if text is None:
         return None
-    if kind in _INTEGERS and _INTEGER.fullmatch(text):
-        return int(text)
-    if kind == "bit" and text and set(text) <= {"0", "1"}:
-        return int(text, 2)
-    if kind == "decimal" and _DECIMAL.fullmatch(text):
-        return DecimalValue(text)
-    if kind == "timestamp" and _TIMESTAMP.fullmatch(text):
-        return TimestampValue(text, None)
-    return text
+    read = _DEFAULTS.get(kind)
+    return text if read is None else read(text)
 
 
 def _column(raw: Json) -> ColumnInfo:
