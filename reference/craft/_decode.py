@@ -217,10 +217,14 @@ def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
     op, groups = _row_groups(message.value, start, message.tables[2 + i], end, message.terms)
     partition = headers.partitions[i]
     return DecodedRow(
-        commit_ts=headers.commit_ts[i], schema=schema, table=table, op=op,
-        before=groups.get(OLD_GROUP), after=groups.get(NEW_GROUP),
+        commit_ts=headers.commit_ts[i],
+        schema=schema,
+        table=table,
+        op=op,
+        before=groups.get(OLD_GROUP),
+        after=groups.get(NEW_GROUP),
         partition_id=partition if partition >= 0 else None,
-    )  # fmt: skip
+    )
 
 
 def _control(message: _Message, i: int) -> None:
@@ -239,10 +243,12 @@ def _ddl(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
         fail(f"{end - after} bytes after the DDL query", after)
     headers = message.headers
     return DecodedDDL(
-        commit_ts=headers.commit_ts[i], schema=headers.schemas[i] or "",
-        table=headers.tables[i] or "", query=_utf8(query, "the DDL query", query_at),
+        commit_ts=headers.commit_ts[i],
+        schema=headers.schemas[i] or "",
+        table=headers.tables[i] or "",
+        query=_utf8(query, "the DDL query", query_at),
         ddl_type=ddl_type,
-    )  # fmt: skip
+    )
 
 
 def _resolved(message: _Message, i: int, start: int, end: int) -> DecodedEvent:

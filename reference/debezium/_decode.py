@@ -73,9 +73,13 @@ class _Doc:
 
     def _raise(self, reason: str, path: Path | None, offset: int | None) -> NoReturn:
         raise DecodeError(
-            reason, protocol=PROTOCOL, part=self.part, offset=offset, path=path,
+            reason,
+            protocol=PROTOCOL,
+            part=self.part,
+            offset=offset,
+            path=path,
             message_index=self.message_index,
-        )  # fmt: skip
+        )
 
     def members(self, raw: Json, *tokens: Token) -> Members:
         """``raw`` at ``tokens`` as a JSON object."""
@@ -146,8 +150,9 @@ def _image_fields(
     return doc.fail(f"the schema declares no {image} struct", "schema", "fields")
 
 
-def _image(payload: Members, image: str, schema: Members | None, handle: set[str] | None,
-           doc: _Doc) -> tuple[DecodedColumn, ...] | None:  # fmt: skip
+def _image(
+    payload: Members, image: str, schema: Members | None, handle: set[str] | None, doc: _Doc
+) -> tuple[DecodedColumn, ...] | None:
     raw = payload.obj.get(image)
     if raw is None:
         return None
@@ -172,8 +177,9 @@ def _image(payload: Members, image: str, schema: Members | None, handle: set[str
     return tuple(columns)
 
 
-def _row(op: str, payload: Members, schema: Members | None, key: Members | None,
-         doc: _Doc) -> DecodedRow:  # fmt: skip
+def _row(
+    op: str, payload: Members, schema: Members | None, key: Members | None, doc: _Doc
+) -> DecodedRow:
     commit_ts, db, table, cluster = _source(payload, doc)
     handle = None if key is None else set(key.obj)
     before = _image(payload, "before", schema, handle, doc)
@@ -187,9 +193,14 @@ def _row(op: str, payload: Members, schema: Members | None, key: Members | None,
     ):
         doc.fail(f"op {op!r} does not match its before/after images", "payload", "op")
     return DecodedRow(
-        commit_ts=commit_ts, schema=db, table=table, op=operation, before=before, after=after,
+        commit_ts=commit_ts,
+        schema=db,
+        table=table,
+        op=operation,
+        before=before,
+        after=after,
         cluster_id=cluster,
-    )  # fmt: skip
+    )
 
 
 def _ddl(payload: Members, doc: _Doc) -> DecodedDDL:
@@ -209,9 +220,14 @@ def _ddl(payload: Members, doc: _Doc) -> DecodedDDL:
         except (ValueError, KeyError, TypeError) as error:
             doc.fail(f"invalid table description: {error}", *change.at("table"))
     return DecodedDDL(
-        commit_ts=commit_ts, schema=database, table=table, query=query, ddl_kind=kind,
-        table_info=table_info, cluster_id=cluster,
-    )  # fmt: skip
+        commit_ts=commit_ts,
+        schema=database,
+        table=table,
+        query=query,
+        ddl_kind=kind,
+        table_info=table_info,
+        cluster_id=cluster,
+    )
 
 
 def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:

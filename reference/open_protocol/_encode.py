@@ -105,9 +105,12 @@ def _same(old: Value, new: Value) -> bool:
 
 
 def _old_image(
-    event: RowChangedEvent, before: Sequence[Value], chosen: list[int], flags: Sequence[int],
+    event: RowChangedEvent,
+    before: Sequence[Value],
+    chosen: list[int],
+    flags: Sequence[int],
     config: Config,
-) -> str | None:  # fmt: skip
+) -> str | None:
     """The member of the old image: ``p`` of an update, ``d`` of a delete; or none (§2.4)."""
     if event.op == "delete":
         if config.delete_only_output_handle_key_columns:

@@ -205,21 +205,30 @@ def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401
 
 def _table_schema(payload: dict[str, Any], name: str, fail: Fail) -> TableInfo:
     path = ("payload", name)
-    return read_table_schema(_unwrap(payload[name], "TableSchema", path, fail), path, fail,
-                             avro=True)  # fmt: skip
+    return read_table_schema(
+        _unwrap(payload[name], "TableSchema", path, fail), path, fail, avro=True
+    )
 
 
 def _watermark(payload: dict[str, Any], fail: Fail) -> Wire:
     del fail
-    return Wire(kind="WATERMARK", type="WATERMARK", commit_ts=payload["commitTs"] % 2**64,
-                build_ts=payload["buildTs"])  # fmt: skip
+    return Wire(
+        kind="WATERMARK",
+        type="WATERMARK",
+        commit_ts=payload["commitTs"] % 2**64,
+        build_ts=payload["buildTs"],
+    )
 
 
 def _bootstrap(payload: dict[str, Any], fail: Fail) -> Wire:
-    table = read_table_schema(payload["tableSchema"], ("payload", "tableSchema"), fail,
-                              avro=True)  # fmt: skip
-    return Wire(kind="BOOTSTRAP", type="BOOTSTRAP", commit_ts=0, build_ts=payload["buildTs"],
-                table_schema=table)  # fmt: skip
+    table = read_table_schema(payload["tableSchema"], ("payload", "tableSchema"), fail, avro=True)
+    return Wire(
+        kind="BOOTSTRAP",
+        type="BOOTSTRAP",
+        commit_ts=0,
+        build_ts=payload["buildTs"],
+        table_schema=table,
+    )
 
 
 def _ddl(payload: dict[str, Any], fail: Fail) -> Wire:
@@ -228,10 +237,15 @@ def _ddl(payload: dict[str, Any], fail: Fail) -> Wire:
         for name in ("tableSchema", "preTableSchema")
         if payload[name] is not None
     }
-    return Wire(kind="DDL", type=payload["type"], commit_ts=payload["commitTs"] % 2**64,
-                build_ts=payload["buildTs"], sql=payload["sql"],
-                table_schema=schemas.get("tableSchema"),
-                pre_table_schema=schemas.get("preTableSchema"))  # fmt: skip
+    return Wire(
+        kind="DDL",
+        type=payload["type"],
+        commit_ts=payload["commitTs"] % 2**64,
+        build_ts=payload["buildTs"],
+        sql=payload["sql"],
+        table_schema=schemas.get("tableSchema"),
+        pre_table_schema=schemas.get("preTableSchema"),
+    )
 
 
 def _checksum(raw: object, fail: Fail) -> Checksum | None:
@@ -241,8 +255,12 @@ def _checksum(raw: object, fail: Fail) -> Checksum | None:
     for name in ("current", "previous"):
         if not 0 <= fields[name] < 2**32:
             fail("a checksum is a uint32", ("payload", "checksum", name))
-    return Checksum(version=fields["version"], corrupted=fields["corrupted"],
-                    current=fields["current"], previous=fields["previous"])  # fmt: skip
+    return Checksum(
+        version=fields["version"],
+        corrupted=fields["corrupted"],
+        current=fields["current"],
+        previous=fields["previous"],
+    )
 
 
 def _dml(payload: dict[str, Any], fail: Fail) -> Wire:
@@ -252,14 +270,20 @@ def _dml(payload: dict[str, Any], fail: Fail) -> Wire:
         if name not in images and payload[name] is not None:
             fail(f"an {payload['type']} has no {name}", ("payload", name))
     return Wire(
-        kind="DML", type=payload["type"], commit_ts=payload["commitTs"] % 2**64,
-        build_ts=payload["buildTs"], database=payload["database"], table=payload["table"],
-        table_id=payload["tableID"], schema_version=payload["schemaVersion"] % 2**64,
+        kind="DML",
+        type=payload["type"],
+        commit_ts=payload["commitTs"] % 2**64,
+        build_ts=payload["buildTs"],
+        database=payload["database"],
+        table=payload["table"],
+        table_id=payload["tableID"],
+        schema_version=payload["schemaVersion"] % 2**64,
         claim_check_location=payload["claimCheckLocation"],
-        handle_key_only=payload["handleKeyOnly"] is True, checksum=checksum,
+        handle_key_only=payload["handleKeyOnly"] is True,
+        checksum=checksum,
         data=_raw_columns(payload["data"], ("payload", "data"), fail),
         old=_raw_columns(payload["old"], ("payload", "old"), fail),
-    )  # fmt: skip
+    )
 
 
 _KINDS: dict[str, Callable[[dict[str, Any], Fail], Wire]] = {

@@ -200,24 +200,35 @@ def _schemas(raw: JsonObject, fail: Fail) -> dict[str, TableInfo]:
 
 def _watermark(envelope: _Envelope, fail: Fail) -> Wire:
     del fail
-    return Wire(kind="WATERMARK", type="WATERMARK", commit_ts=envelope.commit_ts,
-                build_ts=envelope.build_ts)  # fmt: skip
+    return Wire(
+        kind="WATERMARK", type="WATERMARK", commit_ts=envelope.commit_ts, build_ts=envelope.build_ts
+    )
 
 
 def _bootstrap(envelope: _Envelope, fail: Fail) -> Wire:
     schemas = _schemas(envelope.raw, fail)
     if "tableSchema" not in schemas:
         fail("a BOOTSTRAP has a tableSchema", ())
-    return Wire(kind="BOOTSTRAP", type="BOOTSTRAP", commit_ts=envelope.commit_ts,
-                build_ts=envelope.build_ts, table_schema=schemas["tableSchema"])  # fmt: skip
+    return Wire(
+        kind="BOOTSTRAP",
+        type="BOOTSTRAP",
+        commit_ts=envelope.commit_ts,
+        build_ts=envelope.build_ts,
+        table_schema=schemas["tableSchema"],
+    )
 
 
 def _ddl(envelope: _Envelope, fail: Fail) -> Wire:
     schemas = _schemas(envelope.raw, fail)
-    return Wire(kind="DDL", type=envelope.type, commit_ts=envelope.commit_ts,
-                build_ts=envelope.build_ts, sql=_text(envelope.raw, "sql", fail),
-                table_schema=schemas.get("tableSchema"),
-                pre_table_schema=schemas.get("preTableSchema"))  # fmt: skip
+    return Wire(
+        kind="DDL",
+        type=envelope.type,
+        commit_ts=envelope.commit_ts,
+        build_ts=envelope.build_ts,
+        sql=_text(envelope.raw, "sql", fail),
+        table_schema=schemas.get("tableSchema"),
+        pre_table_schema=schemas.get("preTableSchema"),
+    )
 
 
 def _dml(envelope: _Envelope, fail: Fail) -> Wire:
@@ -232,14 +243,20 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
     if extra:
         fail(f"an {envelope.type} has no {min(extra)}", (min(extra),))
     return Wire(
-        kind="DML", type=envelope.type, commit_ts=envelope.commit_ts,
-        build_ts=envelope.build_ts, database=database, table=table,
+        kind="DML",
+        type=envelope.type,
+        commit_ts=envelope.commit_ts,
+        build_ts=envelope.build_ts,
+        database=database,
+        table=table,
         table_id=_integer(raw, "tableID", INT64, fail),
         schema_version=_integer(raw, "schemaVersion", UINT64, fail),
-        claim_check_location=location or None, handle_key_only=handle_key_only,
+        claim_check_location=location or None,
+        handle_key_only=handle_key_only,
         checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
-        data=images.get("data"), old=images.get("old"),
-    )  # fmt: skip
+        data=images.get("data"),
+        old=images.get("old"),
+    )
 
 
 _KINDS: dict[str, Callable[[_Envelope, Fail], Wire]] = {

@@ -298,11 +298,18 @@ def _read_column(raw: Json, path: Path, fail: Fail, avro: bool) -> ColumnInfo:
     default = _read_default(column.obj.get("default"), type_name, column.at("default"), fail)
     try:
         return ColumnInfo(
-            name=name, type=type_name, charset=charset, collation=collation,
-            length=length or None, decimal=decimal or None, elements=elements,
-            unsigned=unsigned is True, zerofill=zerofill is True, nullable=nullable,
+            name=name,
+            type=type_name,
+            charset=charset,
+            collation=collation,
+            length=length or None,
+            decimal=decimal or None,
+            elements=elements,
+            unsigned=unsigned is True,
+            zerofill=zerofill is True,
+            nullable=nullable,
             default=default,
-        )  # fmt: skip
+        )
     except ValueError as error:
         fail(str(error), path)
 
