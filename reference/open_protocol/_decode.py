@@ -24,7 +24,7 @@ from ticdc_conformance.reference.decoded import (
 )
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
-from ticdc_conformance.reference.jsondoc import Json, Path
+from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Wording
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import ANY_INT, INT64, UINT64
 from ticdc_conformance.reference.open_protocol._columns import (
@@ -44,6 +44,8 @@ _KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
 _COLUMN_MEMBERS = frozenset({"t", "h", "f", "v"})
 _DDL_MEMBERS = frozenset({"q", "t"})
+_KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
+_ROW_WORDING = Wording(not_object="row value must be a JSON object", unknown="unknown row member")
 
 
 _json_decoder = GoJsonReader()
@@ -62,6 +64,14 @@ class Entry:
     def fail(self, reason: str, *tokens: str) -> NoReturn:
         """Reject the member at path ``tokens`` (the document itself when none)."""
         self._raise(reason, self.offset, tokens)
+
+    def fail_at(self, reason: str, path: Path) -> NoReturn:
+        """Reject the member at ``path`` (a ``jsondoc.Fail``)."""
+        self._raise(reason, self.offset, path)
+
+    def members(self, raw: Json, allowed: frozenset[str], wording: Wording) -> JsonObject:
+        """The document ``raw`` as an object of ``allowed`` members."""
+        return Members(raw, (), self.fail_at, optional=allowed, wording=wording).obj
 
     def _raise(self, reason: str, offset: int, path: Path | None) -> NoReturn:
         raise DecodeError(
@@ -238,11 +248,7 @@ def _images(value: dict[str, Json], entry: Entry) -> tuple[Operation, Columns, C
 
 
 def _row(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
-    value = entry.parse(data)
-    if type(value) is not dict:
-        entry.fail("row value must be a JSON object")
-    if not value.keys() <= _ROW_MEMBERS:
-        entry.fail("unknown row member", min(value.keys() - _ROW_MEMBERS))
+    value = entry.members(entry.parse(data), _ROW_MEMBERS, _ROW_WORDING)
     op, before, after = _images(value, entry)
     return DecodedRow(
         commit_ts=key.commit_ts,
@@ -275,11 +281,8 @@ def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
     )
 
 
-def _check_key(raw: Json, entry: Entry) -> _Key:
-    if type(raw) is not dict:
-        entry.fail("key must be a JSON object")
-    if not raw.keys() <= _KEY_MEMBERS:
-        entry.fail("unknown key member", min(raw.keys() - _KEY_MEMBERS))
+def _check_key(document: Json, entry: Entry) -> _Key:
+    raw = entry.members(document, _KEY_MEMBERS, _KEY_WORDING)
     commit_ts = _integer(raw, "ts", entry, UINT64)
     if commit_ts is None:
         entry.fail("key has no ts")
