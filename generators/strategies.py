@@ -104,8 +104,7 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
     """
     mysql_type = draw(st.sampled_from(MYSQL_TYPES))
     length = _length(draw, mysql_type)
-    if mysql_type == "decimal":
-        assert length is not None
+    if mysql_type == "decimal" and length is not None:  # a DECIMAL always has a precision
         scale: int | None = draw(st.integers(0, min(30, length)))
     elif mysql_type in ("datetime", "timestamp", "time"):
         scale = draw(st.integers(0, 6))
