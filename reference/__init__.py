@@ -7,7 +7,8 @@ Codec modules, one per protocol, each with exactly the surface ``Codec`` describ
 two add ``SchemaCodec``): ``open_protocol``, ``craft``, ``simple_json``, ``simple_avro``,
 ``debezium``; ``CODECS`` names them. Shared by the codecs: ``mysql`` (the MySQL type model),
 ``jsondoc`` (JSON documents, paths and typed members), ``simple`` (what both Simple encodings
-share), ``forms`` (the kit's JSON forms).
+share), ``losses`` (what the encoders are documented to lose), ``forms`` (the kit's JSON
+forms).
 """
 
 from __future__ import annotations

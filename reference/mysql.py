@@ -12,8 +12,9 @@ Rules (shared/research/ticdc-ground-truth.md §1.1, §1.2, §1.6):
 * Integer widths: TINYINT 8, SMALLINT 16, MEDIUMINT 24, INT 32, BIGINT 64 bits, signed or
   unsigned (``integer_range``). BIT, ENUM (1-based index) and SET (bitmask) hold a uint64
   whatever the column says (§1.1). YEAR is checked as a 16-bit integer.
-* Text types default to the charset ``utf8mb4``; every other type, the binary strings included,
-  has the charset ``binary`` (§1.2).
+* Text types, ENUM and SET default to the charset ``utf8mb4``; every other type, the binary
+  strings included, has the charset ``binary`` (§1.2). TiDB's ``TypeToStr`` names a string
+  type by its charset: the binary twin under ``binary`` (``type_to_str``, §4.4).
 
 A codec keys its per-type tables by ``MySQLType``; ``by_code`` turns such a table into the one
 a decoder needs when the wire names the type by its code.
