@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import per_call, run
 
 from ticdc_conformance.reference import RowChangedEvent, craft
+from ticdc_conformance.reference.craft import primitives
 
 RESULTS = Path(__file__).resolve().parent / "results" / "craft.md"
 
@@ -33,7 +34,7 @@ def varint_offsets(value: bytes) -> list[int]:
 
     def read(position: int) -> tuple[int, int]:
         offsets.append(position)
-        return craft.read_uvarint(value, position)
+        return primitives.read_uvarint(value, position)
 
     def chunk(position: int, count: int) -> tuple[list[int], int]:
         values = []
@@ -43,8 +44,8 @@ def varint_offsets(value: bytes) -> list[int]:
         return values, position
 
     _, position = read(0)
-    tables, tables_start = craft.read_size_tables(value, position)
-    _, trailer = craft.read_uvarint_reversed(value, len(value))  # read backwards, not counted
+    tables, tables_start = primitives.read_size_tables(value, position)
+    _, trailer = primitives.read_uvarint_reversed(value, len(value))  # read backwards, not counted
     position = tables_start
     while position < trailer:
         count, position = read(position)
@@ -99,7 +100,7 @@ def measure(
     [message] = craft.encode(events)
     value = message.value or b""
     offsets = varint_offsets(value)
-    numbers = [craft.read_uvarint(value, p)[0] for p in offsets]
+    numbers = [primitives.read_uvarint(value, p)[0] for p in offsets]
     decode = per_call(lambda: craft.decode(message), repeat, budget)
     read_floor = per_call(lambda: walk(value, offsets), repeat, budget)
     encode = per_call(lambda: craft.encode(events), repeat, budget)

@@ -10,9 +10,8 @@ fraction (Debezium's numbers carry no fsp). Virtual generated columns are never 
 
 Documented losses (ground truth sections):
 
-* Go ``encoding/json`` replaces every byte of invalid UTF-8 in text with U+FFFD (§1.4): Open
-  Protocol profile ``tiflow`` in CHAR/VARCHAR (TEXT types travel as base64, §2.5) and Simple
-  JSON in every non-binary text type (§4.3). jsoniter and Avro keep the bytes.
+* Go ``encoding/json`` replaces every byte of invalid UTF-8 in text with U+FFFD (§1.4); which
+  encoders and text types, ``reference.losses`` says.
 * Debezium (§5.3, run here with ``enable-tidb-extension`` so types are named): DECIMAL is a
   double; NULL becomes the column DEFAULT; a zero DATE/DATETIME becomes NULL, or the epoch in a
   NOT NULL column; a zero TIMESTAMP becomes the epoch, but a NULL whose default is the zero
@@ -38,6 +37,7 @@ from ticdc_conformance.reference import (
     TimestampValue,
     Value,
 )
+from ticdc_conformance.reference.losses import replace_invalid_utf8, replaced_text_types
 from ticdc_conformance.reference.message import SchemaCodec
 
 __all__ = ["ORACLE_CONFIGS", "Canonical", "disagreements", "observed", "projected"]
@@ -55,8 +55,6 @@ ORACLE_CONFIGS: dict[str, dict[str, str]] = {
 """Encoder options per protocol for the oracle (Debezium names its types with the extension)."""
 
 _TEMPORAL = frozenset({"date", "datetime", "timestamp", "time"})
-_TEXT = frozenset({"char", "varchar", "tinytext", "text", "mediumtext", "longtext"})
-_SHORT_TEXT = frozenset({"char", "varchar"})
 _ZERO = re.compile(r"^0000-00-00")
 _TWO_DIGIT_YEAR = re.compile(r"^00([0-9]{2})(-.*)$")
 
@@ -88,28 +86,18 @@ def canonical(column: ColumnInfo, value: Value) -> Canonical:
     return value
 
 
-def _replace_invalid_utf8(data: bytes) -> bytes:
-    """Go encoding/json: each byte that is not part of valid UTF-8 becomes U+FFFD."""
-    text = data.decode("utf-8", "surrogateescape")
-    return re.sub("[\udc80-\udcff]", "\ufffd", text).encode()
-
-
 _Loss = Callable[[ColumnInfo, Canonical, str], Canonical]
 
 
-def _json_text_loss(kinds: frozenset[str]) -> _Loss:
+def _json_text_loss(protocol: str) -> _Loss:
     def loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
-        del profile
         binary = column.effective_charset == "binary"
-        if column.type in kinds and not binary and isinstance(value, bytes):
-            return _replace_invalid_utf8(value)
+        replaced = column.type in replaced_text_types(protocol, profile)
+        if replaced and not binary and isinstance(value, bytes):
+            return replace_invalid_utf8(value)
         return value
 
     return loss
-
-
-def _open_loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
-    return _json_text_loss(_SHORT_TEXT)(column, value, profile) if profile == "tiflow" else value
 
 
 def _debezium_loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
@@ -140,9 +128,9 @@ def _lossless(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
 
 
 _LOSSES: dict[str, _Loss] = {
-    "open": _open_loss,
+    "open": _json_text_loss("open"),
     "craft": _lossless,
-    "simple-json": _json_text_loss(_TEXT),
+    "simple-json": _json_text_loss("simple-json"),
     "simple-avro": _lossless,
     "debezium": _debezium_loss,
 }

@@ -21,12 +21,20 @@ from ticdc_conformance.reference import (
     DDLEvent,
     DecimalValue,
     IndexInfo,
-    Operation,
     ResolvedEvent,
     RowChangedEvent,
     TableInfo,
     TimestampValue,
     Value,
+    mysql,
+)
+from ticdc_conformance.reference.events import OPERATIONS
+from ticdc_conformance.reference.mysql import (
+    BINARY_TYPES,
+    INTEGER_TYPES,
+    TEXT_TYPES,
+    MySQLType,
+    integer_range,
 )
 
 __all__ = [
@@ -45,15 +53,11 @@ __all__ = [
     "transactions",
 ]
 
-_INTEGER_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64}
-_TEXT_TYPES = ("char", "varchar", "tinytext", "text", "mediumtext", "longtext")
-_BINARY_TYPES = ("binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob")
-_OTHER_TYPES = ("float", "double", "decimal", "date", "datetime", "timestamp", "time", "year",
-                "enum", "set", "bit", "json", "vector")  # fmt: skip
-MYSQL_TYPES = (*_INTEGER_BITS, *_TEXT_TYPES, *_BINARY_TYPES, *_OTHER_TYPES)
+MYSQL_TYPES: tuple[MySQLType, ...] = tuple(
+    name for name in mysql.MYSQL_TYPES if name not in ("geometry", "null")
+)
 """Every type name the strategies draw from (GEOMETRY is not replicated; NULL is synthetic)."""
 
-OPERATIONS: tuple[Operation, ...] = ("insert", "update", "delete")
 commit_timestamps = st.integers(min_value=0, max_value=2**64 - 1)
 _names = st.text(st.characters(codec="utf-8"), min_size=1, max_size=12)
 _trap_text = st.sampled_from(["<a&b>", "\u2028", "\b\f\x00\x1f", '"\\', "\x7f", "测试", "é"])
@@ -100,8 +104,7 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
     """
     mysql_type = draw(st.sampled_from(MYSQL_TYPES))
     length = _length(draw, mysql_type)
-    if mysql_type == "decimal":
-        assert length is not None
+    if mysql_type == "decimal" and length is not None:  # a DECIMAL always has a precision
         scale: int | None = draw(st.integers(0, min(30, length)))
     elif mysql_type in ("datetime", "timestamp", "time"):
         scale = draw(st.integers(0, 6))
@@ -114,19 +117,19 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
         # a SET member cannot hold a comma (TiDB rejects it); an ENUM member can
         names = _names.filter(lambda n: "," not in n) if mysql_type == "set" else _names
         elements = tuple(draw(st.lists(names, min_size=1, max_size=5, unique=True)))
-    charset, collation = draw(_CHARSETS) if mysql_type in _TEXT_TYPES else (None, None)
+    charset, collation = draw(_CHARSETS) if mysql_type in TEXT_TYPES else (None, None)
     column = ColumnInfo(
         name=name if name is not None else draw(_names),
         type=mysql_type,
-        unsigned=mysql_type in _INTEGER_BITS and draw(st.booleans()),
+        unsigned=mysql_type in INTEGER_TYPES and draw(st.booleans()),
         nullable=draw(st.booleans()),
         charset=charset,
         collation=collation,
         length=length,
         decimal=scale,
         elements=elements,
-        zerofill=mysql_type in _INTEGER_BITS and draw(st.booleans()),
-        auto_increment=mysql_type in _INTEGER_BITS and draw(st.booleans()),
+        zerofill=mysql_type in INTEGER_TYPES and draw(st.booleans()),
+        auto_increment=mysql_type in INTEGER_TYPES and draw(st.booleans()),
         on_update_now=mysql_type in ("datetime", "timestamp") and draw(st.booleans()),
         comment=draw(st.none() | _texts),
         generated=draw(st.sampled_from([None] * 6 + ["stored", "virtual"])),
@@ -136,7 +139,7 @@ def column_infos(draw: st.DrawFn, name: str | None = None) -> ColumnInfo:
         default = draw(_non_null_values(column))
         if mysql_type == "enum" and default == 0:
             default = 1  # the invalid member '' (index 0) is no default TiDB accepts
-        if mysql_type in _TEXT_TYPES and isinstance(default, bytes):
+        if mysql_type in TEXT_TYPES and isinstance(default, bytes):
             default = default.decode("utf-8", "replace")  # a text default is valid text
         column = dataclasses.replace(column, default=default)
     return column
@@ -199,17 +202,15 @@ def column_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
 def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
     kind = column.type
     fsp = column.decimal or 0
-    if kind in _INTEGER_BITS:
-        bits = _INTEGER_BITS[kind]
-        low, high = (
-            (0, 2**bits - 1) if column.unsigned else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-        )
+    if kind in INTEGER_TYPES:
+        values = integer_range(kind, unsigned=column.unsigned)
+        low, high = values.start, values.stop - 1
         # the edges consumers get wrong: 2^63 and 2^64 - 1 for BIGINT UNSIGNED, both ends
         edges = [low, high, 0] + ([2**63] if kind == "bigint" and column.unsigned else [])
         return st.integers(low, high) | st.sampled_from(edges)
-    if kind in _TEXT_TYPES:
+    if kind in TEXT_TYPES:
         return st.one_of(_texts, _invalid_utf8, st.just(""))
-    if kind in _BINARY_TYPES:
+    if kind in BINARY_TYPES:
         return st.one_of(st.binary(max_size=24), st.just(bytes(range(256))))
     simple: dict[str, st.SearchStrategy[Value]] = {
         "float": st.floats(width=32, allow_nan=False, allow_infinity=False),

@@ -3,15 +3,26 @@
 No Kafka, files or clocks here: codecs turn change events into ``Message`` objects and
 messages into decoded events. Every decoder raises only ``DecodeError``.
 
-Protocol modules (same surface, see ``Codec``): ``open_protocol``, ``craft``, ``simple`` (two
-codecs), ``debezium``.
+Codec modules, one per protocol, each with exactly the surface ``Codec`` describes (Simple's
+two add ``SchemaCodec``): ``open_protocol``, ``craft``, ``simple_json``, ``simple_avro``,
+``debezium``; ``CODECS`` names them. Shared by the codecs: ``mysql`` (the MySQL type model),
+``jsondoc`` (JSON documents, paths and typed members), ``simple`` (what both Simple encodings
+share), ``losses`` (what the encoders are documented to lose), ``forms`` (the kit's JSON
+forms).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ticdc_conformance.reference import craft, debezium, open_protocol, simple
+from ticdc_conformance.reference import (
+    craft,
+    debezium,
+    open_protocol,
+    simple,
+    simple_avro,
+    simple_json,
+)
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -74,13 +85,15 @@ __all__ = [
     "debezium",
     "open_protocol",
     "simple",
+    "simple_avro",
+    "simple_json",
 ]
 
 CODECS: dict[str, Codec[Any]] = {
     open_protocol.PROTOCOL: open_protocol,
     craft.PROTOCOL: craft,
-    simple.JSON.PROTOCOL: simple.JSON,
-    simple.AVRO.PROTOCOL: simple.AVRO,
+    simple_json.PROTOCOL: simple_json,
+    simple_avro.PROTOCOL: simple_avro,
     debezium.PROTOCOL: debezium,
 }
 """Protocol name → codec module, for tools that pick a protocol by name."""

@@ -33,9 +33,11 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decima
 from enum import Enum
 from fractions import Fraction
 
+from ticdc_conformance.reference.jsondoc import Json
+
 __all__ = [
     "GoJsonReader", "JsonStyle", "format_float", "format_float_positional", "from_json_text",
-    "quote", "to_bytes",
+    "go_text", "quote", "to_bytes",
 ]  # fmt: skip
 
 
@@ -66,8 +68,11 @@ def _jsoniter_escape(match: re.Match[str]) -> str:
     return _TWO_CHAR.get(char) or f"\\u{ord(char):04x}"
 
 
-def _text_of(data: str | bytes) -> str:
-    """``data`` as text, with bytes that are not valid UTF-8 kept as surrogate escapes."""
+def go_text(data: str | bytes) -> str:
+    """A Go string (bytes) as text: bytes that are not valid UTF-8 kept as surrogate escapes.
+
+    ``data`` itself when it is valid text.
+    """
     if isinstance(data, bytes):
         return data.decode("utf-8", "surrogateescape")
     try:
@@ -80,7 +85,7 @@ def _text_of(data: str | bytes) -> str:
 
 def quote(data: str | bytes, style: JsonStyle) -> str:
     """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
-    text = _text_of(data)
+    text = go_text(data)
     if style is JsonStyle.GO_STD:
         return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
     return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'
@@ -97,6 +102,8 @@ def from_json_text(text: str) -> str | bytes:
     The inverse of the surrogate-escape convention: jsoniter and goavro copy invalid UTF-8
     raw, and a decoder reading it with ``surrogateescape`` holds those bytes as surrogates.
     """
+    if text.isascii():
+        return text
     try:
         text.encode()
     except UnicodeEncodeError:
@@ -127,7 +134,7 @@ class GoJsonReader:
     __slots__ = ("_plain", "_signed")
 
     def __init__(
-        self, *, object_pairs_hook: Callable[[list[tuple[str, object]]], object] | None = None
+        self, *, object_pairs_hook: Callable[[list[tuple[str, Json]]], Json] | None = None
     ) -> None:
         self._plain = json.JSONDecoder(
             parse_constant=_reject_constant, object_pairs_hook=object_pairs_hook
@@ -138,11 +145,12 @@ class GoJsonReader:
             object_pairs_hook=object_pairs_hook,
         )
 
-    def decode(self, text: str) -> object:
+    def decode(self, text: str) -> Json:
         """The document in ``text``."""
-        if _NEGATIVE_ZERO.search(text) is None:
-            return self._plain.decode(text)
-        return self._signed.decode(text)
+        document: Json = (
+            self._plain if _NEGATIVE_ZERO.search(text) is None else self._signed
+        ).decode(text)
+        return document
 
 
 def _float32(x: float) -> float:
@@ -231,9 +239,9 @@ def _digits(x: float, bits: int) -> tuple[str, int]:
     """Shortest digits ``d`` and exponent ``e`` with |x| ≈ int(d) × 10**e (x ≠ 0)."""
     magnitude = abs(x)
     number = _shortest_float32(magnitude) if bits == 32 else Decimal(repr(magnitude))
-    sign, digit_tuple, exponent = number.normalize().as_tuple()
-    del sign
-    assert isinstance(exponent, int)
+    _, digit_tuple, exponent = number.normalize().as_tuple()
+    if not isinstance(exponent, int):  # NaN or an infinity: x is finite
+        raise ValueError(f"{x!r} has no digits")
     return "".join(map(str, digit_tuple)), exponent
 
 

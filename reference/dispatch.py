@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from ticdc_conformance.reference._gojson import format_float_positional
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedRow
 from ticdc_conformance.reference.events import RowChangedEvent
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo, Profile
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo, Profile, TableInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = [
@@ -102,27 +102,34 @@ def column_value_string(column: ColumnInfo, value: Value) -> bytes:
     return _value_string(value, float32=column.type == "float")
 
 
-def _column_writes(
-    event: RowChangedEvent, rule: DispatchRule, profile: Profile
-) -> Iterable[tuple[bytes, ...]]:
-    table = event.table
-    image = event.after if event.after is not None else event.before
-    assert image is not None  # every operation has one image at least
+def _positions(table: TableInfo, names: Iterable[str]) -> list[int]:
+    positions = []
+    for name in names:
+        position = table.position(name)
+        if position is None:
+            raise ValueError(f"dispatcher column {name!r} is not in table {table.name!r}")
+        positions.append(position)
+    return positions
+
+
+def _hashed_positions(table: TableInfo, rule: DispatchRule, profile: Profile) -> list[int]:
+    """Positions of the columns an ``index-value`` or ``columns`` rule hashes."""
     if rule.kind == "columns":
-        positions = [table.position(name) for name in rule.columns]
-        missing = [n for n, p in zip(rule.columns, positions, strict=True) if p is None]
-        if missing:
-            raise ValueError(f"dispatcher column {missing[0]!r} is not in table {table.name!r}")
-    elif rule.index_name is not None:
+        return _positions(table, rule.columns)
+    if rule.index_name is not None:
         index = next((i for i in table.indexes if i.name == rule.index_name), None)
         if index is None:
             raise ValueError(f"table {table.name!r} has no index {rule.index_name!r}")
-        positions = [table.position(name) for name in index.columns]
-    else:
-        flags = table.column_flags(profile)
-        positions = [i for i, bits in enumerate(flags) if bits & HANDLE_KEY_FLAG]
-    for position in positions:
-        assert position is not None
+        return _positions(table, index.columns)
+    flags = table.column_flags(profile)
+    return [i for i, bits in enumerate(flags) if bits & HANDLE_KEY_FLAG]
+
+
+def _column_writes(
+    event: RowChangedEvent, rule: DispatchRule, profile: Profile
+) -> Iterable[tuple[bytes, ...]]:
+    table, image = event.table, event.image
+    for position in _hashed_positions(table, rule, profile):
         column, value = table.columns[position], image[position]
         if column.is_virtual or (value is None and profile == "ticdc"):
             continue
@@ -193,10 +200,16 @@ def hashed_columns(
         return [by_name[name] for name in rule.columns]
     if rule.index_name is not None and handle_key is None:
         return None  # a message never says which columns an index has
-    marked = handle_key is not None or any(
-        c.handle_key is not None or c.flags is not None for c in image
-    )
-    return [c for c in image if _is_handle(c, handle_key)] if marked else None
+    return _handle_columns(image, handle_key)
+
+
+def _handle_columns(
+    image: tuple[DecodedColumn, ...], names: frozenset[str] | None
+) -> list[DecodedColumn] | None:
+    """The handle-key columns ``names`` gives or the message marks; ``None`` if neither."""
+    carried = any(c.handle_key is not None or c.flags is not None for c in image)
+    marked = names is not None or carried
+    return [c for c in image if _is_handle(c, names)] if marked else None
 
 
 def decoded_partition_of(

@@ -6,13 +6,16 @@
   column type, an option combination TiCDC rejects, a row too large for ``max-message-bytes``).
 * ``DecodeError``: the bytes are not a valid message of the protocol. Every ``DecodeError``
   names the protocol, the message index, the part (``key`` or ``value``) and a location: a byte
-  ``offset`` inside that part, a JSON ``path`` (JSON Pointer), or both when JSON sits inside a
-  binary frame (Open Protocol).
+  ``offset`` inside that part, a JSON ``path``, or both when JSON sits inside a binary frame
+  (Open Protocol).
 * ``FormError``: a JSON document of the kit's own forms (change events, decoded events, message
   lines) is malformed; it carries the JSON path and the line number when known.
 * ``UsageError``: a command or tool was given options, arguments or files it cannot run with.
 * ``RunBrokenError``: the run itself cannot go on, because a program or service it drives
   failed (a testee that cannot start, a broker that went away).
+
+A JSON ``path`` is a tuple of reference tokens (member names and array indexes); it is shown
+as a JSON Pointer (``pointer``, and in the error's text), ``/`` for the whole document.
 
 Every class also derives from ``ValueError`` so that generic callers keep working.
 
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 from typing import ClassVar, Literal
+
+from ticdc_conformance.reference.jsondoc import Path, pointer
 
 __all__ = [
     "DecodeError",
@@ -91,7 +96,7 @@ class DecodeError(ProtocolError):
         protocol: str,
         part: Part | None = None,
         offset: int | None = None,
-        path: str | None = None,
+        path: Path | None = None,
         message_index: int = 0,
     ) -> None:
         super().__init__(reason)
@@ -105,22 +110,32 @@ class DecodeError(ProtocolError):
         where = [f"message {self.message_index}"]
         if self.part is not None:
             where.append(self.part if self.offset is None else f"{self.part} byte {self.offset}")
-        if self.path is not None:
-            where.append(f"at {self.path or '/'}")
+        if self.pointer is not None:
+            where.append(f"at {self.pointer or '/'}")
         return f"{self.protocol}: {', '.join(where)}: {self.reason}"
+
+    @property
+    def pointer(self) -> str | None:
+        """``path`` as a JSON Pointer (``""`` for the whole document), ``None`` without one."""
+        return None if self.path is None else pointer(self.path)
 
 
 class FormError(ProtocolError):
     """A document of the kit's JSON forms is malformed."""
 
-    def __init__(self, reason: str, *, path: str = "", line: int | None = None) -> None:
+    def __init__(self, reason: str, *, path: Path = (), line: int | None = None) -> None:
         super().__init__(reason)
         self.path = path
         self.line = line
 
     def __str__(self) -> str:
         where = "" if self.line is None else f"line {self.line}, "
-        return f"{where}at {self.path or '/'}: {self.reason}"
+        return f"{where}at {self.pointer or '/'}: {self.reason}"
+
+    @property
+    def pointer(self) -> str:
+        """``path`` as a JSON Pointer (``""`` for the whole document)."""
+        return pointer(self.path)
 
 
 class UsageError(ProtocolError):

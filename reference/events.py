@@ -13,16 +13,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.values import Value, check_value
 
-__all__ = ["ChangeEvent", "DDLEvent", "Operation", "ResolvedEvent", "RowChangedEvent"]
+__all__ = [
+    "OPERATIONS",
+    "ChangeEvent",
+    "DDLEvent",
+    "Operation",
+    "ResolvedEvent",
+    "RowChangedEvent",
+    "operation",
+]
 
 Operation = Literal["insert", "update", "delete"]
+OPERATIONS: tuple[Operation, ...] = ("insert", "update", "delete")
 
 _UINT64 = 2**64
 _IMAGES = {"insert": (False, True), "update": (True, True), "delete": (True, False)}
 _IMAGE_NAMES = {"insert": "an after image", "update": "both images", "delete": "a before image"}
+
+
+def operation(name: str) -> Operation:
+    """The ``Operation`` called ``name`` (``ValueError`` for another name)."""
+    for op in OPERATIONS:
+        if name == op:
+            return op
+    raise ValueError(f"unknown operation {name!r}")
 
 
 def _check_ts(name: str, ts: object) -> None:
@@ -46,9 +64,8 @@ class RowChangedEvent:
 
     def __post_init__(self) -> None:
         _check_ts("commit_ts", self.commit_ts)
-        if self.op not in _IMAGES:
-            raise ValueError(f"unknown operation {self.op!r}")
-        if ((self.before is not None), (self.after is not None)) != _IMAGES[self.op]:
+        images = (self.before is not None, self.after is not None)
+        if images != _IMAGES[operation(self.op)]:
             raise ValueError(f"{self.op} takes {_IMAGE_NAMES[self.op]} only")
         for image in (self.before, self.after):
             if image is None:
@@ -62,6 +79,13 @@ class RowChangedEvent:
         if self.row_id is not None and not -(2**63) <= self.row_id < 2**63:
             raise ValueError("row_id must be an int64")
 
+    @property
+    def image(self) -> tuple[Value, ...]:
+        """The new image, or the old one of a delete: what TiCDC keys and routes a row by."""
+        if self.after is not None:
+            return self.after
+        return () if self.before is None else self.before  # every operation has an image
+
     def effective_row_id(self) -> int:
         """TiCDC's RowID: explicit, else the value of a single integer primary key, else 0.
 
@@ -73,14 +97,12 @@ class RowChangedEvent:
         if self.row_id is not None:
             return self.row_id
         primary = self.table.primary_key()
-        image = self.after if self.after is not None else self.before
-        if len(primary) != 1 or image is None:
+        if len(primary) != 1:
             return 0
         column = self.table.columns[primary[0]]
-        value = image[primary[0]]
-        integer_types = {"tinyint", "smallint", "mediumint", "int", "bigint"}
-        if column.type in integer_types and isinstance(value, int):
-            return value - 2**64 if value >= 2**63 else value
+        value = self.image[primary[0]]
+        if column.type in INTEGER_TYPES and isinstance(value, int):
+            return wrap_int64(value)
         return 0
 
 

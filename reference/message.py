@@ -4,9 +4,12 @@ A ``Message`` is what TiCDC hands to the Kafka producer: key and value bytes (ei
 absent; Craft and Simple bootstraps have no key). When the large-message option
 ``claim-check`` is on, the message also says what TiCDC wrote to external storage.
 
-Every protocol module (``open_protocol``, later ``craft``, ``simple``, ``debezium``) satisfies
-``Codec``: the constants ``PROTOCOL`` and ``PROFILES``, a frozen ``Config`` built from TiCDC's
-sink option names, ``encode`` (change events → messages) and ``decode`` (one message → events).
+Every codec module (``open_protocol``, ``craft``, ``simple_json``, ``simple_avro``,
+``debezium``) satisfies ``Codec`` and exports exactly its names: the constants ``PROTOCOL``,
+``PROFILES`` and ``OPTIONS``, a frozen ``Config`` and ``config_from_options`` that builds one
+from TiCDC's sink option names, ``encode`` (change events → messages), ``decode`` (one message
+→ events) and the ``DecodeError`` it raises. Simple's two add ``SchemaCodec``
+(``encode_bootstrap``, ``new_decoder``); other extras live in submodules.
 """
 
 from __future__ import annotations
@@ -15,14 +18,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from ticdc_conformance.reference.errors import DecodeError
+
 if TYPE_CHECKING:
     from ticdc_conformance.reference.decoded import DecodedEvent
     from ticdc_conformance.reference.events import ChangeEvent
     from ticdc_conformance.reference.tables import TableInfo
 
 __all__ = [
-    "RECORD_OVERHEAD", "ClaimCheckObject", "Codec", "HeldRow", "Message", "SchemaCodec",
-    "StreamDecoder",
+    "CODEC_SURFACE", "RECORD_OVERHEAD", "SCHEMA_CODEC_SURFACE", "ClaimCheckObject", "Codec",
+    "HeldRow", "Message", "SchemaCodec", "StreamDecoder",
 ]  # fmt: skip
 
 
@@ -58,7 +63,12 @@ ConfigT = TypeVar("ConfigT")
 
 
 class Codec(Protocol[ConfigT]):
-    """The surface of a protocol module; ``ConfigT`` is the module's ``Config``."""
+    """The surface of a codec module; ``ConfigT`` is the module's ``Config``."""
+
+    Config: type[ConfigT]
+    """The frozen encoder options, one field per TiCDC sink option (``_`` for ``-``)."""
+    DecodeError: type[DecodeError]
+    """What ``decode`` raises, and nothing else."""
 
     @property
     def PROTOCOL(self) -> str:  # noqa: N802 - a module constant
@@ -88,6 +98,23 @@ class Codec(Protocol[ConfigT]):
     def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
         """Decode one message; raise only ``DecodeError``."""
         ...
+
+
+CODEC_SURFACE = frozenset(
+    {
+        "PROTOCOL",
+        "PROFILES",
+        "OPTIONS",
+        "Config",
+        "config_from_options",
+        "encode",
+        "decode",
+        "DecodeError",
+    }
+)
+"""The names every codec module exports (``Codec``)."""
+SCHEMA_CODEC_SURFACE = frozenset({"encode_bootstrap", "new_decoder"})
+"""The names a codec of schema-less rows exports besides (``SchemaCodec``)."""
 
 
 class HeldRow(Protocol):

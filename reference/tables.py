@@ -2,11 +2,9 @@
 
 Rules (shared/research/ticdc-ground-truth.md):
 
-* Type codes (§1.6) follow from the MySQL type name; TiDB never produces 14 (NEWDATE) or 253
-  (VAR_STRING) for table columns. ``null`` is the NULL pseudo-type (6) that TiCDC's own
-  benchmark uses.
-* Charset: string types default to ``utf8mb4``; every other type, and BINARY/VARBINARY/BLOB,
-  has the charset ``binary`` (§1.2).
+* Type names and codes are the MySQL type model of ``mysql`` (§1.6).
+* Charset: text types, ENUM and SET default to ``utf8mb4``; every other type, and
+  BINARY/VARBINARY/BLOB, has the charset ``binary`` (§1.2).
 * Flag bits (§1.2): Binary 1 when the charset is ``binary`` (so on every numeric and temporal
   column), HandleKey 2, Generated 4, PrimaryKey 8, UniqueKey 16, MultipleKey 32 (a column of
   an index with more than one column, or a column whose own key is ``multiple``), Nullable 64,
@@ -23,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ticdc_conformance.reference.mysql import TEXT_TYPES, TYPE_CODES, MySQLType
 from ticdc_conformance.reference.values import Value
 
 __all__ = [
@@ -32,7 +31,6 @@ __all__ = [
     "MULTIPLE_KEY_FLAG",
     "NULLABLE_FLAG",
     "PRIMARY_KEY_FLAG",
-    "TYPE_CODES",
     "UNIQUE_KEY_FLAG",
     "UNSIGNED_FLAG",
     "ColumnInfo",
@@ -53,19 +51,8 @@ MULTIPLE_KEY_FLAG = 32
 NULLABLE_FLAG = 64
 UNSIGNED_FLAG = 128
 
-TYPE_CODES: dict[str, int] = {
-    "tinyint": 1, "smallint": 2, "int": 3, "float": 4, "double": 5, "null": 6,
-    "timestamp": 7, "bigint": 8, "mediumint": 9, "date": 10, "time": 11, "datetime": 12,
-    "year": 13, "varchar": 15, "varbinary": 15, "bit": 16, "vector": 225, "json": 245,
-    "decimal": 246, "enum": 247, "set": 248, "tinytext": 249, "tinyblob": 249,
-    "mediumtext": 250, "mediumblob": 250, "longtext": 251, "longblob": 251, "text": 252,
-    "blob": 252, "char": 254, "binary": 254, "geometry": 255,
-}  # fmt: skip
-"""MySQL type name → type code (§1.6)."""
-
-_TEXT_TYPES = frozenset(
-    {"char", "varchar", "tinytext", "text", "mediumtext", "longtext", "enum", "set"}
-)
+_CHARSET_TYPES = TEXT_TYPES | {"enum", "set"}
+"""Types whose charset defaults to ``utf8mb4``; the others have ``binary`` (§1.2)."""
 
 KeyKind = Literal["primary", "unique", "multiple"]
 Generated = Literal["stored", "virtual"]
@@ -76,8 +63,8 @@ class ColumnInfo:
     """One column of a table, with TiDB's metadata."""
 
     name: str
-    type: str
-    """MySQL type name, lower case (a key of ``TYPE_CODES``)."""
+    type: MySQLType
+    """MySQL type name, lower case."""
     unsigned: bool = False
     nullable: bool | None = None
     """``None``: nullable unless part of the primary key."""
@@ -125,7 +112,7 @@ class ColumnInfo:
         """The explicit charset, or TiDB's default for the type."""
         if self.charset is not None:
             return self.charset
-        return "utf8mb4" if self.type in _TEXT_TYPES else "binary"
+        return "utf8mb4" if self.type in _CHARSET_TYPES else "binary"
 
     @property
     def is_virtual(self) -> bool:

@@ -22,7 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["DecimalValue", "TimestampValue", "Value", "check_value"]
+__all__ = ["DecimalValue", "TimestampValue", "Value", "check_value", "string_bytes"]
 
 _DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 _TIMESTAMP_TEXT = re.compile(
@@ -78,3 +78,16 @@ def check_value(value: object) -> str | None:
     if isinstance(value, float):
         return None if math.isfinite(value) else "NaN and infinities never reach a codec"
     return f"{type(value).__name__} is not a column value"
+
+
+def string_bytes(value: Value) -> bytes:
+    """The bytes TiCDC holds for a string column's value: bytes as they are, text as UTF-8.
+
+    ``ValueError`` for any other value. Lone surrogates, which no valid text holds, become the
+    bytes ``surrogatepass`` gives them rather than an encoding error.
+    """
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    raise ValueError(f"expected text or bytes, got {type(value).__name__}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ticdc_conformance.reference import craft
+from ticdc_conformance.reference.craft import primitives
 
 RESOLVED_TS = 424316592563683329
 DDL_TS = 424316555979653121
@@ -46,17 +46,17 @@ def build(
 ) -> bytes:
     """A message laid out as §3.2 says, with sizes computed from the parts given."""
     out = bytearray()
-    craft.write_uvarint(out, version)
+    primitives.write_uvarint(out, version)
     out += headers
     for body in bodies:
         out += body
     if dictionary is None:
         dictionary_out = bytearray()
         if terms:
-            craft.write_uvarint(dictionary_out, len(terms))
-            craft.write_bytes_chunk(dictionary_out, terms)
+            primitives.write_uvarint(dictionary_out, len(terms))
+            primitives.write_bytes_chunk(dictionary_out, terms)
         dictionary = bytes(dictionary_out)
     out += dictionary
     tables = [[len(headers), len(dictionary)], [len(b) for b in bodies], *group_tables]
-    craft.write_size_tables(out, tables)
+    primitives.write_size_tables(out, tables)
     return bytes(out)

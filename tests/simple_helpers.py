@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from ticdc_conformance.reference import (
     ColumnInfo,
@@ -11,7 +11,10 @@ from ticdc_conformance.reference import (
     RowChangedEvent,
     TableInfo,
     simple,
+    simple_avro,
+    simple_json,
 )
+from ticdc_conformance.reference.message import Codec
 
 TS = 447984084414103554  # commit ts of the seed's INSERT example
 VERSION = 447984074911121426  # the seed's schemaVersion
@@ -28,12 +31,25 @@ def insert(t: TableInfo, *values: Any, ts: int = TS) -> RowChangedEvent:
     return RowChangedEvent(commit_ts=ts, table=t, op="insert", after=(1, *values))
 
 
-def codec(encoding: str) -> simple.SimpleCodec:
-    return simple.JSON if encoding == "json" else simple.AVRO
+class SimpleCodec(Codec[simple.Config], Protocol):
+    """The surface of ``simple_json`` and ``simple_avro``."""
+
+    def encode_bootstrap(self, table: TableInfo, config: simple.Config | None = None) -> Message:
+        """The BOOTSTRAP message of ``table``."""
+        ...
+
+    def new_decoder(self) -> simple.SimpleDecoder:
+        """A fresh stateful decoder."""
+        ...
 
 
-def config(encoding: str, profile: str = "tiflow", **kw: Any) -> simple.Config:
-    return simple.Config(encoding_format=encoding, profile=profile, **kw)  # type: ignore[arg-type]
+def codec(encoding: str) -> SimpleCodec:
+    return simple_json if encoding == "json" else simple_avro
+
+
+def config(profile: str = "tiflow", **kw: Any) -> simple.Config:
+    """A config of both encodings (the encoding is the codec)."""
+    return simple.Config(profile=profile, **kw)  # type: ignore[arg-type]
 
 
 def with_bootstrap(encoding: str, events: list[Any], cfg: simple.Config) -> list[Message]:

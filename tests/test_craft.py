@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from craft_builders import DDL_HEX, DDL_TS, INSERT_HEX, RESOLVED_HEX, RESOLVED_TS, unhex
 
-# test.t(a varchar(10) primary key, b varchar(10)): flags a = HandleKey|PrimaryKey, b = Nullable
 from ticdc_conformance.fixtures.builder._fact_events import VARCHAR_PK
 from ticdc_conformance.reference import (
     ChangeEvent,
@@ -36,7 +35,10 @@ from ticdc_conformance.reference import (
     TimestampValue,
     craft,
 )
-from ticdc_conformance.reference.craft import _values
+
+# test.t(a varchar(10) primary key, b varchar(10)): flags a = HandleKey|PrimaryKey, b = Nullable
+from ticdc_conformance.reference.craft import _values, primitives
+from ticdc_conformance.reference.craft._encode import estimated_size
 from ticdc_conformance.reference.forms import read_change_event
 
 PARTITIONED = TableInfo(
@@ -276,10 +278,10 @@ def rows_per_message(messages: list[Message]) -> list[int]:
 
 
 def test_estimated_size_is_ticdcs_formula() -> None:
-    assert craft.estimated_size(SINGLE_ROW) == SINGLE_ESTIMATE == 56
+    assert estimated_size(SINGLE_ROW) == SINGLE_ESTIMATE == 56
     update = event(VARCHAR_PK, "update", ("aa", None), ("aa", "bb"))
     # both groups count: (1 + 2 + 16) + (1 + 2 + 16) new, (1 + 2 + 16) + (1 + 0 + 16) old
-    assert craft.estimated_size(update) == 37 + 38 + 36
+    assert estimated_size(update) == 37 + 38 + 36
 
 
 def test_ticdc_max_message_bytes_256() -> None:
@@ -333,13 +335,13 @@ def test_normative_examples(shared: Path, name: str, size: int) -> None:
 def delta_uvarint_size_tables(message: bytes) -> int:
     """The message's length had its size tables used delta *uvarint* chunks (the document's
     "uvarint chunk" wording) instead of the merged code's delta ZigZag varints."""
-    tables, start = craft.read_size_tables(message, 1)
+    tables, start = primitives.read_size_tables(message, 1)
     out = bytearray()
     for table in tables:
-        craft.write_uvarint(out, len(table))
-        craft.write_delta_uvarint_chunk(out, table)
+        primitives.write_uvarint(out, len(table))
+        primitives.write_delta_uvarint_chunk(out, table)
     trailer = bytearray()
-    craft.write_uvarint_reversed(trailer, len(out))
+    primitives.write_uvarint_reversed(trailer, len(out))
     return start + len(out) + len(trailer)
 
 
@@ -358,11 +360,11 @@ def test_case0_layout() -> None:
     # §3.5: headers 13, body 216 (two groups of 108), dictionary 60, size tables 10, trailer 1
     [message] = craft.encode(load("craft-benchmark-case0"))
     value = message.value or b""
-    tables, start = craft.read_size_tables(value, 1)
+    tables, start = primitives.read_size_tables(value, 1)
     assert tables == [[13, 60], [216], [108, 108]]
     assert (start, len(value) - start) == (1 + 13 + 216 + 60, 10 + 1)
-    count, position = craft.read_uvarint(value, 1 + 13 + 216)
-    terms, _ = craft.read_bytes_chunk(value, position, count)
+    count, position = primitives.read_uvarint(value, 1 + 13 + 216)
+    terms, _ = primitives.read_bytes_chunk(value, position, count)
     assert terms == [b"a", b"b", b"varchar", b"string", b"date", b"timestamp", b"datetime",
                      b"float", b"long", b"null"]  # fmt: skip
 

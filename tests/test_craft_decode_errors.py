@@ -12,6 +12,7 @@ import pytest
 from craft_builders import GOLDEN, build
 
 from ticdc_conformance.reference import DecodeError, Message, craft
+from ticdc_conformance.reference.craft import primitives
 
 RESOLVED, DDL, INSERT = GOLDEN
 BIG = 2**62
@@ -19,18 +20,18 @@ BIG = 2**62
 
 def uv(value: int) -> bytes:
     out = bytearray()
-    craft.write_uvarint(out, value)
+    primitives.write_uvarint(out, value)
     return bytes(out)
 
 
 def headers(ts: Sequence[int] = (1,), kinds: Sequence[int] = (1,), partitions: Sequence[int] = (-1,),
             schemas: Sequence[int] = (0,), tables: Sequence[int] = (1,), tail: bytes = b"") -> bytes:  # fmt: skip
     out = bytearray()
-    craft.write_delta_uvarint_chunk(out, ts)
-    craft.write_uvarint_chunk(out, kinds)
-    craft.write_delta_varint_chunk(out, partitions)
-    craft.write_delta_varint_chunk(out, schemas)
-    craft.write_delta_varint_chunk(out, tables)
+    primitives.write_delta_uvarint_chunk(out, ts)
+    primitives.write_uvarint_chunk(out, kinds)
+    primitives.write_delta_varint_chunk(out, partitions)
+    primitives.write_delta_varint_chunk(out, schemas)
+    primitives.write_delta_varint_chunk(out, tables)
     return bytes(out) + tail
 
 
@@ -38,17 +39,17 @@ def group(kind: int = 1, ids: Sequence[int] = (2,), types: Sequence[int] = (15,)
           flags: Sequence[int] = (0,), values: Sequence[bytes | None] = (b"aa",),
           count: int | None = None, tail: bytes = b"") -> bytes:  # fmt: skip
     out = bytearray([kind])
-    craft.write_uvarint(out, len(ids) if count is None else count)
-    craft.write_delta_varint_chunk(out, ids)
-    craft.write_uvarint_chunk(out, types)
-    craft.write_uvarint_chunk(out, flags)
-    craft.write_nullable_bytes_chunk(out, values)
+    primitives.write_uvarint(out, len(ids) if count is None else count)
+    primitives.write_delta_varint_chunk(out, ids)
+    primitives.write_uvarint_chunk(out, types)
+    primitives.write_uvarint_chunk(out, flags)
+    primitives.write_nullable_bytes_chunk(out, values)
     return bytes(out) + tail
 
 
 def ddl_body(action: int = 1, query: bytes = b"q") -> bytes:
     out = bytearray(uv(action))
-    craft.write_bytes(out, query)
+    primitives.write_bytes(out, query)
     return bytes(out)
 
 
@@ -64,7 +65,7 @@ def row_message(
 
 def with_tables(tables: list[list[int]], middle: bytes = b"") -> bytes:
     out = bytearray(RESOLVED[:14] + middle)
-    craft.write_size_tables(out, tables)
+    primitives.write_size_tables(out, tables)
     return bytes(out)
 
 

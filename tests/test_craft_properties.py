@@ -39,7 +39,7 @@ from ticdc_conformance.reference import (
     Value,
     craft,
 )
-from ticdc_conformance.reference.craft import _values
+from ticdc_conformance.reference.craft import _values, primitives
 
 STRING_CODES = {15, 249, 250, 251, 252, 253, 254}
 VALUE_CODES = {1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 16, 225, 245, 246, 247, 248}
@@ -172,7 +172,7 @@ def test_decoder_is_total_on_any_bytes(value: bytes) -> None:
 def test_decoder_is_total_behind_a_valid_trailer(tables: bytes) -> None:
     # random size tables with a trailer that fits, so the decoder gets past the first checks
     out = bytearray(b"\x01" + tables)
-    craft.write_uvarint_reversed(out, len(tables))
+    primitives.write_uvarint_reversed(out, len(tables))
     _decode_or_reject(bytes(out))
 
 
@@ -228,7 +228,7 @@ def test_every_proper_prefix_is_rejected(events: list[ChangeEvent]) -> None:
 
 def _uvarint(value: int) -> bytes:
     out = bytearray()
-    craft.write_uvarint(out, value)
+    primitives.write_uvarint(out, value)
     return bytes(out)
 
 

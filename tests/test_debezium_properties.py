@@ -36,6 +36,7 @@ from ticdc_conformance.reference import (
     Value,
     debezium,
 )
+from ticdc_conformance.reference.debezium._ddl import DDL_KINDS
 
 _TEMPORAL = re.compile(r"(-?)([0-9]+)-?([0-9]*)-?([0-9]*)[ ]?([0-9:]*)\.?([0-9]*)")
 
@@ -197,7 +198,7 @@ def test_every_message_decodes(events: list[object], profile: str, schema: bool,
     decoded = [event for m in messages for event in debezium.decode(m)]
     kinds = {RowChangedEvent: DecodedRow, DDLEvent: DecodedDDL, ResolvedEvent: DecodedResolved}
     sent = [e for e in events if not isinstance(e, ResolvedEvent) or extension]
-    sent = [e for e in sent if not isinstance(e, DDLEvent) or e.ddl_type in debezium.DDL_KINDS]
+    sent = [e for e in sent if not isinstance(e, DDLEvent) or e.ddl_type in DDL_KINDS]
     assert [type(e) for e in decoded] == [kinds[type(e)] for e in sent]
 
 
@@ -281,7 +282,7 @@ INSERT = b'{"payload":{"source":{"db":"d","table":"t","commit_ts":5},"op":"c","b
 def test_decode_errors_name_the_member(value: bytes, path: str) -> None:
     with pytest.raises(DecodeError) as caught:
         debezium.decode(Message(key=None, value=value), message_index=3)
-    assert (caught.value.path, caught.value.part, caught.value.message_index) == (path, "value", 3)
+    assert (caught.value.pointer, caught.value.part, caught.value.message_index) == (path, "value", 3)
 
 
 def test_decode_errors_in_the_key_name_the_key() -> None:

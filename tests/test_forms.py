@@ -138,7 +138,7 @@ def _with(path: str, value: Any) -> dict[str, Any]:
 def test_change_event_errors_are_located(raw: dict[str, Any], path: str, reason: str) -> None:
     with pytest.raises(FormError) as info:
         read_change_event(raw, line=7)
-    assert (info.value.path, info.value.line) == (path, 7)
+    assert (info.value.pointer, info.value.line) == (path, 7)
     assert reason in info.value.reason
     assert str(info.value).startswith(f"line 7, at {path or '/'}: ")
 
@@ -154,7 +154,7 @@ def test_message_lines() -> None:
                       ({"key": None, "value": None, "x": 1}, "/x")]:  # fmt: skip
         with pytest.raises(FormError) as info:
             read_message(bad)
-        assert info.value.path == path
+        assert info.value.pointer == path
 
 
 TABLE = {"schema": "s", "name": "t", "charset": "utf8mb4", "table_id": 7, "schema_version": 9,
@@ -207,4 +207,4 @@ def test_decoded_column_ambiguity() -> None:
     assert read_decoded_event(raw) == row
     with pytest.raises(FormError) as info:
         read_decoded_event({**raw, "kind": "bootstrap"})
-    assert (info.value.path, info.value.reason) == ("", "missing member 'table_info'")
+    assert (info.value.pointer, info.value.reason) == ("", "missing member 'table_info'")

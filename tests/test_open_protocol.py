@@ -31,6 +31,7 @@ from ticdc_conformance.reference import (
     TableInfo,
     open_protocol,
 )
+from ticdc_conformance.reference.open_protocol.claim_check import read_claim_check
 
 TS = 424316552636792833  # an 18-digit commit ts, as in TiCDC's tests
 PARTITIONED = TableInfo(
@@ -318,7 +319,7 @@ def test_claim_check(profile: str, key_tail: str) -> None:
     name = stored.location.removeprefix("file:///cc/")
     assert name.endswith(".json")
     assert len(name) == 36 + 5  # a UUID, like TiCDC's file names
-    assert open_protocol.read_claim_check(stored.content) == open_protocol.encode([event])[0]
+    assert read_claim_check(stored.content) == open_protocol.encode([event])[0]
     key = f'{{"ts":{TS},"scm":"test","tbl":"t",{key_tail.replace("{name}", name)}'
     assert message == frame([key.encode()], [b'{"u":{"a":{"t":15,"h":true,"f":10,"v":"aa"}}}'],
                             claim_checks=message.claim_checks)  # fmt: skip

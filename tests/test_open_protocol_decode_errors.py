@@ -93,7 +93,7 @@ def test_rejects_with_location(
         open_protocol.decode(message, message_index=4)
     error = info.value
     assert (error.protocol, error.message_index) == ("open", 4)
-    assert (error.part, error.offset, error.path) == (part, offset, path)
+    assert (error.part, error.offset, error.pointer) == (part, offset, path)
     assert reason in error.reason
     assert str(error).startswith(f"open: message 4, {part} byte {offset}")
 

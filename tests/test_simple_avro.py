@@ -39,6 +39,7 @@ from ticdc_conformance.reference import (
     RowChangedEvent,
     TimestampValue,
     simple,
+    simple_avro,
 )
 from ticdc_conformance.reference.simple._avro import schema_text
 
@@ -106,7 +107,7 @@ def row_tail(value_bytes: bytes) -> bytes:
 
 
 def roundtrip(profile: str, column: ColumnInfo, value: Any, wire: bytes, typed: Any) -> None:
-    bootstrap, row = with_bootstrap("avro", [insert(table(column), value)], config("avro", profile))
+    bootstrap, row = with_bootstrap("avro", [insert(table(column), value)], config(profile))
     assert row.key is None
     assert (row.value or b"").endswith(row_tail(wire))
     _, decoded = feed_all("avro", [bootstrap, row])
@@ -136,10 +137,10 @@ def test_bit_differs_by_profile(profile: str) -> None:
 
 def test_unsigned_bigint_wrap_is_undone_even_without_a_schema() -> None:
     """The record type alone says the long is a uint64: the stateless decode unwraps it."""
-    [row] = simple.AVRO.encode(
+    [row] = simple_avro.encode(
         [insert(table(C(name="c", type="bigint", unsigned=True)), 2**63 + 5)]
     )
-    [decoded] = simple.AVRO.decode(row)
+    [decoded] = simple_avro.decode(row)
     assert isinstance(decoded, DecodedRow)
     assert decoded.after is not None
     assert decoded.after[0] == DecodedColumn("c", 2**63 + 5, ambiguity=simple.UNTYPED)
@@ -149,9 +150,9 @@ def test_every_message_starts_with_the_union_byte_and_enum_indexes() -> None:
     """§4.8: branch 11 → 0x16; Message.type and payload branch WATERMARK 0 … DML 3."""
     t = table()
     messages = [
-        *simple.AVRO.encode([ResolvedEvent(commit_ts=1)]),
-        simple.AVRO.encode_bootstrap(t),
-        *simple.AVRO.encode(
+        *simple_avro.encode([ResolvedEvent(commit_ts=1)]),
+        simple_avro.encode_bootstrap(t),
+        *simple_avro.encode(
             [insert(t), DDLEvent(commit_ts=2, schema="", table="", query="q", ddl_type=2)]
         ),
     ]
@@ -160,8 +161,8 @@ def test_every_message_starts_with_the_union_byte_and_enum_indexes() -> None:
 
 
 def test_watermark_bytes() -> None:
-    [message] = simple.AVRO.encode(
-        [ResolvedEvent(commit_ts=2**64 - 1)], config("avro", build_ts=lambda: 1708923816911)
+    [message] = simple_avro.encode(
+        [ResolvedEvent(commit_ts=2**64 - 1)], config(build_ts=lambda: 1708923816911)
     )
     # commitTs is the uint64 cast to a long: 2^64-1 → -1
     assert message.value == b"\x16\x00\x00" + zz(1) + zz(-1) + zz(1708923816911)
@@ -173,7 +174,7 @@ DDL_ENUM = ["CREATE", "ALTER", "ERASE", "RENAME", "TRUNCATE", "CINDEX", "DINDEX"
 @pytest.mark.parametrize(("action", "kind"), [(3, "CREATE"), (5, "ALTER"), (4, "ERASE"), (14, "RENAME"), (11, "TRUNCATE"), (7, "CINDEX"), (8, "DINDEX"), (1, "QUERY")])  # fmt: skip
 def test_ddl_type_enum_index(action: int, kind: str) -> None:
     ddl = DDLEvent(commit_ts=9, schema="", table="", query="q", ddl_type=action)
-    [message] = simple.AVRO.encode([ddl])
+    [message] = simple_avro.encode([ddl])
     # version, DDLType, sql, commitTs, buildTs, tableSchema null, preTableSchema null
     assert (
         message.value
@@ -193,7 +194,7 @@ def test_dml_type_enum_and_envelope() -> None:
         before = None if op == "insert" else (1,)
         after = None if op == "delete" else (1,)
         event = RowChangedEvent(commit_ts=TS, table=t, op=op, before=before, after=after)  # type: ignore[arg-type]
-        [message] = simple.AVRO.encode([event], config("avro"))
+        [message] = simple_avro.encode([event], config())
         head = (
             b"\x16\x06\x06"
             + zz(1)
@@ -211,10 +212,9 @@ def test_dml_type_enum_and_envelope() -> None:
 
 def test_handle_key_only_is_flagged_only_with_large_message_handling() -> None:
     big = insert(table(C(name="v", type="varchar")), "x" * 300)
-    [message] = simple.AVRO.encode(
+    [message] = simple_avro.encode(
         [big],
         config(
-            "avro",
             max_message_bytes=200,
             large_message_handle_option="handle-key-only",
         ),
@@ -223,7 +223,7 @@ def test_handle_key_only_is_flagged_only_with_large_message_handling() -> None:
         b"\x00" + b"\x02\x01" + b"\x00" + b"\x02" + zz(1) + avro_str("id") + long_(1) + b"\x00\x00"
     )
     assert (message.value or b"").endswith(tail)
-    [decoded] = simple.AVRO.decode(message)
+    [decoded] = simple_avro.decode(message)
     assert isinstance(decoded, DecodedRow)
     assert decoded.handle_key_only
 
@@ -232,7 +232,7 @@ def corpus() -> list[Message]:
     """Messages of every kind and value type, both profiles."""
     out = []
     for profile in ("tiflow", "ticdc"):
-        cfg = config("avro", profile, enable_row_checksum=True)
+        cfg = config(profile, enable_row_checksum=True)
         for _, column, value, _, _ in VALUES:
             t = table(column)
             ddl = DDLEvent(
@@ -244,7 +244,7 @@ def corpus() -> list[Message]:
                 table_info=t,
                 pre_table_info=t,
             )
-            out += simple.AVRO.encode([insert(t, value), ddl, ResolvedEvent(commit_ts=4)], cfg)
+            out += simple_avro.encode([insert(t, value), ddl, ResolvedEvent(commit_ts=4)], cfg)
     return out
 
 
@@ -279,7 +279,7 @@ def test_project_reads_messages_written_with_the_upstream_schema(shared: Path) -
     fastavro.schemaless_writer(
         out, theirs, (ns + "Message", {"type": "DML", "payload": (ns + "DML", dml)})
     )
-    [row] = simple.AVRO.decode(Message(key=None, value=out.getvalue()))
+    [row] = simple_avro.decode(Message(key=None, value=out.getvalue()))
     assert isinstance(row, DecodedRow)
     assert (row.op, row.commit_ts, row.schema_version) == ("update", 5, 6)
     assert row.after == (
@@ -315,7 +315,7 @@ def test_invalid_avro_is_a_located_decode_error(
     value: bytes, offset: int | None, problem: str
 ) -> None:
     with pytest.raises(DecodeError, match=problem) as caught:
-        simple.AVRO.decode(Message(key=None, value=value), message_index=2)
+        simple_avro.decode(Message(key=None, value=value), message_index=2)
     assert (caught.value.protocol, caught.value.message_index) == ("simple-avro", 2)
     if offset is not None:
         assert caught.value.offset == offset

@@ -10,9 +10,10 @@ import fastavro
 import pytest
 from simple_helpers import codec, config
 
+from ticdc_conformance.fixtures.builder._fact_events import T1
+
 # TestNewTableSchema (§7.2): create table test.t1(id int primary key, name varchar(64) not null,
 # age int, email varchar(255) not null, unique index idx_name(name), index idx_age_email(age,email))
-from ticdc_conformance.fixtures.builder._fact_events import T1
 from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,
@@ -23,6 +24,8 @@ from ticdc_conformance.reference import (
     Message,
     TableInfo,
     simple,
+    simple_avro,
+    simple_json,
 )
 from ticdc_conformance.reference.simple._avro import schema_text
 
@@ -55,13 +58,13 @@ T1_DECODED = TableInfo(
 
 
 def bootstrap_json(table: TableInfo, profile: str = "tiflow") -> dict[str, Any]:
-    message = simple.JSON.encode_bootstrap(table, config("json", profile))
+    message = simple_json.encode_bootstrap(table, config(profile))
     return json.loads(message.value or b"")  # type: ignore[no-any-return]
 
 
 def bootstrap_avro_record(table: TableInfo, profile: str = "tiflow") -> dict[str, Any]:
     """The TableSchema record as fastavro reads it (the library, not the codec)."""
-    message = simple.AVRO.encode_bootstrap(table, config("avro", profile))
+    message = simple_avro.encode_bootstrap(table, config(profile))
     parsed = fastavro.parse_schema(json.loads(schema_text()))
     result: Any = fastavro.schemaless_reader(
         io.BytesIO(message.value or b""), parsed, None, return_record_name=True
@@ -72,7 +75,7 @@ def bootstrap_avro_record(table: TableInfo, profile: str = "tiflow") -> dict[str
 @pytest.mark.parametrize("encoding", ["json", "avro"])
 def test_new_table_schema_facts(encoding: str) -> None:
     """§7.2 TestNewTableSchema: columns, indexes in TiDB order, synthetic primary last."""
-    message = codec(encoding).encode_bootstrap(T1, config(encoding))
+    message = codec(encoding).encode_bootstrap(T1, config())
     if encoding == "json":
         assert (
             message.value
@@ -162,7 +165,7 @@ def test_avro_data_type_presence_rules_and_raw_bit_default() -> None:
     ]
     # §4.8: the BIT default stays TiDB's raw binary literal, the value's big-endian bytes
     assert [c["default"] for c in record["columns"]] == [None, None, None, "x", "\x01\x02"]
-    [decoded] = simple.AVRO.decode(simple.AVRO.encode_bootstrap(t))
+    [decoded] = simple_avro.decode(simple_avro.encode_bootstrap(t))
     assert isinstance(decoded, DecodedBootstrap)
     assert decoded.table_info.columns[4].default == 258
 
@@ -173,7 +176,7 @@ def test_column_order_by_profile() -> None:
     for encoding in ("json", "avro"):
         for profile, order in (("tiflow", ["a", "b", "moved"]), ("ticdc", ["moved", "a", "b"])):
             [decoded] = codec(encoding).decode(
-                codec(encoding).encode_bootstrap(t, config(encoding, profile))
+                codec(encoding).encode_bootstrap(t, config(profile))
             )
             assert isinstance(decoded, DecodedBootstrap)
             assert [c.name for c in decoded.table_info.columns] == order
@@ -236,7 +239,7 @@ def test_encode_ddl_sequence(encoding: str, profile: str) -> None:
     ]
     decoded = [
         e
-        for m in codec(encoding).encode(events, config(encoding, profile))
+        for m in codec(encoding).encode(events, config(profile))
         for e in codec(encoding).decode(m)
     ]
     assert [(e.ddl_kind, e.query) for e in decoded if isinstance(e, DecodedDDL)] == [
@@ -268,7 +271,7 @@ def test_ddl_carries_table_and_pre_table_schema(encoding: str) -> None:
         columns=(*before.columns, C(name="createTime", type="timestamp")),
     )
     ddl = DDLEvent(commit_ts=9, schema="simple", table="user", query="ALTER TABLE `user` ADD COLUMN `createTime` TIMESTAMP", ddl_type=5, table_info=after, pre_table_info=before)  # fmt: skip
-    [message] = codec(encoding).encode([ddl], config(encoding))
+    [message] = codec(encoding).encode([ddl], config())
     [decoded] = codec(encoding).decode(message)
     assert isinstance(decoded, DecodedDDL)
     assert (
@@ -288,8 +291,8 @@ def test_ddl_carries_table_and_pre_table_schema(encoding: str) -> None:
 
 
 def test_unknown_mysql_type_is_rejected() -> None:
-    value = json.loads(simple.JSON.encode_bootstrap(T1).value or b"")
+    value = json.loads(simple_json.encode_bootstrap(T1).value or b"")
     value["tableSchema"]["columns"][0]["dataType"]["mysqlType"] = "int unsigned"
     with pytest.raises(DecodeError, match="unknown mysqlType") as caught:
-        simple.JSON.decode(Message(key=None, value=json.dumps(value).encode()))
-    assert caught.value.path == "/tableSchema/columns/0/dataType/mysqlType"
+        simple_json.decode(Message(key=None, value=json.dumps(value).encode()))
+    assert caught.value.pointer == "/tableSchema/columns/0/dataType/mysqlType"

@@ -22,7 +22,7 @@ from ticdc_conformance.reference import (
     DecodeError,
     Message,
     TableInfo,
-    simple,
+    simple_json,
 )
 
 SEED = "seeds/002_4b0a2d3bf3d33a00.txt"
@@ -39,7 +39,7 @@ def as_message(document: dict[str, Any]) -> Message:
 
 def test_every_message_example_decodes(shared: Path) -> None:
     messages = [e for e in examples(shared) if "version" in e and "type" in e]
-    kinds = [type(e) for m in messages for e in simple.JSON.decode(as_message(m))]
+    kinds = [type(e) for m in messages for e in simple_json.decode(as_message(m))]
     assert kinds == [
         DecodedDDL,
         DecodedRow,
@@ -56,7 +56,7 @@ def test_consumer_types_the_dml_examples_by_the_ddl_pre_table_schema(shared: Pat
     ddl, insert, update, delete, watermark, bootstrap = (
         as_message(e) for e in examples(shared)[:6]
     )
-    decoder = simple.JSON.new_decoder()
+    decoder = simple_json.new_decoder()
     assert decoder.feed(insert, message_index=0) == []
     assert [type(e) for e in decoder.feed(bootstrap, message_index=1)] == [DecodedBootstrap]
     assert len(decoder.pending()) == 1
@@ -100,7 +100,7 @@ def test_table_schema_example_is_what_the_encoder_writes(shared: Path) -> None:
             ColumnInfo(name="score", type="float", length=12),
         ),
     )  # fmt: skip
-    written = json.loads(simple.JSON.encode_bootstrap(table).value or b"")
+    written = json.loads(simple_json.encode_bootstrap(table).value or b"")
     assert written["tableSchema"] == documented
 
 
@@ -109,8 +109,8 @@ def test_stale_timestamp_as_a_plain_string_is_rejected() -> None:
     {"location","value"}, and a consumer typing by the schema must not accept a bare string."""
     table = TableInfo(schema="simple", name="user", schema_version=7,
                       columns=(ColumnInfo(name="createTime", type="timestamp"),))  # fmt: skip
-    decoder = simple.JSON.new_decoder()
-    decoder.feed(simple.JSON.encode_bootstrap(table), message_index=0)
+    decoder = simple_json.new_decoder()
+    decoder.feed(simple_json.encode_bootstrap(table), message_index=0)
     stale = b'{"version":1,"database":"simple","table":"user","type":"INSERT","commitTs":1,"buildTs":0,"schemaVersion":7,"data":{"createTime":"2024-02-26 08:00:00"}}'
     with pytest.raises(DecodeError, match=r"a TIMESTAMP is a \{location, value\} object"):
         decoder.feed(Message(key=None, value=stale), message_index=1)

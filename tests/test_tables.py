@@ -74,7 +74,7 @@ def test_explicit_flags_and_type_code_win() -> None:
 
 @pytest.mark.parametrize(
     "make",
-    [lambda: ColumnInfo(name="x", type="varchar2"),
+    [lambda: ColumnInfo(name="x", type="varchar2"),  # type: ignore[arg-type]
      lambda: ColumnInfo(name="x", type="int", flags=-1),
      lambda: ColumnInfo(name="x", type="int", type_code=256),
      lambda: table(ColumnInfo(name="x", type="int"), ColumnInfo(name="x", type="int")),

@@ -28,6 +28,9 @@ different wire format, see §3.6 and docs/craft.md):
   table bytes, per column name + value bytes + 16) exceeds ``max-message-bytes`` or the batch
   holds ``max-batch-size`` rows; the crossing row stays in the batch. DDL and resolved events
   are one message each.
+
+The module offers the codec surface (``Codec``); the submodule ``primitives`` has the wire
+primitives above as mirror pairs of writers and readers, for tools that take a message apart.
 """
 
 from __future__ import annotations
@@ -40,65 +43,16 @@ from ticdc_conformance.reference.craft._config import (
     config_from_options,
 )
 from ticdc_conformance.reference.craft._decode import decode
-from ticdc_conformance.reference.craft._encode import encode, estimated_size
-from ticdc_conformance.reference.craft._primitives import (
-    read_bytes,
-    read_bytes_chunk,
-    read_delta_uvarint_chunk,
-    read_delta_varint_chunk,
-    read_float64,
-    read_nullable_bytes_chunk,
-    read_size_tables,
-    read_uvarint,
-    read_uvarint_chunk,
-    read_uvarint_reversed,
-    read_varint,
-    read_varint_chunk,
-    write_bytes,
-    write_bytes_chunk,
-    write_delta_uvarint_chunk,
-    write_delta_varint_chunk,
-    write_float64,
-    write_nullable_bytes_chunk,
-    write_size_tables,
-    write_uvarint,
-    write_uvarint_chunk,
-    write_uvarint_reversed,
-    write_varint,
-    write_varint_chunk,
-)
+from ticdc_conformance.reference.craft._encode import encode
+from ticdc_conformance.reference.errors import DecodeError
 
 __all__ = [
     "OPTIONS",
     "PROFILES",
     "PROTOCOL",
     "Config",
+    "DecodeError",
     "config_from_options",
     "decode",
     "encode",
-    "estimated_size",
-    "read_bytes",
-    "read_bytes_chunk",
-    "read_delta_uvarint_chunk",
-    "read_delta_varint_chunk",
-    "read_float64",
-    "read_nullable_bytes_chunk",
-    "read_size_tables",
-    "read_uvarint",
-    "read_uvarint_chunk",
-    "read_uvarint_reversed",
-    "read_varint",
-    "read_varint_chunk",
-    "write_bytes",
-    "write_bytes_chunk",
-    "write_delta_uvarint_chunk",
-    "write_delta_varint_chunk",
-    "write_float64",
-    "write_nullable_bytes_chunk",
-    "write_size_tables",
-    "write_uvarint",
-    "write_uvarint_chunk",
-    "write_uvarint_reversed",
-    "write_varint",
-    "write_varint_chunk",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ticdc_conformance.reference._options import read_options
+from ticdc_conformance.reference._options import OptionReader
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -64,7 +64,14 @@ def config_from_options(options: Mapping[str, str], *, profile: str | None = Non
             raise EncodeError(
                 f"option {name} does not apply: {_NOT_FOR_CRAFT[name]}", protocol=PROTOCOL
             )
-    values = read_options(options, Config(), protocol=PROTOCOL, known=OPTIONS)
-    if profile is not None:
-        values["profile"] = profile
-    return Config(**values)  # type: ignore[arg-type]
+    read = OptionReader(options, protocol=PROTOCOL, known=OPTIONS)
+    default = Config()
+    return Config(
+        profile=read.profile(profile, default.profile),
+        max_message_bytes=read.whole("max-message-bytes", default.max_message_bytes),
+        max_batch_size=read.whole("max-batch-size", default.max_batch_size),
+        delete_only_output_handle_key_columns=read.flag(
+            "delete-only-output-handle-key-columns",
+            default.delete_only_output_handle_key_columns,
+        ),
+    )

@@ -20,11 +20,20 @@ trust, so that a message passes only if TiCDC's encoder could have written it:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ticdc_conformance.reference.craft._config import PROTOCOL
-from ticdc_conformance.reference.craft._encode import DDL, NEW_GROUP, OLD_GROUP, RESOLVED, ROW
-from ticdc_conformance.reference.craft._primitives import (
+from ticdc_conformance.reference.craft._encode import (
+    DDL,
+    NEW_GROUP,
+    NO_PARTITION,
+    OLD_GROUP,
+    RESOLVED,
+    ROW,
+)
+from ticdc_conformance.reference.craft._values import decode_value
+from ticdc_conformance.reference.craft.primitives import (
     Buffer,
     fail,
     read_bytes,
@@ -36,7 +45,6 @@ from ticdc_conformance.reference.craft._primitives import (
     read_uvarint,
     read_uvarint_chunk,
 )
-from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
     DecodedDDL,
@@ -67,25 +75,27 @@ class _Terms:
         self.terms = terms
         self.next_new = 0
 
-    def lookup(self, ids: Sequence[int], offset: int, *, nullable: bool) -> list[str | None]:
-        """The terms of a chunk of IDs that starts at ``offset`` (``None`` for −1)."""
-        out: list[str | None] = []
-        for position, term_id in enumerate(ids):
-            if term_id == -1 and nullable:
-                out.append(None)
-                continue
-            if not 0 <= term_id < len(self.terms):
-                fail(f"term id {term_id} (element {position}) is not in the dictionary", offset)
-            if term_id > self.next_new:
-                fail(
-                    f"term id {term_id} (element {position}) comes before id {self.next_new}: "
-                    "IDs are assigned in first-use order",
-                    offset,
-                )
-            if term_id == self.next_new:
-                self.next_new += 1
-            out.append(self.terms[term_id])
-        return out
+    def names(self, ids: Sequence[int], offset: int) -> list[str | None]:
+        """The terms of a chunk of IDs that starts at ``offset``, ``None`` for −1."""
+        return [None if t == -1 else self.term(t, i, offset) for i, t in enumerate(ids)]
+
+    def lookup(self, ids: Sequence[int], offset: int) -> list[str]:
+        """The terms of a chunk of IDs that starts at ``offset``."""
+        return [self.term(t, i, offset) for i, t in enumerate(ids)]
+
+    def term(self, term_id: int, position: int, offset: int) -> str:
+        """Term ``term_id``, element ``position`` of the chunk of IDs at ``offset``."""
+        if not 0 <= term_id < len(self.terms):
+            fail(f"term id {term_id} (element {position}) is not in the dictionary", offset)
+        if term_id > self.next_new:
+            fail(
+                f"term id {term_id} (element {position}) comes before id {self.next_new}: "
+                "IDs are assigned in first-use order",
+                offset,
+            )
+        if term_id == self.next_new:
+            self.next_new += 1
+        return self.terms[term_id]
 
 
 def _utf8(data: bytes, what: str, offset: int) -> str:
@@ -109,24 +119,34 @@ def _dictionary(value: Buffer, start: int, end: int) -> _Terms:
     return _Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
 
 
-def _headers(
-    value: Buffer, start: int, end: int, count: int, terms: _Terms
-) -> tuple[list[int], list[int], list[int], list[str | None], list[str | None]]:
+@dataclass(frozen=True, slots=True)
+class _Headers:
+    """The columnar headers, one element per event (§3.2)."""
+
+    start: int
+    commit_ts: list[int]
+    kinds: list[int]
+    partitions: list[int]
+    schemas: list[str | None]
+    tables: list[str | None]
+
+
+def _headers(value: Buffer, start: int, end: int, count: int, terms: _Terms) -> _Headers:
     ts, kinds_at = read_delta_uvarint_chunk(value, start, count, end)
     kinds, partitions_at = read_uvarint_chunk(value, kinds_at, count, end)
     for i, kind in enumerate(kinds):
-        if kind not in (ROW, DDL, RESOLVED):
+        if kind not in _EVENTS:
             fail(f"event {i} has type {kind}; 1 row, 2 DDL, 3 resolved", kinds_at)
     if count > 1 and set(kinds) != {ROW}:
         fail("only rows share a message; a DDL or resolved event travels alone", kinds_at)
     partitions, schemas_at = read_delta_varint_chunk(value, partitions_at, count, end)
     schema_ids, tables_at = read_delta_varint_chunk(value, schemas_at, count, end)
-    schemas = terms.lookup(schema_ids, schemas_at, nullable=True)
+    schemas = terms.names(schema_ids, schemas_at)
     table_ids, position = read_delta_varint_chunk(value, tables_at, count, end)
-    tables = terms.lookup(table_ids, tables_at, nullable=True)
+    tables = terms.names(table_ids, tables_at)
     if position != end:
         fail(f"{end - position} bytes after the headers", position)
-    return ts, kinds, partitions, schemas, tables
+    return _Headers(start, ts, kinds, partitions, schemas, tables)
 
 
 def _group(value: Buffer, start: int, end: int, terms: _Terms) -> tuple[int, list[DecodedColumn]]:
@@ -137,7 +157,7 @@ def _group(value: Buffer, start: int, end: int, terms: _Terms) -> tuple[int, lis
     if count == 0:
         fail("a column group holds one column at least", start + 1)
     ids, names_at = read_delta_varint_chunk(value, position, count, end)
-    names = terms.lookup(ids, position, nullable=False)
+    names = terms.lookup(ids, position)
     types, flags_at = read_uvarint_chunk(value, names_at, count, end)
     for i, type_code in enumerate(types):
         if type_code > 255:
@@ -149,7 +169,6 @@ def _group(value: Buffer, start: int, end: int, terms: _Terms) -> tuple[int, lis
     columns = []
     data_at = position - sum(len(r) for r in raw if r is not None)
     for name, type_code, flag, data in zip(names, types, flags, raw, strict=True):
-        assert name is not None
         try:
             decoded = decode_value(type_code, data, flag)
         except ValueError as error:
@@ -180,6 +199,74 @@ def _row_groups(
     return operation, groups
 
 
+@dataclass(frozen=True, slots=True)
+class _Message:
+    """What every body needs: the bytes, the headers, the size tables and the terms."""
+
+    value: Buffer
+    headers: _Headers
+    tables: list[list[int]]
+    terms: _Terms
+
+
+def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
+    headers = message.headers
+    schema, table = headers.schemas[i], headers.tables[i]
+    if schema is None or table is None:
+        fail(f"row {i} has no schema or table name", headers.start)
+    op, groups = _row_groups(message.value, start, message.tables[2 + i], end, message.terms)
+    partition = headers.partitions[i]
+    return DecodedRow(
+        commit_ts=headers.commit_ts[i],
+        schema=schema,
+        table=table,
+        op=op,
+        before=groups.get(OLD_GROUP),
+        after=groups.get(NEW_GROUP),
+        partition_id=partition if partition >= 0 else None,
+    )
+
+
+def _control(message: _Message, i: int) -> None:
+    if message.headers.partitions[i] != NO_PARTITION:
+        partition = message.headers.partitions[i]
+        fail(f"a DDL or resolved event has partition {partition}, not -1", message.headers.start)
+
+
+def _ddl(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
+    _control(message, i)
+    ddl_type, query_at = read_uvarint(message.value, start, end)
+    if ddl_type > 255:
+        fail(f"DDL type {ddl_type} is not an ActionType byte", start)
+    query, after = read_bytes(message.value, query_at, end)
+    if after != end:
+        fail(f"{end - after} bytes after the DDL query", after)
+    headers = message.headers
+    return DecodedDDL(
+        commit_ts=headers.commit_ts[i],
+        schema=headers.schemas[i] or "",
+        table=headers.tables[i] or "",
+        query=_utf8(query, "the DDL query", query_at),
+        ddl_type=ddl_type,
+    )
+
+
+def _resolved(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
+    _control(message, i)
+    headers = message.headers
+    if end != start or headers.schemas[i] is not None or headers.tables[i] is not None:
+        fail("a resolved event has null schema and table and an empty body", start)
+    return DecodedResolved(commit_ts=headers.commit_ts[i])
+
+
+_EVENTS: dict[int, Callable[[_Message, int, int, int], DecodedEvent]] = {
+    ROW: _row,
+    DDL: _ddl,
+    RESOLVED: _resolved,
+}
+"""Header event type → the reader of its body (§3.2)."""
+
+
 def _decode(value: Buffer) -> list[DecodedEvent]:
     version, header_start = read_uvarint(value, 0)
     if version != 1:
@@ -200,46 +287,16 @@ def _decode(value: Buffer) -> list[DecodedEvent]:
             tables_start,
         )
     terms = _dictionary(value, dictionary_start, tables_start)
-    count = len(body_sizes)
-    ts, kinds, partitions, schemas, names = _headers(
-        value, header_start, bodies_start, count, terms
-    )
-    if len(tables) != 2 + kinds.count(ROW):
-        fail(
-            f"{len(tables) - 2} column-group size tables for {kinds.count(ROW)} rows", tables_start
-        )
+    headers = _headers(value, header_start, bodies_start, len(body_sizes), terms)
+    rows = headers.kinds.count(ROW)
+    if len(tables) != 2 + rows:
+        fail(f"{len(tables) - 2} column-group size tables for {rows} rows", tables_start)
+    message = _Message(value, headers, tables, terms)
     events: list[DecodedEvent] = []
     position = bodies_start
-    for i in range(count):
-        end = position + body_sizes[i]
-        if kinds[i] == ROW:
-            schema, table = schemas[i], names[i]
-            if schema is None or table is None:
-                fail(f"row {i} has no schema or table name", header_start)
-            op, groups = _row_groups(value, position, tables[2 + i], end, terms)
-            events.append(DecodedRow(
-                commit_ts=ts[i], schema=schema, table=table, op=op,
-                before=groups.get(OLD_GROUP), after=groups.get(NEW_GROUP),
-                partition_id=partitions[i] if partitions[i] >= 0 else None,
-            ))  # fmt: skip
-        elif partitions[i] != -1:
-            fail(f"a DDL or resolved event has partition {partitions[i]}, not -1", header_start)
-        elif kinds[i] == DDL:
-            ddl_type, query_at = read_uvarint(value, position, end)
-            if ddl_type > 255:
-                fail(f"DDL type {ddl_type} is not an ActionType byte", position)
-            query, after = read_bytes(value, query_at, end)
-            if after != end:
-                fail(f"{end - after} bytes after the DDL query", after)
-            events.append(DecodedDDL(
-                commit_ts=ts[i], schema=schemas[i] or "", table=names[i] or "",
-                query=_utf8(query, "the DDL query", query_at), ddl_type=ddl_type,
-            ))  # fmt: skip
-        else:
-            if end != position or schemas[i] is not None or names[i] is not None:
-                fail("a resolved event has null schema and table and an empty body", position)
-            events.append(DecodedResolved(commit_ts=ts[i]))
-        position = end
+    for i, size in enumerate(body_sizes):
+        events.append(_EVENTS[headers.kinds[i]](message, i, position, position + size))
+        position += size
     if terms.next_new != len(terms.terms):
         fail(f"term {terms.next_new} of the dictionary is never used", dictionary_start)
     return events

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ticdc_conformance.reference.craft._config import PROTOCOL, Config
-from ticdc_conformance.reference.craft._primitives import (
+from ticdc_conformance.reference.craft._values import encode_value
+from ticdc_conformance.reference.craft.primitives import (
     write_bytes,
     write_bytes_chunk,
     write_delta_uvarint_chunk,
@@ -26,10 +27,10 @@ from ticdc_conformance.reference.craft._primitives import (
     write_uvarint,
     write_uvarint_chunk,
 )
-from ticdc_conformance.reference.craft._values import encode_value
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.mysql import INT64
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.reference.values import Value
 
@@ -44,7 +45,6 @@ _HEADER_ESTIMATE = 32
 """Per row: "4 64-bit integers" in TiCDC's estimate, plus schema and table bytes (§3.4)."""
 _COLUMN_ESTIMATE = 16
 """Per column: "two 64-bit integers", plus name and value bytes (§3.4)."""
-_I64 = 1 << 63
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +138,7 @@ def _row(event: RowChangedEvent, config: Config) -> _Row:
         # TiCDC's size estimate dereferences the nil name of an empty schema or table (§3.4)
         raise EncodeError("a row needs schema and table names", protocol=PROTOCOL)
     partition = NO_PARTITION if table.partition_id is None else table.partition_id
-    if not -_I64 <= partition < _I64:
+    if partition not in INT64:
         raise EncodeError(f"partition id {partition} is not an int64", protocol=PROTOCOL)
     groups = []
     if event.after is not None:

@@ -1,11 +1,13 @@
-"""Column values inside Craft's nullable bytes chunk, per MySQL type code (ground truth §3.3).
+"""Column values inside Craft's nullable bytes chunk, per MySQL type (ground truth §3.3).
 
-``WRITERS`` and ``READERS`` have the same keys. A writer turns a non-null ``Value`` into the
-value bytes, a reader turns value bytes back into a ``Value``; both get the column's flag bits
-(UnsignedFlag picks uvarint or varint for integers, BinaryFlag picks bytes or text when
-reading string types) and raise ``ValueError`` when the value does not fit. Type codes not
-listed — NULL (6), GEOMETRY (255), unspecified (0) and any code TiDB does not produce — have
-no value bytes: TiCDC writes every value of such a column as NULL, whatever it held.
+``WRITERS`` and ``READERS`` are keyed by every MySQL type; the wire names a column's type by
+its code, so both are used through their code-keyed forms (``mysql.by_code``). A writer turns
+a non-null ``Value`` into the value bytes, or ``None`` when TiCDC writes NULL whatever the
+column held; a reader turns value bytes back into a ``Value``. Both get the column's flag bits
+(UnsignedFlag picks uvarint or varint for integers, BinaryFlag picks bytes or text when reading
+string types) and raise ``ValueError`` when the value does not fit. NULL (6), GEOMETRY (255),
+unspecified (0) and any code TiDB does not produce have no value bytes: TiCDC writes every
+value of such a column as NULL.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import math
 import struct
 from collections.abc import Callable
 
-from ticdc_conformance.reference.craft._primitives import (
+from ticdc_conformance.reference.craft.primitives import (
     read_float64,
     read_uvarint,
     read_varint,
@@ -22,25 +24,28 @@ from ticdc_conformance.reference.craft._primitives import (
     write_uvarint,
 )
 from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.mysql import (
+    INT64,
+    INTEGER_TYPES,
+    STRING_TYPES,
+    UINT64,
+    UINT64_TYPES,
+    MySQLType,
+    by_code,
+)
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
-from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value, string_bytes
 
 __all__ = ["READERS", "WRITERS", "decode_value", "encode_value"]
 
-Writer = Callable[[Value, int], bytes]
+Writer = Callable[[Value, int], bytes | None]
 Reader = Callable[[bytes, int], Value]
 
-TEXT_CODES = (10, 11, 12, 14, 245)
-"""DATE TIME DATETIME NEWDATE JSON: TiDB's text forms, raw UTF-8."""
-UVARINT_CODES = (16, 247, 248)
-"""BIT ENUM SET: uvarint of the uint64."""
-INTEGER_CODES = (1, 2, 3, 8, 9)
-"""TINYINT SMALLINT INT BIGINT MEDIUMINT: uvarint under UnsignedFlag, else ZigZag varint."""
-STRING_CODES = (15, 249, 250, 251, 252, 253, 254)
-"""VARCHAR/VARBINARY, the TEXT/BLOB family, VAR_STRING, CHAR/BINARY: the raw bytes."""
+_TEXT: frozenset[MySQLType] = frozenset({"date", "time", "datetime", "json"})
+"""TiDB's text forms, raw UTF-8 (VECTOR too, see the tables)."""
+_NULL_ONLY: frozenset[MySQLType] = frozenset({"null", "geometry"})
+"""Types whose values TiCDC always writes as NULL (§3.3)."""
 _FLOAT32 = struct.Struct("<f")
-_U64 = 1 << 64
-_I64 = 1 << 63
 
 
 def _uvarint(value: int) -> bytes:
@@ -55,10 +60,10 @@ def _float64(value: float) -> bytes:
     return bytes(out)
 
 
-def _int(value: Value, low: int, high: int, what: str) -> int:
+def _int(value: Value, allowed: range, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"expected an integer, got {type(value).__name__}")
-    if not low <= value < high:
+    if value not in allowed:
         raise ValueError(f"{value} does not fit {what}")
     return value
 
@@ -85,27 +90,27 @@ def _write_decimal(value: Value, flags: int) -> bytes:
 
 def _write_uvarint(value: Value, flags: int) -> bytes:
     del flags
-    return _uvarint(_int(value, 0, _U64, "a uint64"))
+    return _uvarint(_int(value, UINT64, "a uint64"))
 
 
 def _write_integer(value: Value, flags: int) -> bytes:
     if flags & UNSIGNED_FLAG:
-        return _uvarint(_int(value, 0, _U64, "an unsigned 64-bit integer"))
-    return _zigzag(_int(value, -_I64, _I64, "a signed 64-bit integer"))
+        return _uvarint(_int(value, UINT64, "an unsigned 64-bit integer"))
+    return _zigzag(_int(value, INT64, "a signed 64-bit integer"))
 
 
 def _write_year(value: Value, flags: int) -> bytes:
     del flags  # YEAR is always ZigZag, even under UnsignedFlag (§3.6 C7)
-    return _zigzag(_int(value, -_I64, _I64, "an int64"))
+    return _zigzag(_int(value, INT64, "an int64"))
 
 
 def _write_bytes(value: Value, flags: int) -> bytes:
     del flags
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass")
-    raise ValueError(f"expected text or bytes, got {type(value).__name__}")
+    return string_bytes(value)
+
+
+def _write_null(value: Value, flags: int) -> None:
+    del value, flags  # TiCDC writes the value of such a column as NULL (§3.3)
 
 
 def _number(value: Value) -> float:
@@ -197,46 +202,54 @@ def _read_float(data: bytes, flags: int) -> Value:
     return value
 
 
-WRITERS: dict[int, Writer] = {
-    **dict.fromkeys(TEXT_CODES, _write_text),
-    7: _write_text,
-    246: _write_decimal,
-    **dict.fromkeys(UVARINT_CODES, _write_uvarint),
-    **dict.fromkeys(INTEGER_CODES, _write_integer),
-    13: _write_year,
-    **dict.fromkeys(STRING_CODES, _write_bytes),
-    4: _write_float,
-    5: _write_double,
-    225: _write_text,  # VECTOR as its text form `[1,2,3]` (§3.3)
+def _only_null(code: int) -> Reader:
+    def read(data: bytes, flags: int) -> Value:
+        del data, flags
+        raise ValueError(f"TiCDC writes values of type code {code} only as NULL (§3.3)")
+
+    return read
+
+
+WRITERS: dict[MySQLType, Writer] = {
+    **dict.fromkeys(_TEXT | {"timestamp", "vector"}, _write_text),  # VECTOR: `[1,2,3]` (§3.3)
+    "decimal": _write_decimal,
+    **dict.fromkeys(UINT64_TYPES, _write_uvarint),
+    **dict.fromkeys(INTEGER_TYPES, _write_integer),
+    "year": _write_year,
+    **dict.fromkeys(STRING_TYPES, _write_bytes),
+    "float": _write_float,
+    "double": _write_double,
+    **dict.fromkeys(_NULL_ONLY, _write_null),
 }
-READERS: dict[int, Reader] = {
-    **dict.fromkeys(TEXT_CODES, _read_text),
-    7: _read_timestamp,
-    246: _read_decimal,
-    **dict.fromkeys(UVARINT_CODES, _read_uvarint),
-    **dict.fromkeys(INTEGER_CODES, _read_integer),
-    13: _read_year,
-    **dict.fromkeys(STRING_CODES, _read_bytes),
-    4: _read_float,
-    5: _read_float,
+READERS: dict[MySQLType, Reader] = {
+    **dict.fromkeys(_TEXT, _read_text),
+    "timestamp": _read_timestamp,
+    "decimal": _read_decimal,
+    **dict.fromkeys(UINT64_TYPES, _read_uvarint),
+    **dict.fromkeys(INTEGER_TYPES, _read_integer),
+    "year": _read_year,
+    **dict.fromkeys(STRING_TYPES, _read_bytes),
+    "float": _read_float,
+    "double": _read_float,
     # TiCDC's own decoder loses VECTOR values (an inverted error check, §3.3); this one keeps them
-    225: _read_text,
+    "vector": _read_text,
+    "null": _only_null(6),
+    "geometry": _only_null(255),
 }
+_WRITERS_BY_CODE = by_code(WRITERS)
+_READERS_BY_CODE = by_code(READERS)
 
 
 def encode_value(type_code: int, value: Value, flags: int) -> bytes | None:
     """The value bytes of a column, ``None`` for NULL; ``ValueError`` if the value cannot be."""
     if value is None:
         return None
-    writer = WRITERS.get(type_code)
-    return None if writer is None else writer(value, flags)
+    return _WRITERS_BY_CODE.get(type_code, _write_null)(value, flags)
 
 
 def decode_value(type_code: int, data: bytes | None, flags: int) -> Value:
     """The ``Value`` of a column's value bytes; ``ValueError`` if they do not fit the type."""
     if data is None:
         return None
-    reader = READERS.get(type_code)
-    if reader is None:
-        raise ValueError(f"TiCDC writes values of type code {type_code} only as NULL (§3.3)")
+    reader = _READERS_BY_CODE.get(type_code) or _only_null(type_code)
     return reader(data, flags)

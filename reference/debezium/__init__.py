@@ -30,16 +30,16 @@ from ticdc_conformance.reference.debezium._config import (
     Config,
     config_from_options,
 )
-from ticdc_conformance.reference.debezium._ddl import DDL_KINDS
 from ticdc_conformance.reference.debezium._decode import decode
 from ticdc_conformance.reference.debezium._encode import encode
+from ticdc_conformance.reference.errors import DecodeError
 
 __all__ = [
-    "DDL_KINDS",
     "OPTIONS",
     "PROFILES",
     "PROTOCOL",
     "Config",
+    "DecodeError",
     "config_from_options",
     "decode",
     "encode",

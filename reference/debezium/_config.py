@@ -7,17 +7,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 
-from ticdc_conformance.reference._options import read_options
+from ticdc_conformance.reference._options import OptionReader, no_clock
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
 PROTOCOL = "debezium"
 PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
-
-
-def no_clock() -> int:
-    """The default payload ``ts_ms`` clock: always 0, so that output is reproducible."""
-    return 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,9 +64,15 @@ OPTIONS: Mapping[str, str] = {
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    values = read_options(
-        options, Config(), protocol=PROTOCOL, known=OPTIONS, renames={"tz": "time_zone"}
+    read = OptionReader(options, protocol=PROTOCOL, known=OPTIONS)
+    default = Config()
+    return Config(
+        profile=read.profile(profile, default.profile),
+        cluster_id=read.text("cluster-id", default.cluster_id),
+        time_zone=read.text("tz", default.time_zone),
+        output_old_value=read.flag("output-old-value", default.output_old_value),
+        enable_tidb_extension=read.flag("enable-tidb-extension", default.enable_tidb_extension),
+        debezium_disable_schema=read.flag(
+            "debezium-disable-schema", default.debezium_disable_schema
+        ),
     )
-    if profile is not None:
-        values["profile"] = profile
-    return Config(**values)  # type: ignore[arg-type]

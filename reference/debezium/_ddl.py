@@ -18,20 +18,18 @@ default from the column metadata (the query is not parsed further).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
 from ticdc_conformance.reference._gojson import to_bytes
 from ticdc_conformance.reference.debezium._config import Config
 from ticdc_conformance.reference.debezium._envelope import source_payload, source_schema
 from ticdc_conformance.reference.debezium._json import dump
-from ticdc_conformance.reference.debezium._types import (
-    INTEGER_BITS,
-    default_text,
-    type_to_str,
-)
+from ticdc_conformance.reference.debezium._types import default_text
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, MySQLType, type_to_str
 from ticdc_conformance.reference.tables import NULLABLE_FLAG, ColumnInfo, TableInfo
 
 __all__ = ["DDL_KINDS", "SCHEMA_CHANGE_VALUE", "encode_ddl", "jdbc_type"]
@@ -55,9 +53,10 @@ _JDBC = {"tinyint": 5, "smallint": 5, "int": 4, "mediumint": 4, "year": 4, "floa
          "geometry": 1111}  # fmt: skip
 _BLOB_TYPES = frozenset({"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob",
                          "mediumblob", "longblob"})  # fmt: skip
-_DEFAULT_LENGTH = {"bit": 1, "tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11,
-                   "bigint": 20, "float": 12, "double": 22, "decimal": 10, "year": 4,
-                   "char": 1, "binary": 1, "varchar": 5, "varbinary": 5}  # fmt: skip
+_DEFAULT_LENGTH: dict[MySQLType, int] = {
+    "bit": 1, "tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "bigint": 20, "float": 12,
+    "double": 22, "decimal": 10, "year": 4, "char": 1, "binary": 1, "varchar": 5, "varbinary": 5,
+}  # fmt: skip
 _CHARSET_TYPES = frozenset({"timestamp", "time", "decimal", "char", "binary", "varchar",
                             "varbinary", "enum", "set"}) | _BLOB_TYPES  # fmt: skip
 _TYPE_WORDS = (r"(?:tinyint|smallint|mediumint|int|integer|bigint|float|double|real|decimal|"
@@ -79,27 +78,48 @@ def jdbc_type(column: ColumnInfo) -> int:
     return _JDBC.get(kind, 12)
 
 
-def _length(column: ColumnInfo) -> int | None:
-    """``getLen``: the length Debezium shows, ``None`` where TiCDC writes null."""
-    kind = column.type
-    if kind in ("timestamp", "time", "datetime"):
-        return column.decimal or 0
-    if kind in ("set", "enum"):
-        return 2 * len(column.elements or ()) - 1 if kind == "set" else 1
-    if kind in ("year", "decimal"):
-        return column.length if column.length is not None else _DEFAULT_LENGTH[kind]
-    if (kind not in _DEFAULT_LENGTH and kind != "vector") or column.length is None:
+def _fsp(column: ColumnInfo) -> int | None:
+    return column.decimal or 0
+
+
+def _members(column: ColumnInfo) -> int | None:
+    return 2 * len(column.elements or ()) - 1 if column.type == "set" else 1
+
+
+def _declared(column: ColumnInfo) -> int | None:
+    return column.length if column.length is not None else _DEFAULT_LENGTH[column.type]
+
+
+def _unless_default(column: ColumnInfo) -> int | None:
+    """The column's length where it differs from the type's default, else null."""
+    if column.length is None:
         return None
-    default = _DEFAULT_LENGTH.get(kind, -1)
-    if kind in INTEGER_BITS and kind != "bigint":
+    default = _DEFAULT_LENGTH.get(column.type, -1)
+    if column.type in INTEGER_TYPES and column.type != "bigint":
         default -= 1 if column.unsigned else 0
-        default += 1 if kind == "tinyint" and column.zerofill else 0
+        default += 1 if column.type == "tinyint" and column.zerofill else 0
     return column.length if column.length != default else None
+
+
+_LENGTHS: dict[MySQLType, Callable[[ColumnInfo], int | None]] = {
+    **dict.fromkeys(("timestamp", "time", "datetime"), _fsp),
+    "set": _members,
+    "enum": _members,
+    "year": _declared,
+    "decimal": _declared,
+    **dict.fromkeys((*(_DEFAULT_LENGTH.keys() - {"year", "decimal"}), "vector"), _unless_default),
+}
+"""``getLen`` by type: the length Debezium shows; types not listed have none (null)."""
+
+
+def _length(column: ColumnInfo) -> int | None:
+    length = _LENGTHS.get(column.type)
+    return None if length is None else length(column)
 
 
 def _type_name_and_expression(column: ColumnInfo) -> tuple[str, str]:
     """``getExpressionAndName``: (typeName, typeExpression)."""
-    prefix = type_to_str(column).upper()
+    prefix = type_to_str(column.type, column.effective_charset).upper()
     if column.type in ("year", "bit", "varchar", "varbinary", "char", "binary", "decimal"):
         return prefix, prefix
     suffix = ""

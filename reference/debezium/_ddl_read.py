@@ -10,9 +10,12 @@ as ``None``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TypeVar
 
-from ticdc_conformance.reference.tables import TYPE_CODES, ColumnInfo, IndexInfo, TableInfo
+from ticdc_conformance.reference.jsondoc import Json, JsonObject
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, MySQLType, type_named
+from ticdc_conformance.reference.tables import ColumnInfo, IndexInfo, TableInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = ["read_table_change"]
@@ -22,40 +25,58 @@ T = TypeVar("T")
 _INTEGER = re.compile(r"-?[0-9]+")
 _DECIMAL = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?")
-_INTEGERS = frozenset({"tinyint", "smallint", "mediumint", "int", "bigint", "year"})
+_INTEGERS: frozenset[MySQLType] = INTEGER_TYPES | {"year"}
 
 
-def _get(raw: dict[str, object], name: str, kind: type[T]) -> T | None:
+def _get(raw: JsonObject, name: str, kind: type[T]) -> T | None:
     value = raw.get(name)
     if value is not None and type(value) is not kind:
         raise ValueError(f"{name} must be a {kind.__name__} or null")
     return value
 
 
-def _default(kind: str, text: str | None) -> Value:
+def _integer(text: str) -> Value:
+    return int(text) if _INTEGER.fullmatch(text) else text
+
+
+def _bits(text: str) -> Value:
+    return int(text, 2) if text and set(text) <= {"0", "1"} else text
+
+
+def _decimal(text: str) -> Value:
+    return DecimalValue(text) if _DECIMAL.fullmatch(text) else text
+
+
+def _timestamp(text: str) -> Value:
+    return TimestampValue(text, None) if _TIMESTAMP.fullmatch(text) else text
+
+
+_DEFAULTS: dict[MySQLType, Callable[[str], Value]] = {
+    **dict.fromkeys(_INTEGERS, _integer),
+    "bit": _bits,
+    "decimal": _decimal,
+    "timestamp": _timestamp,
+}
+"""``defaultValueExpression`` by type; other types, and text these do not read, keep the text."""
+
+
+def _default(kind: MySQLType, text: str | None) -> Value:
     if text is None:
         return None
-    if kind in _INTEGERS and _INTEGER.fullmatch(text):
-        return int(text)
-    if kind == "bit" and text and set(text) <= {"0", "1"}:
-        return int(text, 2)
-    if kind == "decimal" and _DECIMAL.fullmatch(text):
-        return DecimalValue(text)
-    if kind == "timestamp" and _TIMESTAMP.fullmatch(text):
-        return TimestampValue(text, None)
-    return text
+    read = _DEFAULTS.get(kind)
+    return text if read is None else read(text)
 
 
-def _column(raw: object) -> ColumnInfo:
-    if not isinstance(raw, dict):
+def _column(raw: Json) -> ColumnInfo:
+    if type(raw) is not dict:
         raise ValueError("a column must be an object")
     type_name = _get(raw, "typeName", str)
     name = _get(raw, "name", str)
     if not isinstance(type_name, str) or not isinstance(name, str):
         raise ValueError("a column needs name and typeName")
     words = type_name.lower().split()
-    kind = words[0] if words else ""
-    if kind not in TYPE_CODES:
+    kind = type_named(words[0]) if words else None
+    if kind is None:
         raise ValueError(f"unknown typeName {type_name!r}")
     length = _get(raw, "length", int)
     # Go prints a whole float64 scale as an integer
@@ -80,7 +101,7 @@ def _column(raw: object) -> ColumnInfo:
     )
 
 
-def read_table_change(raw: dict[str, object] | None, schema: str, table: str) -> TableInfo | None:
+def read_table_change(raw: JsonObject | None, schema: str, table: str) -> TableInfo | None:
     """The table of one ``tableChanges`` element (``None`` for DROP's null table)."""
     if raw is None:
         return None

@@ -12,7 +12,7 @@ member of the wrong shape raises ``DecodeError`` with the part and the JSON Poin
 from __future__ import annotations
 
 import json
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._config import PROTOCOL
@@ -27,29 +27,31 @@ from ticdc_conformance.reference.decoded import (
 )
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Token, Wording
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.mysql import UINT64
 
 __all__ = ["decode"]
 
 _OPS: dict[str, Operation] = {"c": "insert", "r": "insert", "u": "update", "d": "delete"}
-_UINT64 = range(2**64)
-T = TypeVar("T")
+_WORDING = Wording(
+    not_object="must be a JSON object",
+    missing="missing member {name!r}",
+    wrong_kind="must be a {kind}",
+    not_list="must be a list",
+)
 
 
-def _first_wins(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    # classic TiCDC can write a member twice (a binary column's default, see _types); the
+def _first_wins(pairs: list[tuple[str, Json]]) -> Json:
+    # classic TiCDC can write a member twice (a binary column's default, see _payload); the
     # first one is the value the schema describes
-    members: dict[str, object] = {}
+    members: JsonObject = {}
     for name, value in pairs:
         members.setdefault(name, value)
     return members
 
 
 _json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
-
-
-def _pointer(tokens: tuple[str, ...]) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
 class _Doc:
@@ -61,114 +63,104 @@ class _Doc:
         self.part: Part = part
         self.message_index = message_index
 
-    def fail(self, reason: str, *tokens: str, offset: int | None = None) -> NoReturn:
-        raise DecodeError(
-            reason, protocol=PROTOCOL, part=self.part, offset=offset,
-            path=None if offset is not None else _pointer(tokens),
-            message_index=self.message_index,
-        )  # fmt: skip
+    def fail(self, reason: str, *tokens: Token) -> NoReturn:
+        """Reject the member at path ``tokens``."""
+        self._raise(reason, tokens, None)
 
-    def parse(self, data: bytes) -> dict[str, object]:
+    def fail_at(self, reason: str, path: Path) -> NoReturn:
+        """Reject the member at ``path`` (a ``jsondoc.Fail``)."""
+        self._raise(reason, path, None)
+
+    def _raise(self, reason: str, path: Path | None, offset: int | None) -> NoReturn:
+        raise DecodeError(
+            reason,
+            protocol=PROTOCOL,
+            part=self.part,
+            offset=offset,
+            path=path,
+            message_index=self.message_index,
+        )
+
+    def members(self, raw: Json, *tokens: Token) -> Members:
+        """``raw`` at ``tokens`` as a JSON object."""
+        return Members(raw, tokens, self.fail_at, wording=_WORDING)
+
+    def parse(self, data: bytes) -> tuple[Members, Members | None]:
+        """The ``payload`` and the ``schema`` (``None`` when absent) of a document."""
         text = data.decode("utf-8", "surrogateescape")  # jsoniter copies invalid UTF-8 raw
         try:
             document = _json_decoder.decode(text)
         except json.JSONDecodeError as error:
             at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
-            self.fail(f"invalid JSON: {error.msg}", offset=at)
+            self._raise(f"invalid JSON: {error.msg}", None, at)
         except ValueError as error:
-            self.fail(f"invalid JSON: {error}", offset=0)
+            self._raise(f"invalid JSON: {error}", None, 0)
         except RecursionError:
-            self.fail("JSON nested too deeply", offset=0)
+            self._raise("JSON nested too deeply", None, 0)
         if type(document) is not dict:
             self.fail("must be a JSON object")
         if "payload" not in document:
             self.fail("has no payload")
         if not document.keys() <= {"payload", "schema"}:
             self.fail("unknown member", min(document.keys() - {"payload", "schema"}))
-        self.obj(document["payload"], "payload")
-        if "schema" in document:
-            self.obj(document["schema"], "schema")
-        return document
-
-    def obj(self, raw: object, *tokens: str) -> dict[str, object]:
-        """``raw`` when it is a JSON object."""
-        if type(raw) is not dict:
-            self.fail("must be a JSON object", *tokens)
-        return raw
-
-    def need(self, raw: dict[str, object], name: str, kind: type[T], *tokens: str) -> T:
-        """Member ``name`` of ``raw`` at ``tokens``, which must be a ``kind``."""
-        if name not in raw:
-            self.fail(f"missing member {name!r}", *tokens)
-        value = raw[name]
-        if type(value) is not kind:
-            self.fail(f"must be a {kind.__name__}", *tokens, name)
-        return value
-
-    def maybe(self, raw: dict[str, object], name: str, kind: type[T], *tokens: str) -> T | None:
-        """Member ``name`` of ``raw``, a ``kind`` or null or absent (``None``)."""
-        if raw.get(name) is None:
-            return None
-        return self.need(raw, name, kind, *tokens)
+        payload = self.members(document["payload"], "payload")
+        if "schema" not in document:
+            return payload, None
+        return payload, self.members(document["schema"], "schema")
 
 
-def _source(payload: dict[str, object], doc: _Doc) -> tuple[int | None, str, str, str | None]:
+def _source(payload: Members, doc: _Doc) -> tuple[int | None, str, str, str | None]:
     """commit_ts, db, table and cluster_id of ``payload.source``."""
-    source = doc.obj(doc.need(payload, "source", dict, "payload"), "payload", "source")
-    at = ("payload", "source")
-    commit_ts = doc.maybe(source, "commit_ts", int, *at)
-    if commit_ts is not None and commit_ts not in _UINT64:
-        doc.fail("commit_ts must be a uint64", *at, "commit_ts")
-    db = doc.maybe(source, "db", str, *at) or ""
-    table = doc.maybe(source, "table", str, *at) or ""
-    cluster = doc.maybe(source, "cluster_id", str, *at)
-    return commit_ts, db, table, cluster
+    source = payload.members("source")
+    commit_ts = source.optional("commit_ts", int)
+    if commit_ts is not None and commit_ts not in UINT64:
+        doc.fail("commit_ts must be a uint64", *source.at("commit_ts"))
+    db = source.optional("db", str) or ""
+    table = source.optional("table", str) or ""
+    return commit_ts, db, table, source.optional("cluster_id", str)
 
 
 def _image_fields(
-    document: dict[str, object], image: str, doc: _Doc
-) -> tuple[dict[str, dict[str, object]], int] | None:
+    schema: Members | None, image: str, doc: _Doc
+) -> tuple[dict[str, JsonObject], int] | None:
     """The ``before``/``after`` field schemas by column name, and how many placeholders.
 
     TiCDC writes a placeholder (no ``field``) for a type it does not support. ``None``: the
     message has no schema.
     """
-    if "schema" not in document:
+    if schema is None:
         return None
-    schema = doc.obj(document["schema"], "schema")
-    envelope = doc.need(schema, "fields", list, "schema")
-    for i, raw_entry in enumerate(envelope):
-        entry = doc.obj(raw_entry, "schema", "fields", str(i))
-        if entry.get("field") != image:
+    for i, raw_entry in enumerate(schema.array("fields")):
+        entry = doc.members(raw_entry, "schema", "fields", i)
+        if entry.obj.get("field") != image:
             continue
-        columns = doc.need(entry, "fields", list, "schema", "fields", str(i))
-        fields: dict[str, dict[str, object]] = {}
+        fields: dict[str, JsonObject] = {}
         placeholders = 0
-        for j, raw_column in enumerate(columns):
-            at = ("schema", "fields", str(i), "fields", str(j))
-            column = doc.obj(raw_column, *at)
+        for j, raw_column in enumerate(entry.array("fields")):
+            column = doc.members(raw_column, *entry.at("fields"), j)
             if "type" not in column and "field" not in column:
                 placeholders += 1  # GEOMETRY, NULL: TiCDC wrote tidb_type at most
                 continue
-            name = doc.need(column, "field", str, *at)
-            doc.need(column, "type", str, *at)
-            doc.need(column, "optional", bool, *at)
-            doc.maybe(column, "name", str, *at)
-            fields.setdefault(name, column)
+            name = column.get("field", str)
+            column.get("type", str)
+            column.get("optional", bool)
+            column.optional("name", str)
+            fields.setdefault(name, column.obj)
         return fields, placeholders
     return doc.fail(f"the schema declares no {image} struct", "schema", "fields")
 
 
-def _image(payload: dict[str, object], image: str, document: dict[str, object],
-           handle: set[str] | None, doc: _Doc) -> tuple[DecodedColumn, ...] | None:  # fmt: skip
-    raw = payload.get(image)
+def _image(
+    payload: Members, image: str, schema: Members | None, handle: set[str] | None, doc: _Doc
+) -> tuple[DecodedColumn, ...] | None:
+    raw = payload.obj.get(image)
     if raw is None:
         return None
-    row = doc.obj(raw, "payload", image)
-    declared = _image_fields(document, image, doc)
+    row = doc.members(raw, "payload", image)
+    declared = _image_fields(schema, image, doc)
     columns = []
-    for name, value in row.items():
-        field: dict[str, object] | None = None
+    for name, value in row.obj.items():
+        field: JsonObject | None = None
         if declared is not None:
             fields, placeholders = declared
             field = fields.get(name)
@@ -185,13 +177,13 @@ def _image(payload: dict[str, object], image: str, document: dict[str, object],
     return tuple(columns)
 
 
-def _row(op: str, document: dict[str, object], key: dict[str, object] | None,
-         doc: _Doc) -> DecodedRow:  # fmt: skip
-    payload: dict[str, object] = document["payload"]  # type: ignore[assignment]
+def _row(
+    op: str, payload: Members, schema: Members | None, key: Members | None, doc: _Doc
+) -> DecodedRow:
     commit_ts, db, table, cluster = _source(payload, doc)
-    handle = None if key is None else set(key["payload"])  # type: ignore[call-overload]
-    before = _image(payload, "before", document, handle, doc)
-    after = _image(payload, "after", document, handle, doc)
+    handle = None if key is None else set(key.obj)
+    before = _image(payload, "before", schema, handle, doc)
+    after = _image(payload, "after", schema, handle, doc)
     operation = _OPS[op]
     # an update without output-old-value has no before image (§5.2)
     expected = {"insert": (False, True), "delete": (True, False), "update": (True, True)}
@@ -201,32 +193,41 @@ def _row(op: str, document: dict[str, object], key: dict[str, object] | None,
     ):
         doc.fail(f"op {op!r} does not match its before/after images", "payload", "op")
     return DecodedRow(
-        commit_ts=commit_ts, schema=db, table=table, op=operation, before=before, after=after,
+        commit_ts=commit_ts,
+        schema=db,
+        table=table,
+        op=operation,
+        before=before,
+        after=after,
         cluster_id=cluster,
-    )  # fmt: skip
+    )
 
 
-def _ddl(document: dict[str, object], doc: _Doc) -> DecodedDDL:
-    payload: dict[str, object] = document["payload"]  # type: ignore[assignment]
+def _ddl(payload: Members, doc: _Doc) -> DecodedDDL:
     commit_ts, _, table, cluster = _source(payload, doc)
-    database = doc.maybe(payload, "databaseName", str, "payload") or ""
-    query = doc.need(payload, "ddl", str, "payload")
-    changes = doc.maybe(payload, "tableChanges", list, "payload") or []
+    database = payload.optional("databaseName", str) or ""
+    query = payload.get("ddl", str)
     kind, table_info = None, None
-    for i, raw_change in enumerate(changes):
-        at = ("payload", "tableChanges", str(i))
-        change = doc.obj(raw_change, *at)
-        kind = doc.need(change, "type", str, *at)
-        doc.need(change, "id", str, *at)
-        raw_table = doc.maybe(change, "table", dict, *at)
+    for i, raw_change in enumerate(payload.optional_array("tableChanges") or []):
+        change = doc.members(raw_change, "payload", "tableChanges", i)
+        kind = change.get("type", str)
+        change.get("id", str)
+        raw_table = change.optional_members("table")
         try:
-            table_info = read_table_change(raw_table, database, table)
+            table_info = read_table_change(
+                None if raw_table is None else raw_table.obj, database, table
+            )
         except (ValueError, KeyError, TypeError) as error:
-            doc.fail(f"invalid table description: {error}", *at, "table")
+            doc.fail(f"invalid table description: {error}", *change.at("table"))
     return DecodedDDL(
-        commit_ts=commit_ts, schema=database, table=table, query=query, ddl_kind=kind,
-        table_info=table_info, cluster_id=cluster,
-    )  # fmt: skip
+        commit_ts=commit_ts,
+        schema=database,
+        table=table,
+        query=query,
+        ddl_kind=kind,
+        table_info=table_info,
+        cluster_id=cluster,
+    )
 
 
 def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
@@ -234,13 +235,12 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
     if message.value is None:
         return []  # a tombstone: Debezium's marker for log compaction after a delete
     doc = _Doc("value", message_index)
-    document = doc.parse(message.value)
+    payload, schema = doc.parse(message.value)
     key = None
     if message.key is not None:
-        key = _Doc("key", message_index).parse(message.key)
-    payload: dict[str, object] = document["payload"]  # type: ignore[assignment]
+        key = _Doc("key", message_index).parse(message.key)[0]
     if "op" in payload:
-        op = payload["op"]
+        op = payload.obj["op"]
         if op == "m":
             commit_ts, _, _, cluster = _source(payload, doc)
             if commit_ts is None:
@@ -248,7 +248,7 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             return [DecodedResolved(commit_ts=commit_ts, cluster_id=cluster)]
         if type(op) is not str or op not in _OPS:
             doc.fail("op must be c, r, u, d or m", "payload", "op")
-        return [_row(op, document, key, doc)]
+        return [_row(op, payload, schema, key, doc)]
     if "ddl" in payload:
-        return [_ddl(document, doc)]
+        return [_ddl(payload, doc)]
     return doc.fail("payload has neither op (row, WATERMARK) nor ddl (DDL)", "payload")

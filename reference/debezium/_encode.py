@@ -22,7 +22,8 @@ from ticdc_conformance.reference.debezium._envelope import (
 )
 from ticdc_conformance.reference.debezium._json import Pairs, Raw, dump
 from ticdc_conformance.reference.debezium._names import sanitize_name, schema_topic_name
-from ticdc_conformance.reference.debezium._types import field_schema, field_value
+from ticdc_conformance.reference.debezium._payload import field_value
+from ticdc_conformance.reference.debezium._types import field_schema
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
@@ -61,9 +62,7 @@ def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> di
     table = event.table
     # handle-key columns, from the new image, or the old one for deletes (§5.1)
     handle = [i for i, c in enumerate(table.columns) if flags[i] & HANDLE_KEY_FLAG]
-    image = event.after if event.after is not None else event.before
-    assert image is not None
-    key: dict[str, object] = {"payload": _columns(event, image, handle, flags, config)}
+    key: dict[str, object] = {"payload": _columns(event, event.image, handle, flags, config)}
     if not config.debezium_disable_schema:
         key["schema"] = {
             "type": "struct",

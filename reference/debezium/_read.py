@@ -24,6 +24,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
+from functools import partial
 
 from ticdc_conformance.reference._gojson import from_json_text
 from ticdc_conformance.reference.debezium._temporal import (
@@ -33,27 +35,17 @@ from ticdc_conformance.reference.debezium._temporal import (
     read_timestamp,
 )
 from ticdc_conformance.reference.decoded import DecodedColumn
-from ticdc_conformance.reference.tables import TYPE_CODES
+from ticdc_conformance.reference.jsondoc import Json, JsonObject
+from ticdc_conformance.reference.mysql import TYPE_CODES, MySQLType, type_named
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["read_column", "split_allowed"]
+__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "read_column", "split_allowed"]
 
-_INT_RANGES = {"int16": 16, "int32": 32, "int64": 64}
+Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
+"""(payload value, field schema, tidb_type) → the value and its ambiguity."""
+
 _BINARY_TIDB_TYPES = frozenset({"binary", "varbinary", "tinyblob", "blob", "mediumblob",
                                 "longblob"})  # fmt: skip
-_LOGICAL_TYPES = {
-    "io.debezium.time.Date": "date",
-    "io.debezium.time.Timestamp": "datetime",
-    "io.debezium.time.MicroTimestamp": "datetime",
-    "io.debezium.time.ZonedTimestamp": "timestamp",
-    "io.debezium.time.MicroTime": "time",
-    "io.debezium.time.Year": "year",
-    "io.debezium.data.Bits": "bit",
-    "io.debezium.data.Enum": "enum",
-    "io.debezium.data.EnumSet": "set",
-    "io.debezium.data.Json": "json",
-    "io.debezium.data.TiDBVectorFloat32": "vector",
-}
 _NO_DEFAULT = object()
 _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 
@@ -63,142 +55,216 @@ def split_allowed(allowed: str) -> list[str]:
     return [part.replace("\\,", ",") for part in _UNESCAPED_COMMA.split(allowed)] if allowed else []
 
 
-def _integer(raw: object, bits: int) -> int:
+def _integer(raw: Json, bits: int) -> int:
     if type(raw) is not int or not -(2 ** (bits - 1)) <= raw < 2 ** (bits - 1):
         raise ValueError(f"expected an int{bits}")
     return raw
 
 
-def _text(raw: object) -> str:
+def _text(raw: Json) -> str:
     if type(raw) is not str:
         raise ValueError("expected a JSON string")
     return raw
 
 
-def _base64(raw: object) -> bytes:
+def _base64(raw: Json) -> bytes:
     try:
         return base64.b64decode(_text(raw), validate=True)
     except binascii.Error as error:
         raise ValueError(f"invalid base64: {error}") from None
 
 
-def _members(raw: object, field: dict[str, object], *, is_set: bool) -> tuple[Value, str | None]:
-    text = _text(raw)
+def _allowed(field: JsonObject) -> str:
     parameters = field.get("parameters")
-    allowed = parameters.get("allowed") if isinstance(parameters, dict) else None
+    allowed = parameters.get("allowed") if type(parameters) is dict else None
     if not isinstance(allowed, str):
         raise ValueError("an Enum/EnumSet schema needs parameters.allowed")
-    elements = allowed.split(",") if is_set else split_allowed(allowed)
+    return allowed
+
+
+def _enum(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del tidb
+    text, allowed = _text(raw), _allowed(field)
     if not text:
         return 0, None  # TiCDC writes an invalid member as ""
-    names = text.split(",") if is_set else [text]
-    if all(elements.count(name) == 1 for name in names):
-        if not is_set:
-            return elements.index(text) + 1, None
-        return sum(1 << elements.index(name) for name in set(names)), None
-    if not is_set and ("'" in allowed or "\\" in allowed):
+    elements = split_allowed(allowed)
+    if elements.count(text) == 1:
+        return elements.index(text) + 1, None
+    if "'" in allowed or "\\" in allowed:
         # TiCDC's escaping folds '' and \' into ' and leaves a trailing \ before the comma
         # separator: the member is real, its position cannot be known
         return text, "members-unresolved"
     raise ValueError(f"{text!r} is not among the allowed members")
 
 
-def _logical(name: str, raw: object, field: dict[str, object]) -> tuple[Value, str | None]:
-    if name in ("io.debezium.data.Enum", "io.debezium.data.EnumSet"):
-        return _members(raw, field, is_set=name.endswith("EnumSet"))
-    return _temporal_or_text(name, raw), None
+def _set(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del tidb
+    text, elements = _text(raw), _allowed(field).split(",")
+    if not text:
+        return 0, None  # TiCDC writes an invalid member as ""
+    names = text.split(",")
+    if not all(elements.count(name) == 1 for name in names):
+        raise ValueError(f"{text!r} is not among the allowed members")
+    return sum(1 << elements.index(name) for name in set(names)), None
 
 
-def _temporal_or_text(name: str, raw: object) -> Value:
-    if name == "io.debezium.time.Date":
-        return read_date(_integer(raw, 32))
-    if name in ("io.debezium.time.Timestamp", "io.debezium.time.MicroTimestamp"):
-        return read_datetime(_integer(raw, 64), micro=name.endswith("MicroTimestamp"))
-    if name == "io.debezium.time.MicroTime":
-        return read_time(_integer(raw, 64))
-    if name == "io.debezium.time.ZonedTimestamp":
-        return TimestampValue(read_timestamp(_text(raw)), "UTC")
-    if name == "io.debezium.time.Year":
-        # classic TiCDC writes a YEAR default (for a NULL) as a JSON string
-        return int(_text(raw)) if type(raw) is str and raw.isdigit() else _integer(raw, 32)
-    if name == "io.debezium.data.Bits":
-        return int.from_bytes(_base64(raw), "little")
-    return from_json_text(_text(raw))  # Json, TiDBVectorFloat32
+def _exact(read: Callable[[Json], Value]) -> Read:
+    """A reader whose value the message settles."""
+
+    def exact(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+        del field, tidb
+        return read(raw), None
+
+    return exact
 
 
-def _typed(schema_type: object, raw: object, tidb: str | None) -> tuple[Value, str | None]:
-    """Value and ambiguity of a member whose schema has no logical name."""
-    if schema_type == "boolean":
-        if type(raw) is not bool:
-            raise ValueError("expected a JSON boolean")
-        return int(raw), None
-    if schema_type in _INT_RANGES:
-        value = _integer(raw, _INT_RANGES[schema_type])
-        if value >= 0 or schema_type != "int64":
-            return value, None
-        if tidb == "bigint unsigned":
-            return value + 2**64, None
-        return value, None if tidb is not None else "unsigned-unknown"
-    if schema_type in ("float", "double"):
-        if type(raw) not in (int, float):
-            raise ValueError("expected a JSON number")
-        number = float(raw)  # type: ignore[arg-type]
-        if schema_type == "float" or tidb in ("double", "double unsigned", "float"):
-            return number, None
-        return number, "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
-    if schema_type == "bytes":
+def _year(raw: Json) -> Value:
+    # classic TiCDC writes a YEAR default (for a NULL) as a JSON string
+    return int(raw) if type(raw) is str and raw.isdigit() else _integer(raw, 32)
+
+
+LOGICAL_TYPES: dict[str, tuple[MySQLType, Read]] = {
+    "io.debezium.time.Date": ("date", _exact(lambda raw: read_date(_integer(raw, 32)))),
+    "io.debezium.time.Timestamp": (
+        "datetime",
+        _exact(lambda raw: read_datetime(_integer(raw, 64), micro=False)),
+    ),
+    "io.debezium.time.MicroTimestamp": (
+        "datetime",
+        _exact(lambda raw: read_datetime(_integer(raw, 64), micro=True)),
+    ),
+    "io.debezium.time.ZonedTimestamp": (
+        "timestamp",
+        _exact(lambda raw: TimestampValue(read_timestamp(_text(raw)), "UTC")),
+    ),
+    "io.debezium.time.MicroTime": ("time", _exact(lambda raw: read_time(_integer(raw, 64)))),
+    "io.debezium.time.Year": ("year", _exact(_year)),
+    "io.debezium.data.Bits": ("bit", _exact(lambda raw: int.from_bytes(_base64(raw), "little"))),
+    "io.debezium.data.Enum": ("enum", _enum),
+    "io.debezium.data.EnumSet": ("set", _set),
+    "io.debezium.data.Json": ("json", _exact(lambda raw: from_json_text(_text(raw)))),
+    "io.debezium.data.TiDBVectorFloat32": (
+        "vector",
+        _exact(lambda raw: from_json_text(_text(raw))),
+    ),
+}
+"""Logical type name → the MySQL type it stands for and its reader: the name decides first."""
+
+
+def _boolean(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del field, tidb
+    if type(raw) is not bool:
+        raise ValueError("expected a JSON boolean")
+    return int(raw), None
+
+
+def _int(bits: int, raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del field
+    value = _integer(raw, bits)
+    if value >= 0 or bits != 64:
+        return value, None
+    if tidb == "bigint unsigned":
+        return value + 2**64, None
+    return value, None if tidb is not None else "unsigned-unknown"
+
+
+def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    if type(raw) is not int and type(raw) is not float:
+        raise ValueError("expected a JSON number")
+    number = float(raw)
+    if field.get("type") == "float" or tidb in ("double", "double unsigned", "float"):
+        return number, None
+    return number, "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
+
+
+def _bytes(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del field, tidb
+    return _base64(raw), None
+
+
+def _string(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    del field
+    if tidb in _BINARY_TIDB_TYPES:
         return _base64(raw), None
-    if schema_type == "string":
-        if tidb in _BINARY_TIDB_TYPES:
-            return _base64(raw), None
-        return from_json_text(_text(raw)), None if tidb is not None else "binary-unknown"
-    raise ValueError(f"unknown schema type {schema_type!r}")
+    return from_json_text(_text(raw)), None if tidb is not None else "binary-unknown"
 
 
-def _untyped(raw: object) -> tuple[Value, str | None]:
+SCHEMA_TYPES: dict[str, Read] = {
+    "boolean": _boolean,
+    "int16": partial(_int, 16),
+    "int32": partial(_int, 32),
+    "int64": partial(_int, 64),
+    "float": _number,
+    "double": _number,
+    "bytes": _bytes,
+    "string": _string,
+}
+"""Schema ``type`` → its reader, for a field without a logical name; ``tidb_type`` refines."""
+
+
+def _untyped(raw: Json) -> tuple[Value, str | None]:
     """A member without a field schema: the JSON scalar as it is."""
     if type(raw) is bool:
         return int(raw), None  # only BIT(1) is a boolean
-    if type(raw) in (int, float):
-        return raw, "no-schema"  # type: ignore[return-value]
+    if type(raw) is int or type(raw) is float:
+        return raw, "no-schema"
     if type(raw) is str:
         return from_json_text(raw), "no-schema"
     raise ValueError("expected a JSON scalar")
 
 
+def _value(
+    raw: Json, field: JsonObject, logical: Json, tidb: str | None
+) -> tuple[Value, str | None]:
+    if raw is None:
+        return None, None
+    if type(logical) is str and logical in LOGICAL_TYPES:
+        return LOGICAL_TYPES[logical][1](raw, field, tidb)
+    if "type" not in field:
+        return _untyped(raw)  # a type TiCDC does not support: no schema written
+    schema_type = field["type"]
+    read = SCHEMA_TYPES.get(schema_type) if type(schema_type) is str else None
+    if read is None:
+        raise ValueError(f"unknown schema type {schema_type!r}")
+    return read(raw, field, tidb)
+
+
+def _mysql_type(field: JsonObject, logical: Json, tidb: str | None) -> str | None:
+    """The MySQL type the field schema names: ``tidb_type``, else the logical type's."""
+    mysql_type = tidb
+    if type(logical) is str and not tidb:
+        entry = LOGICAL_TYPES.get(logical)
+        mysql_type = None if entry is None else entry[0]
+    if mysql_type is None and field.get("type") == "boolean":
+        return "bit"
+    return mysql_type
+
+
+def _may_be_default(raw: Json, field: JsonObject, logical: Json) -> bool:
+    """Whether a NULL may stand behind ``raw``: TiCDC writes a NULL as the default (§5.3)."""
+    if raw is None:
+        return False
+    if logical == "io.debezium.time.Year" and type(raw) is str:
+        return True  # only classic's default for a NULL is a string
+    default = field.get("default", _NO_DEFAULT)
+    return field.get("optional") is True and default == raw and type(default) is type(raw)
+
+
 def read_column(
-    name: str, raw: object, field: dict[str, object] | None, handle_key: bool | None
+    name: str, raw: Json, field: JsonObject | None, handle_key: bool | None
 ) -> DecodedColumn:
     """One payload member as a decoded column; ``ValueError`` when the value does not fit."""
-    tidb = field.get("tidb_type") if field is not None else None
+    if field is None:
+        value, ambiguity = (None, None) if raw is None else _untyped(raw)
+        return DecodedColumn(name, value, None, None, handle_key, None, ambiguity)
+    tidb = field.get("tidb_type")
     if tidb is not None and type(tidb) is not str:
         raise ValueError("tidb_type must be a string")
-    logical = field.get("name") if field is not None else None
-    mysql_type = tidb or _LOGICAL_TYPES.get(logical) if isinstance(logical, str) else tidb
-    if field is not None and field.get("type") == "boolean" and mysql_type is None:
-        mysql_type = "bit"
-    base = mysql_type.removesuffix(" unsigned") if mysql_type else None
-    type_code = TYPE_CODES.get(base) if base else None
-    value: Value
-    ambiguity: str | None = None
-    if raw is None:
-        value = None
-    elif field is None:
-        value, ambiguity = _untyped(raw)
-    elif isinstance(logical, str) and logical in _LOGICAL_TYPES:
-        value, ambiguity = _logical(logical, raw, field)
-    elif "type" not in field:
-        value, ambiguity = _untyped(raw)  # a type TiCDC does not support: no schema written
-    else:
-        value, ambiguity = _typed(field["type"], raw, tidb)
-    default = field.get("default", _NO_DEFAULT) if field is not None else _NO_DEFAULT
-    if (
-        raw is not None
-        and field is not None
-        and field.get("optional") is True
-        and (default == raw and type(default) is type(raw))
-    ):
-        ambiguity = "null-or-default"  # TiCDC writes a NULL as the default (§5.3)
-    if logical == "io.debezium.time.Year" and type(raw) is str:
-        ambiguity = "null-or-default"  # only classic's default for a NULL is a string
+    logical = field.get("name")
+    mysql_type = _mysql_type(field, logical, tidb)
+    known = type_named(mysql_type.removesuffix(" unsigned")) if mysql_type else None
+    value, ambiguity = _value(raw, field, logical, tidb)
+    if _may_be_default(raw, field, logical):
+        ambiguity = "null-or-default"
+    type_code = None if known is None else TYPE_CODES[known]
     return DecodedColumn(name, value, type_code, None, handle_key, mysql_type, ambiguity)

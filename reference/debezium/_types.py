@@ -1,28 +1,25 @@
-"""Per-type field schemas and payload values of TiCDC's Debezium JSON (ground truth §5.3).
+"""Per-type field schemas of TiCDC's Debezium JSON (ground truth §5.3).
 
 ``field_schema`` writes a column's field schema, members in TiCDC's order:
-``[tidb_type], type, optional, [name, version, parameters], field, [default]``.
-``field_value`` writes a column's payload member(s). Both take the column's flag bits
-(§1.2; explicit ``flags`` win): BinaryFlag picks base64 for string types, UnsignedFlag the
-unsigned range, NullableFlag ``optional``.
-
-NULL becomes the column DEFAULT when the column has one (§5.3). The two profiles differ in how
-they read the default, which TiDB keeps as text: ``tiflow`` feeds that text through the value
-writer's text branches, so a FLOAT default is printed with float64 digits, a YEAR default as a
-JSON string, and a BINARY/VARBINARY/BLOB default as base64 *and then again* as raw text under
-the same member name (two members ``"c":"YWJj","c":"abc"``); ``ticdc`` converts the text to
-the column type first and writes it like any value (code reading, TF/TC ``codec.go``).
+``[tidb_type], type, optional, [name, version, parameters], field, [default]``. It takes the
+column's flag bits (§1.2; explicit ``flags`` win): UnsignedFlag widens SMALLINT and INT and
+adds `` unsigned`` to ``tidb_type``, NullableFlag sets ``optional``. Two tables keyed by every
+MySQL type drive it: ``SCHEMA_TYPES`` (the Kafka Connect type, logical name and parameters;
+``None`` for a type TiCDC does not support, whose schema is a placeholder) and ``DEFAULTS``
+(the schema ``default``, read from the text TiDB keeps for the column default; §5.3 "Schema
+default"). The payload values are ``_payload``'s.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Callable
 from datetime import UTC
+from typing import NamedTuple
 
 from ticdc_conformance.reference._gojson import JsonStyle, format_float
 from ticdc_conformance.reference.debezium._config import Config
-from ticdc_conformance.reference.debezium._json import Float32, Pairs
 from ticdc_conformance.reference.debezium._temporal import (
     BELOW_MIN_TIMESTAMP,
     write_date,
@@ -30,60 +27,50 @@ from ticdc_conformance.reference.debezium._temporal import (
     write_time,
     write_timestamp,
 )
-from ticdc_conformance.reference.tables import (
-    BINARY_FLAG,
-    NULLABLE_FLAG,
-    UNSIGNED_FLAG,
-    ColumnInfo,
+from ticdc_conformance.reference.mysql import (
+    INTEGER_TYPES,
+    STRING_TYPES,
+    MySQLType,
+    type_to_str,
 )
+from ticdc_conformance.reference.tables import NULLABLE_FLAG, UNSIGNED_FLAG, ColumnInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = [
-    "INTEGER_BITS",
-    "STRING_TYPES",
+    "CURRENT_TIMESTAMP",
+    "DEFAULTS",
+    "SCHEMA_TYPES",
+    "FieldType",
     "bit_bytes",
+    "bit_value",
+    "bit_width",
     "default_text",
     "field_schema",
-    "field_value",
+    "member_names",
     "tidb_type",
-    "type_to_str",
 ]
 
-INTEGER_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64}
-STRING_TYPES = frozenset({"char", "varchar", "binary", "varbinary", "tinytext", "text",
-                          "mediumtext", "longtext", "tinyblob", "blob", "mediumblob",
-                          "longblob"})  # fmt: skip
-_TEXT_NAME = {"binary": "char", "varbinary": "varchar", "tinyblob": "tinytext", "blob": "text",
-              "mediumblob": "mediumtext", "longblob": "longtext"}  # fmt: skip
-_BLOB_NAMES = frozenset({"tinytext", "text", "mediumtext", "longtext"})
+CURRENT_TIMESTAMP = "CURRENT_TIMESTAMP"
 _NO_UNSIGNED_SUFFIX = frozenset({"year", "bit", "varchar", "char", "decimal"})
-_LOGICAL = {
-    "date": ("int32", "io.debezium.time.Date"),
-    "timestamp": ("string", "io.debezium.time.ZonedTimestamp"),
-    "time": ("int64", "io.debezium.time.MicroTime"),
-    "year": ("int32", "io.debezium.time.Year"),
-    "json": ("string", "io.debezium.data.Json"),
-}
-_CURRENT_TIMESTAMP = "CURRENT_TIMESTAMP"
 _ABSENT = object()
+"""A ``DEFAULTS`` answer: the schema has no ``default`` member."""
 
 
-def type_to_str(column: ColumnInfo) -> str:
-    """TiDB's ``TypeToStr``: the text type name, turned binary when the charset is binary."""
-    name = _TEXT_NAME.get(column.type, column.type)
-    if column.effective_charset != "binary":
-        return name
-    if name in _BLOB_NAMES:
-        return name.replace("text", "blob")
-    return name.replace("char", "binary") if name in ("char", "varchar") else name
+class FieldType(NamedTuple):
+    """The type members of a field schema."""
+
+    type: str
+    name: str | None = None
+    """The logical type, with ``version`` 1 unless ``versioned`` is false."""
+    parameters: dict[str, str] | None = None
+    versioned: bool = True
 
 
 def tidb_type(column: ColumnInfo, flags: int) -> str:
     """The ``tidb_type`` member (enable-tidb-extension): ``TypeToStr`` plus `` unsigned``."""
-    name = type_to_str(column)
-    if flags & UNSIGNED_FLAG and _TEXT_NAME.get(column.type, column.type) not in (
-        _NO_UNSIGNED_SUFFIX
-    ):
+    name: str = type_to_str(column.type, column.effective_charset)
+    text_name = type_to_str(column.type, "")
+    if flags & UNSIGNED_FLAG and text_name not in _NO_UNSIGNED_SUFFIX:
         name += " unsigned"
     return name
 
@@ -93,11 +80,13 @@ def bit_bytes(value: int, width: int) -> bytes:
     return value.to_bytes(8, "little")[: (width + 7) // 8]
 
 
-def _bit_width(column: ColumnInfo) -> int:
+def bit_width(column: ColumnInfo) -> int:
+    """The n of BIT(n) (1 when the column does not say)."""
     return column.length if column.length is not None else 1
 
 
-def _bit_value(value: Value) -> int:
+def bit_value(value: Value) -> int:
+    """A BIT value as its uint64 (bytes: big-endian)."""
     if isinstance(value, bytes):
         return int.from_bytes(value, "big")
     if isinstance(value, int) and 0 <= value < 2**64:
@@ -105,10 +94,16 @@ def _bit_value(value: Value) -> int:
     raise ValueError(f"a BIT value is an unsigned 64-bit integer, got {value!r}")
 
 
-def _member_names(column: ColumnInfo, value: int, *, is_set: bool) -> str | None:
+def bits(column: ColumnInfo, value: Value) -> object:
+    """BIT(1) as a boolean, BIT(n>1) as base64 of its little-endian bytes (§5.3)."""
+    number, width = bit_value(value), bit_width(column)
+    return number != 0 if width == 1 else base64.b64encode(bit_bytes(number, width)).decode()
+
+
+def member_names(column: ColumnInfo, value: int) -> str | None:
     """ENUM index or SET bitmask → member text; ``None`` when it names no valid member."""
     elements = column.elements or ()
-    if not is_set:
+    if column.type != "set":
         return elements[value - 1] if 1 <= value <= len(elements) else None
     if value >> len(elements):
         return None
@@ -127,96 +122,9 @@ def default_text(column: ColumnInfo) -> str | None:
     if isinstance(default, float):
         return format_float(default, 64, JsonStyle.JSONITER)
     if isinstance(default, int) and column.type in ("enum", "set"):
-        names = _member_names(column, default, is_set=column.type == "set")
+        names = member_names(column, default)
         return str(default) if names is None else names
     return str(default)
-
-
-def _float_default(text: str) -> float | None:
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def _schema_default(column: ColumnInfo, nullable: bool) -> object:
-    """The schema ``default`` member's value, or ``_ABSENT`` (§5.3 "Schema default")."""
-    text = default_text(column)
-    kind = column.type
-    if text is None:
-        return _ABSENT
-    if kind == "bit":
-        value = _bit_value(column.default)
-        width = _bit_width(column)
-        return value != 0 if width == 1 else base64.b64encode(bit_bytes(value, width)).decode()
-    if kind in STRING_TYPES or kind in ("enum", "set", "json", "vector"):
-        return column.default if isinstance(column.default, bytes) else text
-    fsp = column.decimal or 0
-    if kind == "date":
-        days = write_date(text)
-        return days if days is not None else _ABSENT if nullable else 0
-    if kind == "datetime":
-        try:
-            epoch = write_datetime(text, fsp) if text != _CURRENT_TIMESTAMP else 0
-        except ValueError:
-            return 0
-        return epoch if epoch is not None else _ABSENT if nullable else 0
-    if kind == "timestamp":
-        if text == _CURRENT_TIMESTAMP:
-            return _ABSENT if nullable else BELOW_MIN_TIMESTAMP
-        try:
-            # the schema reads the default as UTC, unlike payload values (TF codec.go)
-            zoned = write_timestamp(text, fsp, UTC)
-        except ValueError:
-            return 0
-        return _ABSENT if zoned == BELOW_MIN_TIMESTAMP and nullable else zoned
-    if kind == "time":
-        try:
-            return write_time(text, fsp)
-        except ValueError:
-            return _ABSENT
-    number = _float_default(text)
-    if number is None or kind not in (*INTEGER_BITS, "float", "double", "decimal", "year"):
-        return _ABSENT
-    if kind == "year" and number < 100:
-        number += 2000 if number < 70 else 1900
-    return number
-
-
-def _schema_type(column: ColumnInfo, flags: int) -> tuple[str, str | None, dict[str, str] | None]:
-    """(type, logical name, parameters) of a supported column type."""
-    kind = column.type
-    unsigned = bool(flags & UNSIGNED_FLAG)
-    if kind == "bit":
-        width = _bit_width(column)
-        if width == 1:
-            return "boolean", None, None
-        return "bytes", "io.debezium.data.Bits", {"length": str(width)}
-    if kind in STRING_TYPES:
-        return "string", None, None
-    if kind == "enum":
-        allowed = ",".join(_escape_enum(e) for e in column.elements or ())
-        return "string", "io.debezium.data.Enum", {"allowed": allowed}
-    if kind == "set":
-        return "string", "io.debezium.data.EnumSet", {"allowed": ",".join(column.elements or ())}
-    if kind == "datetime":
-        micro = (column.decimal or 0) > 3
-        return "int64", f"io.debezium.time.{'MicroTimestamp' if micro else 'Timestamp'}", None
-    if kind in _LOGICAL:
-        schema_type, name = _LOGICAL[kind]
-        return schema_type, name, None
-    if kind in ("tinyint", "mediumint", "bigint"):
-        return {"tinyint": "int16", "mediumint": "int32", "bigint": "int64"}[kind], None, None
-    if kind in ("smallint", "int"):
-        wide = {"smallint": "int32", "int": "int64"}[kind]
-        return (wide if unsigned else {"smallint": "int16", "int": "int32"}[kind]), None, None
-    if kind == "float":
-        # FLOAT(M,D) has a decimal count; plain FLOAT has TiDB's -1 (None here)
-        return ("float" if column.decimal is None else "double"), None, None
-    if kind in ("double", "decimal"):
-        return "double", None, None
-    raise KeyError(kind)
 
 
 def _escape_enum(element: str) -> str:
@@ -224,165 +132,190 @@ def _escape_enum(element: str) -> str:
     return element.replace(",", "\\,").replace("\\'", "'").replace("''", "'")
 
 
+SchemaTypeOf = Callable[[ColumnInfo, int], FieldType]
+"""(column, flag bits) → the field type."""
+
+
+def _fixed(schema_type: str, name: str | None = None, *, versioned: bool = True) -> SchemaTypeOf:
+    field_type = FieldType(schema_type, name, versioned=versioned)
+
+    def of(column: ColumnInfo, flags: int) -> FieldType:
+        del column, flags
+        return field_type
+
+    return of
+
+
+def _bit_type(column: ColumnInfo, flags: int) -> FieldType:
+    del flags
+    width = bit_width(column)
+    if width == 1:
+        return FieldType("boolean")
+    return FieldType("bytes", "io.debezium.data.Bits", {"length": str(width)})
+
+
+def _enum_type(column: ColumnInfo, flags: int) -> FieldType:
+    del flags
+    allowed = ",".join(_escape_enum(e) for e in column.elements or ())
+    return FieldType("string", "io.debezium.data.Enum", {"allowed": allowed})
+
+
+def _set_type(column: ColumnInfo, flags: int) -> FieldType:
+    del flags
+    return FieldType(
+        "string", "io.debezium.data.EnumSet", {"allowed": ",".join(column.elements or ())}
+    )
+
+
+def _datetime_type(column: ColumnInfo, flags: int) -> FieldType:
+    del flags
+    micro = (column.decimal or 0) > 3
+    return FieldType("int64", f"io.debezium.time.{'MicroTimestamp' if micro else 'Timestamp'}")
+
+
+def _widened(signed: str, unsigned: str) -> SchemaTypeOf:
+    """SMALLINT and INT: the next wider integer when unsigned."""
+
+    def of(column: ColumnInfo, flags: int) -> FieldType:
+        del column
+        return FieldType(unsigned if flags & UNSIGNED_FLAG else signed)
+
+    return of
+
+
+def _float_type(column: ColumnInfo, flags: int) -> FieldType:
+    del flags
+    # FLOAT(M,D) has a decimal count; plain FLOAT has TiDB's -1 (None here)
+    return FieldType("float" if column.decimal is None else "double")
+
+
+SCHEMA_TYPES: dict[MySQLType, SchemaTypeOf | None] = {
+    "tinyint": _fixed("int16"),
+    "smallint": _widened("int16", "int32"),
+    "mediumint": _fixed("int32"),
+    "int": _widened("int32", "int64"),
+    "bigint": _fixed("int64"),
+    "float": _float_type,
+    "double": _fixed("double"),
+    "decimal": _fixed("double"),
+    "bit": _bit_type,
+    "year": _fixed("int32", "io.debezium.time.Year"),
+    "date": _fixed("int32", "io.debezium.time.Date"),
+    "time": _fixed("int64", "io.debezium.time.MicroTime"),
+    "datetime": _datetime_type,
+    "timestamp": _fixed("string", "io.debezium.time.ZonedTimestamp"),
+    **dict.fromkeys(STRING_TYPES, _fixed("string")),
+    "enum": _enum_type,
+    "set": _set_type,
+    "json": _fixed("string", "io.debezium.data.Json"),
+    # TiCDC writes no version for its own logical type
+    "vector": _fixed("string", "io.debezium.data.TiDBVectorFloat32", versioned=False),
+    # TiCDC logs "unsupported field type" and writes no type
+    "geometry": None,
+    "null": None,
+}
+"""MySQL type → its field type (``None``: not supported, a placeholder schema)."""
+
+
+DefaultOf = Callable[[ColumnInfo, str, bool], object]
+"""(column, default text, nullable) → the schema ``default``, or ``_ABSENT``."""
+
+
+def _bit_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    del text, nullable
+    return bits(column, column.default)
+
+
+def _text_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    del nullable
+    return column.default if isinstance(column.default, bytes) else text
+
+
+def _date_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    del column
+    days = write_date(text)
+    return days if days is not None else _ABSENT if nullable else 0
+
+
+def _datetime_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    try:
+        epoch = write_datetime(text, column.decimal or 0) if text != CURRENT_TIMESTAMP else 0
+    except ValueError:
+        return 0
+    return epoch if epoch is not None else _ABSENT if nullable else 0
+
+
+def _timestamp_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    if text == CURRENT_TIMESTAMP:
+        return _ABSENT if nullable else BELOW_MIN_TIMESTAMP
+    try:
+        # the schema reads the default as UTC, unlike payload values (TF codec.go)
+        zoned = write_timestamp(text, column.decimal or 0, UTC)
+    except ValueError:
+        return 0
+    return _ABSENT if zoned == BELOW_MIN_TIMESTAMP and nullable else zoned
+
+
+def _time_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    del nullable
+    try:
+        return write_time(text, column.decimal or 0)
+    except ValueError:
+        return _ABSENT
+
+
+def _number_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    del nullable
+    try:
+        number = float(text)
+    except ValueError:
+        return _ABSENT
+    if not math.isfinite(number):
+        return _ABSENT
+    if column.type == "year" and number < 100:
+        number += 2000 if number < 70 else 1900
+    return number
+
+
+def _no_default(column: ColumnInfo, text: str, nullable: bool) -> object:
+    del column, text, nullable
+    return _ABSENT
+
+
+DEFAULTS: dict[MySQLType, DefaultOf] = {
+    **dict.fromkeys(INTEGER_TYPES | {"float", "double", "decimal", "year"}, _number_default),
+    "bit": _bit_default,
+    **dict.fromkeys(STRING_TYPES | {"enum", "set", "json", "vector"}, _text_default),
+    "date": _date_default,
+    "datetime": _datetime_default,
+    "timestamp": _timestamp_default,
+    "time": _time_default,
+    "geometry": _no_default,
+    "null": _no_default,
+}
+"""MySQL type → the schema ``default`` of a column default (§5.3 "Schema default")."""
+
+
 def field_schema(column: ColumnInfo, flags: int, config: Config) -> dict[str, object]:
     """The field schema object of ``column``; ``ValueError`` if its default cannot be."""
     out: dict[str, object] = {}
     if config.enable_tidb_extension:
         out["tidb_type"] = tidb_type(column, flags)
+    schema_type = SCHEMA_TYPES[column.type]
+    if schema_type is None:
+        return out
     nullable = bool(flags & NULLABLE_FLAG)
-    if column.type == "vector":
-        # TiCDC writes no version for its own logical type
-        out.update(type="string", optional=nullable, name="io.debezium.data.TiDBVectorFloat32")
-    else:
-        try:
-            schema_type, name, parameters = _schema_type(column, flags)
-        except KeyError:
-            return out  # GEOMETRY, NULL: TiCDC logs "unsupported field type", writes no more
-        out.update(type=schema_type, optional=nullable)
-        if name is not None:
-            out.update(name=name, version=1)
-        if parameters is not None:
-            out["parameters"] = parameters
+    field_type = schema_type(column, flags)
+    out.update(type=field_type.type, optional=nullable)
+    if field_type.name is not None:
+        out["name"] = field_type.name
+        if field_type.versioned:
+            out["version"] = 1
+    if field_type.parameters is not None:
+        out["parameters"] = field_type.parameters
     out["field"] = column.name
-    default = _schema_default(column, nullable)
+    text = default_text(column)
+    default = _ABSENT if text is None else DEFAULTS[column.type](column, text, nullable)
     if default is not _ABSENT:
         out["default"] = default
     return out
-
-
-def _integer(column: ColumnInfo, flags: int, value: Value) -> int:
-    if isinstance(value, str):
-        value = int(value)
-    if not isinstance(value, int):
-        raise ValueError(f"expected an integer, got {type(value).__name__}")
-    bits = INTEGER_BITS[column.type]
-    if flags & UNSIGNED_FLAG:
-        if value < 0:
-            raise ValueError(f"{value} in an unsigned column")
-        # BIGINT UNSIGNED max and out-of-range values become -1; other values above
-        # 2^63 - 1 wrap to negative int64 (§5.3)
-        if value >= 2**bits - (1 if bits == 64 else 0):
-            return -1
-        return value - 2**64 if value >= 2**63 else value
-    return value if -(2 ** (bits - 1)) <= value < 2 ** (bits - 1) else -1
-
-
-def _number(value: Value) -> float:
-    if isinstance(value, DecimalValue | str):
-        return float(value.text if isinstance(value, DecimalValue) else value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    raise ValueError(f"expected a number, got {type(value).__name__}")
-
-
-def _text(value: Value) -> str | bytes:
-    if isinstance(value, TimestampValue):
-        return value.text
-    if isinstance(value, str | bytes):
-        return value
-    raise ValueError(f"expected text, got {type(value).__name__}")
-
-
-def _as_bytes(value: Value) -> bytes:
-    text = _text(value)
-    # surrogate escapes stand for the raw bytes of a binary default's text (``default_text``)
-    return text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
-
-
-def _timestamp(
-    column: ColumnInfo, value: Value, substituted: bool, not_null: bool, config: Config
-) -> object:
-    if isinstance(value, TimestampValue) and value.zone not in (None, config.time_zone):
-        raise ValueError(
-            f"TIMESTAMP text in zone {value.zone}, the encoder's is {config.time_zone}"
-        )
-    text = _text(value)
-    if text == _CURRENT_TIMESTAMP:
-        return BELOW_MIN_TIMESTAMP if not_null else None
-    zoned = write_timestamp(str(text), column.decimal or 0, config.zone)
-    return None if zoned == BELOW_MIN_TIMESTAMP and substituted else zoned
-
-
-def _enum_or_set(column: ColumnInfo, value: Value, config: Config) -> str | bytes:
-    if isinstance(value, int):
-        names = _member_names(column, value, is_set=column.type == "set")
-        return "" if names is None else names  # an invalid member is written as ""
-    text = _text(value)
-    if config.profile == "ticdc" and column.type == "enum":
-        # new-arch parses the default name (case-insensitively) before writing the member
-        for element in column.elements or ():
-            if isinstance(text, str) and element.lower() == text.lower():
-                return element
-    return text
-
-
-def _value(column: ColumnInfo, flags: int, value: Value, substituted: bool,
-           config: Config) -> object:  # fmt: skip
-    """The payload value of a non-NULL ``value`` (``substituted``: it is the default)."""
-    kind = column.type
-    tiflow_text = substituted and config.profile == "tiflow"
-    not_null = not flags & NULLABLE_FLAG
-    if kind == "bit":
-        number, width = _bit_value(value), _bit_width(column)
-        return number != 0 if width == 1 else base64.b64encode(bit_bytes(number, width)).decode()
-    if kind in STRING_TYPES:
-        if flags & BINARY_FLAG:
-            return base64.b64encode(_as_bytes(value)).decode()
-        return _text(value)
-    if kind in ("enum", "set"):
-        return _enum_or_set(column, value, config)
-    if kind == "decimal":
-        return _number(value)
-    if kind == "date":
-        days = write_date(str(_text(value)))
-        return days if days is not None else 0 if not_null else None
-    if kind == "datetime":
-        text = str(_text(value))
-        epoch = 0 if text == _CURRENT_TIMESTAMP else write_datetime(text, column.decimal or 0)
-        return epoch if epoch is not None else 0 if not_null else None
-    if kind == "timestamp":
-        return _timestamp(column, value, substituted, not_null, config)
-    if kind == "time":
-        return write_time(str(_text(value)), column.decimal or 0)
-    if kind in INTEGER_BITS:
-        return _integer(column, flags, value)
-    if kind == "float":
-        return _number(value) if tiflow_text else Float32(_number(value))
-    if kind == "double":
-        return _number(value)
-    if kind == "year":
-        if tiflow_text:
-            return _text(value)  # the default text, written as a JSON string
-        if not isinstance(value, int):
-            raise ValueError(f"expected a year number, got {type(value).__name__}")
-        return value
-    if kind in ("json", "vector"):
-        if kind == "vector" and substituted:
-            raise ValueError("a VECTOR default is not a vector value (ErrDebeziumEncodeFailed)")
-        return _text(value)
-    if kind == "null":
-        raise ValueError("a column of type NULL holds only NULL")
-    # GEOMETRY: classic writes the raw value (bytes as base64), new-arch its %v text
-    if isinstance(value, bytes):
-        if config.profile == "ticdc":
-            return "[" + " ".join(map(str, value)) + "]"
-        return base64.b64encode(value).decode()
-    return _text(value)
-
-
-def field_value(column: ColumnInfo, flags: int, value: Value, config: Config) -> Pairs:
-    """The payload member(s) of one column (§5.3); ``ValueError`` if the value cannot be."""
-    substituted = value is None
-    if value is None:
-        if column.default is None:
-            return Pairs([(column.name, None)])
-        value = column.default
-        if config.profile == "tiflow":
-            value = default_text(column)
-            if column.type in STRING_TYPES and flags & BINARY_FLAG:
-                # classic writes the base64 member and then the raw text again (TF codec.go)
-                encoded = base64.b64encode(_as_bytes(value)).decode()
-                return Pairs([(column.name, encoded), (column.name, value)])
-            if column.type == "bit":
-                value = column.default
-    return Pairs([(column.name, _value(column, flags, value, substituted, config))])

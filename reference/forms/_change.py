@@ -3,21 +3,33 @@
 from __future__ import annotations
 
 from ticdc_conformance.reference.errors import FormError
-from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, ResolvedEvent, RowChangedEvent
+from ticdc_conformance.reference.events import (
+    ChangeEvent,
+    DDLEvent,
+    ResolvedEvent,
+    RowChangedEvent,
+    operation,
+)
 from ticdc_conformance.reference.forms._common import (
     Json,
     at_line,
-    ddl_fields,
+    ddl_members,
     fail,
     kind_of,
-    object_with,
+    members,
     read_value,
-    typed,
-    with_commit_ts,
     write_ddl,
     write_value,
 )
-from ticdc_conformance.reference.tables import ColumnInfo, IndexInfo, TableInfo
+from ticdc_conformance.reference.jsondoc import Members, Path
+from ticdc_conformance.reference.mysql import MySQLType, type_named
+from ticdc_conformance.reference.tables import (
+    ColumnInfo,
+    Generated,
+    IndexInfo,
+    KeyKind,
+    TableInfo,
+)
 from ticdc_conformance.reference.values import Value
 
 __all__ = [
@@ -31,38 +43,45 @@ _COLUMN_OPTIONAL = {
     "on_update_now", "comment", "column_id",
 }  # fmt: skip
 _TABLE_OPTIONAL = ("table_id", "partition_id", "schema_version", "charset")
-_TABLE_INFOS = {"table_info", "pre_table_info"}
+_TABLE_INFOS = ("table_info", "pre_table_info")
+_GENERATED: tuple[Generated, ...] = ("stored", "virtual")
+_KEYS: tuple[KeyKind, ...] = ("primary", "unique", "multiple")
 
 
-def _read_column(raw: Json, path: str) -> ColumnInfo:
-    obj = object_with(raw, path, {"name", "type"}, _COLUMN_OPTIONAL)
-    elements = obj.get("elements")
-    if elements is not None and not (
-        isinstance(elements, list) and all(isinstance(e, str) for e in elements)
-    ):
-        fail("expected a list of strings", f"{path}/elements")
+def _type(name: str, path: Path) -> MySQLType:
+    known = type_named(name)
+    if known is None:
+        fail(f"unknown MySQL type {name!r}", path)
+    return known
+
+
+def _read_column(raw: Json, path: Path) -> ColumnInfo:
+    column = members(raw, path, ("name", "type"), _COLUMN_OPTIONAL)
+    elements = column.optional_strings("elements")
     try:
         return ColumnInfo(
-            name=typed(obj, "name", str, path, default=""),
-            type=typed(obj, "type", str, path, default=""),
-            unsigned=typed(obj, "unsigned", bool, path, default=False),
-            nullable=typed(obj, "nullable", bool, path, default=None),
-            charset=typed(obj, "charset", str, path, default=None),
-            collation=typed(obj, "collation", str, path, default=None),
-            length=typed(obj, "length", int, path, default=None),
-            decimal=typed(obj, "decimal", int, path, default=None),
-            elements=None if elements is None else tuple(elements),
-            default=read_value(obj.get("default"), f"{path}/default"),
-            generated=typed(obj, "generated", str, path, default=None),  # type: ignore[arg-type]
-            key=typed(obj, "key", str, path, default=None),  # type: ignore[arg-type]
-            type_code=typed(obj, "type_code", int, path, default=None),
-            flags=typed(obj, "flags", int, path, default=None),
-            zerofill=typed(obj, "zerofill", bool, path, default=False),
-            auto_increment=typed(obj, "auto_increment", bool, path, default=False),
-            on_update_now=typed(obj, "on_update_now", bool, path, default=False),
-            comment=typed(obj, "comment", str, path, default=None),
-            column_id=typed(obj, "column_id", int, path, default=None),
+            name=column.get("name", str),
+            type=_type(column.get("type", str), path),
+            unsigned=column.get_or("unsigned", bool, default=False),
+            nullable=column.optional("nullable", bool),
+            charset=column.optional("charset", str),
+            collation=column.optional("collation", str),
+            length=column.optional("length", int),
+            decimal=column.optional("decimal", int),
+            elements=elements,
+            default=read_value(column.obj.get("default"), column.at("default")),
+            generated=column.choice("generated", _GENERATED),
+            key=column.choice("key", _KEYS),
+            type_code=column.optional("type_code", int),
+            flags=column.optional("flags", int),
+            zerofill=column.get_or("zerofill", bool, default=False),
+            auto_increment=column.get_or("auto_increment", bool, default=False),
+            on_update_now=column.get_or("on_update_now", bool, default=False),
+            comment=column.optional("comment", str),
+            column_id=column.optional("column_id", int),
         )
+    except FormError:
+        raise
     except ValueError as error:
         fail(str(error), path)
 
@@ -77,50 +96,45 @@ def _write_column(column: ColumnInfo) -> dict[str, Json]:
     return out
 
 
-def read_table(raw: Json, path: str) -> TableInfo:
+def _read_index(raw: Json, path: Path) -> IndexInfo:
+    index = members(raw, path, ("name", "columns"), ("primary", "unique"))
+    names = index.strings("columns")
+    return IndexInfo(
+        name=index.get("name", str),
+        columns=names,
+        primary=index.get_or("primary", bool, default=False),
+        unique=index.get_or("unique", bool, default=False),
+    )
+
+
+def read_table(raw: Json, path: Path) -> TableInfo:
     """Table metadata from its JSON form (docs/change-events.md#table-metadata)."""
-    obj = object_with(raw, path, {"schema", "name", "columns"}, {"indexes", *_TABLE_OPTIONAL})
-    columns = obj["columns"]
-    if not isinstance(columns, list):
-        fail("expected a list", f"{path}/columns")
-    indexes = obj.get("indexes", [])
-    if not isinstance(indexes, list):
-        fail("expected a list", f"{path}/indexes")
-    index_infos = []
-    for i, index in enumerate(indexes):
-        at = f"{path}/indexes/{i}"
-        fields = object_with(index, at, {"name", "columns"}, {"primary", "unique"})
-        names = fields["columns"]
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            fail("expected a list of column names", f"{at}/columns")
-        index_infos.append(
-            IndexInfo(
-                name=typed(fields, "name", str, at, default=""),
-                columns=tuple(names),
-                primary=typed(fields, "primary", bool, at, default=False),
-                unique=typed(fields, "unique", bool, at, default=False),
-            )
-        )
-    column_infos = tuple(_read_column(c, f"{path}/columns/{i}") for i, c in enumerate(columns))
+    table = members(raw, path, ("schema", "name", "columns"), ("indexes", *_TABLE_OPTIONAL))
+    columns = table.array("columns")
+    indexes = table.array("indexes") if "indexes" in table else []
+    index_infos = tuple(_read_index(item, (*path, "indexes", i)) for i, item in enumerate(indexes))
+    column_infos = tuple(_read_column(c, (*path, "columns", i)) for i, c in enumerate(columns))
     try:
         return TableInfo(
-            schema=typed(obj, "schema", str, path, default=""),
-            name=typed(obj, "name", str, path, default=""),
+            schema=table.get("schema", str),
+            name=table.get("name", str),
             columns=column_infos,
-            indexes=tuple(index_infos),
-            table_id=typed(obj, "table_id", int, path, default=None),
-            partition_id=typed(obj, "partition_id", int, path, default=None),
-            schema_version=typed(obj, "schema_version", int, path, default=None),
-            charset=typed(obj, "charset", str, path, default=None),
+            indexes=index_infos,
+            table_id=table.optional("table_id", int),
+            partition_id=table.optional("partition_id", int),
+            schema_version=table.optional("schema_version", int),
+            charset=table.optional("charset", str),
         )
+    except FormError:
+        raise
     except ValueError as error:
         fail(str(error), path)
 
 
-def read_optional_table(obj: dict[str, Json], name: str) -> TableInfo | None:
+def read_optional_table(obj: Members, name: str) -> TableInfo | None:
     """The table metadata member ``name`` of a DDL, absent or null meaning none."""
-    raw = obj.get(name)
-    return None if raw is None else read_table(raw, f"/{name}")
+    raw = obj.obj.get(name)
+    return None if raw is None else read_table(raw, (name,))
 
 
 def write_table(table: TableInfo) -> dict[str, Json]:
@@ -141,12 +155,12 @@ def write_table(table: TableInfo) -> dict[str, Json]:
     return out
 
 
-def _read_image(raw: Json, table: TableInfo, path: str) -> tuple[Value, ...]:
-    if not isinstance(raw, dict):
+def _read_image(raw: Json, table: TableInfo, path: Path) -> tuple[Value, ...]:
+    if type(raw) is not dict:
         fail("expected an object of column values", path)
     unknown = [name for name in raw if table.position(name) is None]
     if unknown:
-        fail("no such column in the table", f"{path}/{unknown[0]}")
+        fail("no such column in the table", (*path, unknown[0]))
     image: list[Value] = []
     for column in table.columns:
         if column.name not in raw:
@@ -154,7 +168,7 @@ def _read_image(raw: Json, table: TableInfo, path: str) -> tuple[Value, ...]:
                 image.append(None)
                 continue
             fail(f"missing column {column.name!r}", path)
-        value = read_value(raw[column.name], f"{path}/{column.name}")
+        value = read_value(raw[column.name], (*path, column.name))
         if column.type in _FLOAT_TYPES and isinstance(value, int):
             value = float(value)
         image.append(value)
@@ -169,38 +183,38 @@ def _write_image(table: TableInfo, image: tuple[Value, ...]) -> dict[str, Json]:
     }
 
 
-def read_change_event(raw: Json, *, line: int | None = None) -> ChangeEvent:
+def read_change_event(raw: object, *, line: int | None = None) -> ChangeEvent:
     """A change event from its JSON form."""
     with at_line(line):
         kind = kind_of(raw)
         if kind == "resolved":
-            return ResolvedEvent(commit_ts=with_commit_ts(raw, {"kind", "commit_ts"}, set())[1])
+            obj = members(raw, (), ("kind", "commit_ts"), ())
+            return ResolvedEvent(commit_ts=obj.get("commit_ts", int))
         if kind == "ddl":
-            obj, commit_ts, schema, table_name, query, ddl_type = ddl_fields(
-                raw, set(), _TABLE_INFOS
-            )
-            if ddl_type is None:
-                fail("expected int", "/ddl_type")
+            obj = ddl_members(raw, (), _TABLE_INFOS)
             return DDLEvent(
-                commit_ts=commit_ts, schema=schema, table=table_name, query=query,
-                ddl_type=ddl_type, table_info=read_optional_table(obj, "table_info"),
+                commit_ts=obj.get("commit_ts", int), schema=obj.get("schema", str),
+                table=obj.get("table", str), query=obj.get("query", str),
+                ddl_type=obj.get("ddl_type", int),
+                table_info=read_optional_table(obj, "table_info"),
                 pre_table_info=read_optional_table(obj, "pre_table_info"),
             )  # fmt: skip
         if kind == "row":
-            obj, commit_ts = with_commit_ts(
-                raw, {"kind", "commit_ts", "table", "op"}, {"before", "after", "row_id"}
+            obj = members(
+                raw, (), ("kind", "commit_ts", "table", "op"), ("before", "after", "row_id")
             )
-            table = read_table(obj["table"], "/table")
-            before, after = obj.get("before"), obj.get("after")
+            commit_ts = obj.get("commit_ts", int)
+            table = read_table(obj.obj["table"], ("table",))
+            before, after = obj.obj.get("before"), obj.obj.get("after")
             return RowChangedEvent(
                 commit_ts=commit_ts,
                 table=table,
-                op=typed(obj, "op", str, "", default=""),  # type: ignore[arg-type]
-                before=None if before is None else _read_image(before, table, "/before"),
-                after=None if after is None else _read_image(after, table, "/after"),
-                row_id=typed(obj, "row_id", int, "", default=None),
+                op=operation(obj.get("op", str)),
+                before=None if before is None else _read_image(before, table, ("before",)),
+                after=None if after is None else _read_image(after, table, ("after",)),
+                row_id=obj.optional("row_id", int),
             )
-        raise FormError("kind must be row, ddl or resolved", path="/kind")
+        raise FormError("kind must be row, ddl or resolved", path=("kind",))
 
 
 def write_change_event(event: ChangeEvent) -> dict[str, Json]:

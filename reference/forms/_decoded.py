@@ -13,21 +13,21 @@ from ticdc_conformance.reference.decoded import (
     DecodedRow,
 )
 from ticdc_conformance.reference.errors import FormError
+from ticdc_conformance.reference.events import operation
 from ticdc_conformance.reference.forms._change import read_optional_table, read_table, write_table
 from ticdc_conformance.reference.forms._common import (
     Json,
     at_line,
     b64,
-    ddl_fields,
+    ddl_members,
     fail,
     kind_of,
-    object_with,
+    members,
     read_value,
-    typed,
-    with_commit_ts,
     write_ddl,
     write_value,
 )
+from ticdc_conformance.reference.jsondoc import Members, Path
 from ticdc_conformance.reference.message import ClaimCheckObject, Message
 
 __all__ = ["read_decoded_event", "read_message", "write_decoded_event", "write_message"]
@@ -88,98 +88,96 @@ def _with_cluster(out: dict[str, Json], event: DecodedEvent) -> dict[str, Json]:
     return out
 
 
-def _read_columns(raw: Json, path: str) -> tuple[DecodedColumn, ...] | None:
+def _read_columns(raw: Json, path: Path) -> tuple[DecodedColumn, ...] | None:
     if raw is None:
         return None
-    if not isinstance(raw, list):
+    if type(raw) is not list:
         fail("expected a list of columns or null", path)
     columns = []
     for i, item in enumerate(raw):
-        at = f"{path}/{i}"
-        obj = object_with(item, at, set(_DECODED_COLUMN), set())
+        column = members(item, (*path, i), _DECODED_COLUMN, ())
         columns.append(
             DecodedColumn(
-                name=typed(obj, "name", str, at, default=""),
-                value=read_value(obj["value"], f"{at}/value"),
-                type_code=typed(obj, "type_code", int, at, default=None),
-                flags=typed(obj, "flags", int, at, default=None),
-                handle_key=typed(obj, "handle_key", bool, at, default=None),
-                mysql_type=typed(obj, "mysql_type", str, at, default=None),
-                ambiguity=typed(obj, "ambiguity", str, at, default=None),
+                name=column.get("name", str),
+                value=read_value(column.obj["value"], column.at("value")),
+                type_code=column.optional("type_code", int),
+                flags=column.optional("flags", int),
+                handle_key=column.optional("handle_key", bool),
+                mysql_type=column.optional("mysql_type", str),
+                ambiguity=column.optional("ambiguity", str),
             )
         )
     return tuple(columns)
 
 
-def read_decoded_event(raw: Json, *, line: int | None = None) -> DecodedEvent:
+def read_decoded_event(raw: object, *, line: int | None = None) -> DecodedEvent:
     """A decoded event from its JSON form (for comparing an implementation's output)."""
     with at_line(line):
         kind = kind_of(raw)
         if kind == "resolved":
-            obj, commit_ts = with_commit_ts(raw, {"kind", "commit_ts"}, {"cluster_id"})
-            return DecodedResolved(commit_ts=commit_ts, cluster_id=_cluster(obj))
+            obj = members(raw, (), ("kind", "commit_ts"), ("cluster_id",))
+            return DecodedResolved(commit_ts=obj.get("commit_ts", int), cluster_id=_cluster(obj))
         if kind == "ddl":
-            obj, commit_ts, schema, table, query, ddl_type = ddl_fields(
-                raw, set(_DDL_EXTRA), {"cluster_id"}, nullable_ts=True
-            )
+            obj = ddl_members(raw, _DDL_EXTRA, ("cluster_id",))
             return DecodedDDL(
-                commit_ts=commit_ts, schema=schema, table=table, query=query, ddl_type=ddl_type,
-                ddl_kind=typed(obj, "ddl_kind", str, "", default=None),
+                commit_ts=obj.optional("commit_ts", int), schema=obj.get("schema", str),
+                table=obj.get("table", str), query=obj.get("query", str),
+                ddl_type=obj.optional("ddl_type", int),
+                ddl_kind=obj.optional("ddl_kind", str),
                 table_info=read_optional_table(obj, "table_info"),
                 pre_table_info=read_optional_table(obj, "pre_table_info"),
                 cluster_id=_cluster(obj),
             )  # fmt: skip
         if kind == "bootstrap":
-            obj, commit_ts = with_commit_ts(raw, {"kind", *_BOOTSTRAP}, set())
+            obj = members(raw, (), ("kind", *_BOOTSTRAP), ())
             return DecodedBootstrap(
-                commit_ts=commit_ts,
-                schema=typed(obj, "schema", str, "", default=""),
-                table=typed(obj, "table", str, "", default=""),
-                table_info=read_table(obj["table_info"], "/table_info"),
+                commit_ts=obj.get("commit_ts", int),
+                schema=obj.get("schema", str),
+                table=obj.get("table", str),
+                table_info=read_table(obj.obj["table_info"], ("table_info",)),
             )
         if kind == "row":
-            obj, commit_ts = with_commit_ts(
-                raw, {"kind", *_DECODED_ROW}, {"cluster_id"}, nullable=True
-            )
-            return DecodedRow(
-                commit_ts=commit_ts,
-                schema=typed(obj, "schema", str, "", default=""),
-                table=typed(obj, "table", str, "", default=""),
-                op=typed(obj, "op", str, "", default=""),  # type: ignore[arg-type]
-                before=_read_columns(obj["before"], "/before"),
-                after=_read_columns(obj["after"], "/after"),
-                partition_id=typed(obj, "partition_id", int, "", default=None),
-                table_id=typed(obj, "table_id", int, "", default=None),
-                row_id=typed(obj, "row_id", int, "", default=None),
-                schema_version=typed(obj, "schema_version", int, "", default=None),
-                handle_key_only=typed(obj, "handle_key_only", bool, "", default=False),
-                claim_check_location=typed(obj, "claim_check_location", str, "", default=None),
-                cluster_id=_cluster(obj),
-            )
-        raise FormError("kind must be row, ddl, resolved or bootstrap", path="/kind")
+            return _read_row(members(raw, (), ("kind", *_DECODED_ROW), ("cluster_id",)))
+        raise FormError("kind must be row, ddl, resolved or bootstrap", path=("kind",))
 
 
-def _cluster(obj: dict[str, Json]) -> str | None:
-    return typed(obj, "cluster_id", str, "", default=None)
+def _read_row(obj: Members) -> DecodedRow:
+    return DecodedRow(
+        commit_ts=obj.optional("commit_ts", int),
+        schema=obj.get("schema", str),
+        table=obj.get("table", str),
+        op=operation(obj.get("op", str)),
+        before=_read_columns(obj.obj["before"], ("before",)),
+        after=_read_columns(obj.obj["after"], ("after",)),
+        partition_id=obj.optional("partition_id", int),
+        table_id=obj.optional("table_id", int),
+        row_id=obj.optional("row_id", int),
+        schema_version=obj.optional("schema_version", int),
+        handle_key_only=obj.get("handle_key_only", bool),
+        claim_check_location=obj.optional("claim_check_location", str),
+        cluster_id=_cluster(obj),
+    )
 
 
-def read_message(raw: Json, *, line: int | None = None) -> Message:
+def _cluster(obj: Members) -> str | None:
+    return obj.optional("cluster_id", str)
+
+
+def read_message(raw: object, *, line: int | None = None) -> Message:
     """A Kafka message from a message line."""
     with at_line(line):
-        obj = object_with(raw, "", {"key", "value"}, {"claim_checks"})
-        key = None if obj["key"] is None else b64(obj["key"], "/key")
-        value = None if obj["value"] is None else b64(obj["value"], "/value")
-        checks = obj.get("claim_checks", [])
-        if not isinstance(checks, list):
-            fail("expected a list", "/claim_checks")
+        obj = members(raw, (), ("key", "value"), ("claim_checks",))
+        raw_key, raw_value = obj.obj["key"], obj.obj["value"]
+        key = None if raw_key is None else b64(raw_key, ("key",))
+        value = None if raw_value is None else b64(raw_value, ("value",))
+        checks = obj.array("claim_checks") if "claim_checks" in obj else []
         objects = []
         for i, item in enumerate(checks):
-            at = f"/claim_checks/{i}"
-            fields = object_with(item, at, {"location", "content"}, set())
+            fields = members(item, ("claim_checks", i), ("location", "content"), ())
             objects.append(
                 ClaimCheckObject(
-                    location=typed(fields, "location", str, at, default=""),
-                    content=b64(fields["content"], f"{at}/content"),
+                    location=fields.get("location", str),
+                    content=b64(fields.obj["content"], fields.at("content")),
                 )
             )
         return Message(key=key, value=value, claim_checks=tuple(objects))

@@ -26,10 +26,14 @@ Rules (shared/research/ticdc-ground-truth.md §2; the seeds 000/003 are stale wh
   JSON integers; FLOAT uses 32-bit shortest digits.
 * JSON text (§1.4): ``tiflow`` is Go ``encoding/json`` (HTML-escaped, invalid UTF-8 replaced),
   ``ticdc`` is jsoniter (no HTML escaping, raw bytes kept).
+
+The module offers the codec surface (``Codec``); ``claim_check.read_claim_check`` reads back
+the message a claim-check file stores.
 """
 
 from __future__ import annotations
 
+from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.open_protocol._config import (
     OPTIONS,
     PROFILES,
@@ -37,7 +41,7 @@ from ticdc_conformance.reference.open_protocol._config import (
     Config,
     config_from_options,
 )
-from ticdc_conformance.reference.open_protocol._decode import decode, read_claim_check
+from ticdc_conformance.reference.open_protocol._decode import decode
 from ticdc_conformance.reference.open_protocol._encode import encode
 
 __all__ = [
@@ -45,8 +49,8 @@ __all__ = [
     "PROFILES",
     "PROTOCOL",
     "Config",
+    "DecodeError",
     "config_from_options",
     "decode",
     "encode",
-    "read_claim_check",
 ]

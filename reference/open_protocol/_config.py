@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
-from ticdc_conformance.reference._options import large_message_problems, read_options
+from ticdc_conformance.reference._options import (
+    LARGE_MESSAGE_OPTIONS,
+    LargeMessageHandleOption,
+    OptionReader,
+    large_message_problems,
+)
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
 PROTOCOL = "open"
 PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
-
-LargeMessageHandleOption = Literal["none", "handle-key-only", "claim-check"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,9 +74,27 @@ OPTIONS: Mapping[str, str] = {
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    values = read_options(
-        options, Config(), protocol=PROTOCOL, known=OPTIONS, integers={"max_batched_bytes"}
+    read = OptionReader(options, protocol=PROTOCOL, known=OPTIONS)
+    default = Config()
+    return Config(
+        profile=read.profile(profile, default.profile),
+        max_message_bytes=read.whole("max-message-bytes", default.max_message_bytes),
+        max_batch_size=read.whole("max-batch-size", default.max_batch_size),
+        max_batched_bytes=read.optional_whole("max-batched-bytes"),
+        output_old_value=read.flag("output-old-value", default.output_old_value),
+        delete_only_output_handle_key_columns=read.flag(
+            "delete-only-output-handle-key-columns",
+            default.delete_only_output_handle_key_columns,
+        ),
+        only_output_updated_columns=read.flag(
+            "only-output-updated-columns", default.only_output_updated_columns
+        ),
+        large_message_handle_option=read.choice(
+            "large-message-handle-option",
+            default.large_message_handle_option,
+            LARGE_MESSAGE_OPTIONS,
+        ),
+        claim_check_storage_uri=read.text(
+            "claim-check-storage-uri", default.claim_check_storage_uri
+        ),
     )
-    if profile is not None:
-        values["profile"] = profile
-    return Config(**values)  # type: ignore[arg-type]

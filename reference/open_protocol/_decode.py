@@ -10,11 +10,9 @@ value bytes, and a key entry without a value entry (where TiCDC's decoder panics
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Callable
-from typing import NoReturn
+from typing import NamedTuple, NoReturn, TypeGuard
 
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.decoded import (
@@ -26,34 +24,34 @@ from ticdc_conformance.reference.decoded import (
 )
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Wording
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.mysql import ANY_INT, INT64, UINT64
 from ticdc_conformance.reference.open_protocol._columns import (
-    PASS_THROUGH,
-    READERS,
+    FLOAT_CODES,
+    INTEGER_CODES,
+    TEXT_CODES,
+    is_known,
     read_value,
 )
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
+from ticdc_conformance.reference.values import Value
 
-__all__ = ["decode", "read_claim_check"]
+__all__ = ["Entry", "decode"]
 
 _VERSION = 1
 _KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
 _COLUMN_MEMBERS = frozenset({"t", "h", "f", "v"})
 _DDL_MEMBERS = frozenset({"q", "t"})
-_INT64 = range(-(2**63), 2**63)
-_UINT64 = range(2**64)
-_ANY_INT = range(-(2**63), 2**64)
+_KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
+_ROW_WORDING = Wording(not_object="row value must be a JSON object", unknown="unknown row member")
 
 
 _json_decoder = GoJsonReader()
 
 
-def _pointer(*tokens: str) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-class _Entry:
+class Entry:
     """One JSON document inside the frame, with what an error needs to locate itself."""
 
     __slots__ = ("message_index", "offset", "part")
@@ -64,10 +62,18 @@ class _Entry:
         self.message_index = message_index
 
     def fail(self, reason: str, *tokens: str) -> NoReturn:
-        """Reject the member at JSON Pointer ``tokens`` (the document itself when none)."""
-        self._raise(reason, self.offset, _pointer(*tokens))
+        """Reject the member at path ``tokens`` (the document itself when none)."""
+        self._raise(reason, self.offset, tokens)
 
-    def _raise(self, reason: str, offset: int, path: str | None) -> NoReturn:
+    def fail_at(self, reason: str, path: Path) -> NoReturn:
+        """Reject the member at ``path`` (a ``jsondoc.Fail``)."""
+        self._raise(reason, self.offset, path)
+
+    def members(self, raw: Json, allowed: frozenset[str], wording: Wording) -> JsonObject:
+        """The document ``raw`` as an object of ``allowed`` members."""
+        return Members(raw, (), self.fail_at, optional=allowed, wording=wording).obj
+
+    def _raise(self, reason: str, offset: int, path: Path | None) -> NoReturn:
         raise DecodeError(
             reason,
             protocol=PROTOCOL,
@@ -77,7 +83,8 @@ class _Entry:
             message_index=self.message_index,
         )
 
-    def parse(self, data: bytes) -> object:
+    def parse(self, data: bytes) -> Json:
+        """The JSON document in ``data``."""
         try:
             text = data.decode()
         except UnicodeDecodeError:
@@ -92,6 +99,22 @@ class _Entry:
             self._raise(f"invalid JSON: {error}", self.offset, None)
         except RecursionError:
             self._raise("JSON nested too deeply", self.offset, None)
+
+
+Columns = tuple[DecodedColumn, ...] | None
+
+
+class _Key(NamedTuple):
+    """A checked key entry."""
+
+    commit_ts: int
+    schema: str
+    table: str
+    kind: int
+    row_id: int | None
+    partition_id: int | None
+    handle_key_only: bool
+    location: str | None
 
 
 def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> tuple[bytes, int]:
@@ -110,32 +133,47 @@ def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> t
     return data[start : start + size], start + size
 
 
-def _uint(raw: dict[str, object], name: str, entry: _Entry, allowed: range) -> int | None:
-    value = raw.get(name)
-    if value is None and name not in raw:
+def _integer(raw: dict[str, Json], name: str, entry: Entry, allowed: range) -> int | None:
+    if name not in raw:
         return None
+    value = raw[name]
     if type(value) is not int or value not in allowed:
         entry.fail(f"{name} must be an integer in [{allowed.start}, {allowed.stop})", name)
     return value
 
 
-def _text(raw: dict[str, object], name: str, entry: _Entry) -> str:
-    value = raw.get(name, "")
+def _text(raw: dict[str, Json], name: str, entry: Entry) -> str | None:
+    if name not in raw:
+        return None
+    value = raw[name]
     if type(value) is not str:
         entry.fail(f"{name} must be a string", name)
     return value
 
 
-def _columns(raw: object, member: str, entry: _Entry) -> tuple[DecodedColumn, ...]:
+def _passed_through(raw: Json, type_code: int) -> TypeGuard[int | str | float | None]:
+    """Whether the parsed ``v`` already is the ``Value`` (see ``_columns.INTEGER_CODES``)."""
+    kind = type(raw)
+    if raw is None:
+        return True
+    if kind is int:
+        return type_code in INTEGER_CODES and raw in ANY_INT
+    return (kind is str and type_code in TEXT_CODES) or (kind is float and type_code in FLOAT_CODES)
+
+
+def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
     if type(raw) is not dict:
         entry.fail("must be an object of columns", member)
     columns = []
     for name, column in raw.items():
         # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}; anything
         # else (legacy columns without f, or invalid ones) takes the checking path.
+        if type(column) is not dict:
+            columns.append(_checked_column(name, column, member, entry))
+            continue
         try:
             type_code, flags, raw_value = column["t"], column["f"], column["v"]
-        except (KeyError, TypeError):
+        except KeyError:
             columns.append(_checked_column(name, column, member, entry))
             continue
         size = len(column)
@@ -144,16 +182,13 @@ def _columns(raw: object, member: str, entry: _Entry) -> tuple[DecodedColumn, ..
             (size == 3 or handle)
             and type(type_code) is int
             and type(flags) is int
-            and type_code in READERS  # the checking path refuses the others
-            and flags in _UINT64
+            and is_known(type_code)  # the checking path refuses the others
+            and flags in UINT64
         ):
             columns.append(_checked_column(name, column, member, entry))
             continue
-        json_type = type(raw_value)
-        if raw_value is None or (
-            PASS_THROUGH.get(type_code) is json_type
-            and (json_type is not int or raw_value in _ANY_INT)
-        ):
+        value: Value
+        if _passed_through(raw_value, type_code):
             value = raw_value
         else:
             try:
@@ -164,7 +199,16 @@ def _columns(raw: object, member: str, entry: _Entry) -> tuple[DecodedColumn, ..
     return tuple(columns)
 
 
-def _checked_column(name: str, column: object, member: str, entry: _Entry) -> DecodedColumn:
+def _flags(column: dict[str, Json], where: tuple[str, str], entry: Entry) -> int | None:
+    if "f" not in column:
+        return None
+    flags = column["f"]
+    if type(flags) is not int or flags not in UINT64:
+        entry.fail("f must be uint64 flag bits", *where, "f")
+    return flags
+
+
+def _checked_column(name: str, column: Json, member: str, entry: Entry) -> DecodedColumn:
     """Decode one column that is not of today's common shape, rejecting what is invalid."""
     if type(column) is not dict:
         entry.fail("a column must be an object", member, name)
@@ -174,11 +218,7 @@ def _checked_column(name: str, column: object, member: str, entry: _Entry) -> De
     type_code = column.get("t")
     if type(type_code) is not int or not 0 <= type_code <= 255:
         entry.fail("t must be a type code 0..255", member, name, "t")
-    flags = column.get("f")
-    if flags is not None and (type(flags) is not int or flags not in _UINT64):
-        entry.fail("f must be uint64 flag bits", member, name, "f")
-    if "f" in column and flags is None:
-        entry.fail("f must be uint64 flag bits", member, name, "f")
+    flags = _flags(column, (member, name), entry)
     handle = column.get("h")
     if "h" in column and handle is not True:
         entry.fail("h is only ever present as true", member, name, "h")
@@ -193,46 +233,39 @@ def _checked_column(name: str, column: object, member: str, entry: _Entry) -> De
     )
 
 
-def _envelope(key: dict[str, object]) -> tuple[int, str, str]:
-    """commit_ts, schema and table of a checked key (empty names when omitted)."""
-    return key["ts"], key.get("scm", ""), key.get("tbl", "")  # type: ignore[return-value]
-
-
-def _row(key: dict[str, object], value: object, entry: _Entry) -> DecodedRow:
-    if type(value) is not dict:
-        entry.fail("row value must be a JSON object")
-    if not value.keys() <= _ROW_MEMBERS:
-        entry.fail("unknown row member", min(value.keys() - _ROW_MEMBERS))
-    op: Operation
-    before: tuple[DecodedColumn, ...] | None
-    after: tuple[DecodedColumn, ...] | None
+def _images(value: dict[str, Json], entry: Entry) -> tuple[Operation, Columns, Columns]:
+    """The operation and the before and after images of a row value."""
     if "d" in value:
         if len(value) > 1:
             entry.fail("d (delete) cannot come with u or p")
-        op, before, after = "delete", _columns(value["d"], "d", entry), None
-    elif "u" in value:
-        op = "update" if "p" in value else "insert"
-        after = _columns(value["u"], "u", entry)
-        before = _columns(value["p"], "p", entry) if "p" in value else None
-    else:
+        return "delete", _columns(value["d"], "d", entry), None
+    if "u" not in value:
         entry.fail("row value needs u (insert, update) or d (delete)")
-    commit_ts, schema, table = _envelope(key)
-    location = key.get("ccl")
+    after = _columns(value["u"], "u", entry)
+    if "p" not in value:
+        return "insert", None, after
+    return "update", _columns(value["p"], "p", entry), after
+
+
+def _row(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+    value = entry.members(entry.parse(data), _ROW_MEMBERS, _ROW_WORDING)
+    op, before, after = _images(value, entry)
     return DecodedRow(
-        commit_ts=commit_ts,
-        schema=schema,
-        table=table,
+        commit_ts=key.commit_ts,
+        schema=key.schema,
+        table=key.table,
         op=op,
         before=before,
         after=after,
-        partition_id=key.get("ptn"),  # type: ignore[arg-type]
-        row_id=key.get("rid"),  # type: ignore[arg-type]
-        handle_key_only=key.get("ohk") is True,
-        claim_check_location=location if isinstance(location, str) else None,
+        partition_id=key.partition_id,
+        row_id=key.row_id,
+        handle_key_only=key.handle_key_only,
+        claim_check_location=key.location,
     )
 
 
-def _ddl(key: dict[str, object], value: object, entry: _Entry) -> DecodedDDL:
+def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+    value = entry.parse(data)
     if type(value) is not dict:
         entry.fail("DDL value must be a JSON object")
     if value.keys() != _DDL_MEMBERS:
@@ -243,36 +276,43 @@ def _ddl(key: dict[str, object], value: object, entry: _Entry) -> DecodedDDL:
     if type(ddl_type) is not int or not 0 <= ddl_type <= 255:
         # a JSON number, not a string as the seeds say (§2.8 O2)
         entry.fail("t must be an ActionType number 0..255", "t")
-    commit_ts, schema, table = _envelope(key)
     return DecodedDDL(
-        commit_ts=commit_ts, schema=schema, table=table, query=query, ddl_type=ddl_type
+        commit_ts=key.commit_ts, schema=key.schema, table=key.table, query=query, ddl_type=ddl_type
     )
 
 
-def _check_key(raw: object, entry: _Entry) -> dict[str, object]:
-    if type(raw) is not dict:
-        entry.fail("key must be a JSON object")
-    if not raw.keys() <= _KEY_MEMBERS:
-        entry.fail("unknown key member", min(raw.keys() - _KEY_MEMBERS))
-    if "ts" not in raw:
+def _check_key(document: Json, entry: Entry) -> _Key:
+    raw = entry.members(document, _KEY_MEMBERS, _KEY_WORDING)
+    commit_ts = _integer(raw, "ts", entry, UINT64)
+    if commit_ts is None:
         entry.fail("key has no ts")
-    _uint(raw, "ts", entry, _UINT64)
-    _uint(raw, "rid", entry, _INT64)
-    _uint(raw, "ptn", entry, _INT64)
-    _text(raw, "scm", entry)
-    _text(raw, "tbl", entry)
-    _text(raw, "ccl", entry)
-    if type(raw.get("ohk", False)) is not bool:
+    row_id = _integer(raw, "rid", entry, INT64)
+    partition_id = _integer(raw, "ptn", entry, INT64)
+    schema, table = _text(raw, "scm", entry) or "", _text(raw, "tbl", entry) or ""
+    location = _text(raw, "ccl", entry)
+    handle_key_only = raw.get("ohk", False)
+    if type(handle_key_only) is not bool:
         entry.fail("ohk must be a boolean", "ohk")
-    if raw.get("t") not in (1, 2, 3) or type(raw.get("t")) is not int:
+    kind = raw.get("t")
+    if type(kind) is not int or kind not in _KINDS:
         entry.fail("t must be 1 (row), 2 (DDL) or 3 (resolved)", "t")
-    return raw
+    return _Key(
+        commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location
+    )
 
 
-_KINDS: dict[int, Callable[[dict[str, object], object, _Entry], DecodedEvent]] = {
+def _resolved(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+    if data:
+        entry.fail("a resolved event's value entry must be empty")
+    return DecodedResolved(commit_ts=key.commit_ts)
+
+
+_KINDS: dict[int, Callable[[_Key, bytes, Entry], DecodedEvent]] = {
     1: _row,
     2: _ddl,
+    3: _resolved,
 }
+"""Key ``t`` → the reader of the value entry: row, DDL, resolved (§2.3)."""
 
 
 def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
@@ -291,47 +331,20 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
     events: list[DecodedEvent] = []
     key_position, value_position = 8, 0
     while key_position < len(key):
-        key_entry = _Entry("key", key_position + 8, message_index)
+        key_entry = Entry("key", key_position + 8, message_index)
         key_json, key_position = _read_entry(key, key_position, "key", message_index)
         if value_position >= len(value):
             raise DecodeError(
                 f"key entry {len(events)} has no value entry (a resolved event has 8 zero bytes)",
                 protocol=PROTOCOL, part="value", offset=value_position, message_index=message_index,
             )  # fmt: skip
-        value_entry = _Entry("value", value_position + 8, message_index)
+        value_entry = Entry("value", value_position + 8, message_index)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
         parsed_key = _check_key(key_entry.parse(key_json), key_entry)
-        kind = parsed_key["t"]
-        if kind == 3:
-            if value_json:
-                value_entry.fail("a resolved event's value entry must be empty")
-            events.append(DecodedResolved(commit_ts=parsed_key["ts"]))  # type: ignore[arg-type]
-            continue
-        events.append(_KINDS[kind](parsed_key, value_entry.parse(value_json), value_entry))  # type: ignore[index]
+        events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
     if value_position < len(value):
         raise DecodeError(
             "value has more entries than the key", protocol=PROTOCOL, part="value",
             offset=value_position, message_index=message_index,
         )  # fmt: skip
     return events
-
-
-def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
-    """The original message from a claim-check file (§1.5), ready for ``decode``."""
-    entry = _Entry("value", 0, message_index)
-    document = entry.parse(content)
-    if type(document) is not dict or document.keys() != {"key", "value"}:
-        entry.fail("a claim-check file is an object with key and value")
-    parts: dict[str, bytes | None] = {}
-    for name in ("key", "value"):
-        encoded = document[name]
-        if encoded is None:
-            parts[name] = None
-            continue
-        if type(encoded) is not str:
-            entry.fail("must be base64 text or null", name)
-        try:
-            parts[name] = base64.b64decode(encoded, validate=True)
-        except binascii.Error as error:
-            entry.fail(f"invalid base64: {error}", name)
-    return Message(key=parts["key"], value=parts["value"])

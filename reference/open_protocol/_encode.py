@@ -19,10 +19,10 @@ from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
-from ticdc_conformance.reference.open_protocol._columns import as_bytes, write_value
+from ticdc_conformance.reference.open_protocol._columns import write_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL, Config
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
-from ticdc_conformance.reference.values import TimestampValue, Value
+from ticdc_conformance.reference.values import TimestampValue, Value, string_bytes
 
 __all__ = ["encode"]
 
@@ -49,8 +49,18 @@ class _Batch:
     rows: int = 0
     claim_checks: list[ClaimCheckObject] = field(default_factory=list)
 
-    def length(self) -> int:
-        return len(self.key) + len(self.value) + RECORD_OVERHEAD
+    def fits(self, key: bytes, value: bytes, config: Config) -> bool:
+        """Whether one more row stays within max-batch-size and the byte limit (§2.2)."""
+        row_bytes = len(key) + len(value) + 2 * LENGTH_BYTES
+        length = len(self.key) + len(self.value) + RECORD_OVERHEAD
+        return self.rows < config.max_batch_size and length + row_bytes <= config.batch_limit
+
+    def add(self, key: bytes, value: bytes, claim_check: ClaimCheckObject | None) -> None:
+        self.key += _entry(key)
+        self.value += _entry(value)
+        self.rows += 1
+        if claim_check is not None:
+            self.claim_checks.append(claim_check)
 
     def message(self) -> Message:
         return Message(
@@ -90,77 +100,100 @@ def _same(old: Value, new: Value) -> bool:
     # its rendered text (the zone is not part of the value it has)
     old, new = (v.text if isinstance(v, TimestampValue) else v for v in (old, new))
     if isinstance(old, str | bytes) and isinstance(new, str | bytes):
-        return as_bytes(old) == as_bytes(new)
+        return string_bytes(old) == string_bytes(new)
     return type(old) is type(new) and old == new
 
 
-def _updated(event: RowChangedEvent, positions: Sequence[int]) -> list[int]:
-    """Columns of ``p`` under only-output-updated-columns (§2.4): NULL to NULL is no change."""
-    assert event.before is not None
-    assert event.after is not None
-    before, after = event.before, event.after
-    return [i for i in positions if not _same(before[i], after[i])]
+def _old_image(
+    event: RowChangedEvent,
+    before: Sequence[Value],
+    chosen: list[int],
+    flags: Sequence[int],
+    config: Config,
+) -> str | None:
+    """The member of the old image: ``p`` of an update, ``d`` of a delete; or none (§2.4)."""
+    if event.op == "delete":
+        if config.delete_only_output_handle_key_columns:
+            chosen = _handle_key(chosen, flags, "no handle-key column to output for the delete")
+        return f'"d":{_columns_json(event, before, chosen, flags, config)}'
+    if not config.output_old_value:
+        return None
+    if config.only_output_updated_columns:  # NULL to NULL is no change
+        chosen = [i for i in chosen if not _same(before[i], event.image[i])]
+    # tiflow's struct tag is omitempty: an update where nothing changed loses "p" (§2.4)
+    if not chosen and config.profile == "tiflow":
+        return None
+    return f'"p":{_columns_json(event, before, chosen, flags, config)}'
+
+
+def _handle_key(positions: Sequence[int], flags: Sequence[int], problem: str) -> list[int]:
+    """The handle-key columns among ``positions``; ``EncodeError`` (``problem``) if none."""
+    handle = [i for i in positions if flags[i] & HANDLE_KEY_FLAG]
+    if not handle:
+        raise EncodeError(problem, protocol=PROTOCOL)
+    return handle
 
 
 def _row_value(event: RowChangedEvent, config: Config, handle_key_only: bool) -> str:
     flags = event.table.column_flags(config.profile)
-    stored = [i for i, column in enumerate(event.table.columns) if not column.is_virtual]
-    handle = [i for i in stored if flags[i] & HANDLE_KEY_FLAG]
-    if handle_key_only and not handle:
-        raise EncodeError("handle-key-only needs a table with a handle key", protocol=PROTOCOL)
-    chosen = handle if handle_key_only else stored
+    chosen = [i for i, column in enumerate(event.table.columns) if not column.is_virtual]
+    if handle_key_only:
+        chosen = _handle_key(chosen, flags, "handle-key-only needs a table with a handle key")
     members = []
     if event.after is not None:
         members.append(f'"u":{_columns_json(event, event.after, chosen, flags, config)}')
-    if event.op == "update" and config.output_old_value:
-        assert event.before is not None
-        old = _updated(event, chosen) if config.only_output_updated_columns else chosen
-        # tiflow's struct tag is omitempty: an update where nothing changed loses "p" (§2.4)
-        if old or config.profile == "ticdc":
-            members.append(f'"p":{_columns_json(event, event.before, old, flags, config)}')
-    if event.op == "delete":
-        assert event.before is not None
-        if config.delete_only_output_handle_key_columns:
-            if not handle:
-                raise EncodeError(
-                    "no handle-key column to output for the delete", protocol=PROTOCOL
-                )
-            chosen = handle
-        members.append(f'"d":{_columns_json(event, event.before, chosen, flags, config)}')
+    if event.before is not None and (old := _old_image(event, event.before, chosen, flags, config)):
+        members.append(old)
     return "{" + ",".join(members) + "}"
+
+
+def _tiflow_key(
+    event: RowChangedEvent, style: JsonStyle, handle_key_only: bool, location: str | None
+) -> list[str]:
+    """Classic TiCDC's key members after ``ts``: empty ones omitted (§2.3)."""
+    table = event.table
+    members = []
+    if table.schema:
+        members.append(f'"scm":{quote(table.schema, style)}')
+    if table.name:
+        members.append(f'"tbl":{quote(table.name, style)}')
+    if row_id := event.effective_row_id():
+        members.append(f'"rid":{row_id}')
+    if table.partition_id is not None:
+        members.append(f'"ptn":{table.partition_id}')
+    members.append('"t":1')
+    if handle_key_only and location is None:
+        members.append('"ohk":true')
+    if location is not None:
+        members.append(f'"ccl":{quote(location, style)}')
+    return members
+
+
+def _ticdc_key(
+    event: RowChangedEvent, style: JsonStyle, handle_key_only: bool, location: str | None
+) -> list[str]:
+    """The new architecture's key members after ``ts``: no ``rid``, ``ptn`` last (§2.3)."""
+    table = event.table
+    members = [f'"scm":{quote(table.schema, style)}', f'"tbl":{quote(table.name, style)}', '"t":1']
+    if handle_key_only:
+        members.append('"ohk":true')
+    if location is not None:
+        # new-arch writes the flag a second time before the location (§2.3 quirk)
+        members += ['"ohk":false', f'"ccl":{quote(location, style)}']
+    if table.partition_id is not None:
+        members.append(f'"ptn":{table.partition_id}')
+    return members
+
+
+_KEYS = {"tiflow": _tiflow_key, "ticdc": _ticdc_key}
+"""Profile → the members of a row's key JSON after ``ts``."""
 
 
 def _row_key(
     event: RowChangedEvent, config: Config, handle_key_only: bool, location: str | None
 ) -> str:
-    style = _style(config)
-    table = event.table
-    members = [f'"ts":{event.commit_ts}']
-    if config.profile == "tiflow":
-        if table.schema:
-            members.append(f'"scm":{quote(table.schema, style)}')
-        if table.name:
-            members.append(f'"tbl":{quote(table.name, style)}')
-        if row_id := event.effective_row_id():
-            members.append(f'"rid":{row_id}')
-        if table.partition_id is not None:
-            members.append(f'"ptn":{table.partition_id}')
-        members.append('"t":1')
-        if handle_key_only and location is None:
-            members.append('"ohk":true')
-        if location is not None:
-            members.append(f'"ccl":{quote(location, style)}')
-    else:
-        members += [f'"scm":{quote(table.schema, style)}', f'"tbl":{quote(table.name, style)}']
-        members.append('"t":1')
-        if handle_key_only:
-            members.append('"ohk":true')
-        if location is not None:
-            # new-arch writes the flag a second time before the location (§2.3 quirk)
-            members += ['"ohk":false', f'"ccl":{quote(location, style)}']
-        if table.partition_id is not None:
-            members.append(f'"ptn":{table.partition_id}')
-    return "{" + ",".join(members) + "}"
+    members = _KEYS[config.profile](event, _style(config), handle_key_only, location)
+    return f'{{"ts":{event.commit_ts},' + ",".join(members) + "}"
 
 
 def _encode_row(
@@ -241,20 +274,11 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
         try:
             if isinstance(event, RowChangedEvent):
                 key, value, claim_check = _fit_row(event, config)
-                row_bytes = len(key) + len(value) + 2 * LENGTH_BYTES
-                if (
-                    batch is None
-                    or batch.rows >= config.max_batch_size
-                    or batch.length() + row_bytes > config.batch_limit
-                ):
-                    if batch is not None:
-                        messages.append(batch.message())
-                    batch = _Batch()
-                batch.key += _entry(key)
-                batch.value += _entry(value)
-                batch.rows += 1
-                if claim_check is not None:
-                    batch.claim_checks.append(claim_check)
+                if batch is not None and not batch.fits(key, value, config):
+                    messages.append(batch.message())
+                    batch = None
+                batch = batch or _Batch()
+                batch.add(key, value, claim_check)
                 continue
             if batch is not None:
                 messages.append(batch.message())

@@ -20,58 +20,38 @@ Rules (shared/research/ticdc-ground-truth.md §4, §6.6; the seed 002 is stale w
 * Checksum (§4.6), large messages (§4.7), ``buildTs`` from an injectable clock (default 0:
   comparisons must ignore ``buildTs``).
 
-``JSON`` and ``AVRO`` are the two codecs (protocol names ``simple-json``, ``simple-avro``);
-each also offers ``encode_bootstrap`` and ``new_decoder`` (a ``SimpleDecoder``).
+The two codecs are the modules ``simple_json`` and ``simple_avro`` (protocol names
+``simple-json``, ``simple-avro``); both take this package's ``Config`` and offer
+``encode_bootstrap`` and ``new_decoder`` (a ``SimpleDecoder``). This package holds what both
+encodings share and what a consumer needs beyond the codec surface: the row checksum, the
+claim-check reader, the schema-typed ``SimpleDecoder`` and TiDB's type and DDL names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-
-from ticdc_conformance.reference.decoded import DecodedEvent
-from ticdc_conformance.reference.errors import EncodeError
-from ticdc_conformance.reference.events import ChangeEvent
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.simple import _encode
 from ticdc_conformance.reference.simple._checksum import Checksum, row_checksum, verify_checksum
-from ticdc_conformance.reference.simple._config import (
-    OPTIONS,
-    PROFILES,
-    Config,
-    EncodingFormat,
-    config_from_options,
-    no_clock,
-)
+from ticdc_conformance.reference.simple._config import Config, EncodingFormat
 from ticdc_conformance.reference.simple._decoder import (
     UNTYPED,
     Pending,
     SimpleDecoder,
-    decode,
     parse,
     read_claim_check,
 )
 from ticdc_conformance.reference.simple._encode import event_checksum
 from ticdc_conformance.reference.simple._schema import ddl_kind, mysql_type
-from ticdc_conformance.reference.tables import Profile, TableInfo
 
 __all__ = [
-    "AVRO",
-    "JSON",
-    "OPTIONS",
-    "PROFILES",
     "UNTYPED",
     "Checksum",
     "Config",
+    "EncodingFormat",
     "Pending",
-    "SimpleCodec",
     "SimpleDecoder",
-    "config_from_options",
     "ddl_kind",
-    "decode",
     "event_checksum",
     "mysql_type",
-    "no_clock",
     "read_checksum",
     "read_claim_check",
     "row_checksum",
@@ -79,54 +59,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCodec:
-    """One encoding of the Simple protocol, with the surface every protocol module has."""
-
-    encoding_format: EncodingFormat
-    PROFILES: tuple[Profile, ...] = PROFILES
-    OPTIONS: Mapping[str, str] = field(default_factory=lambda: OPTIONS)
-
-    @property
-    def PROTOCOL(self) -> str:  # noqa: N802 - the Codec surface's constant
-        """``simple-json`` or ``simple-avro``."""
-        return f"simple-{self.encoding_format}"
-
-    def config_from_options(
-        self, options: Mapping[str, str], *, profile: str | None = None
-    ) -> Config:
-        """A ``Config`` of this encoding from TiCDC option names and text values."""
-        return config_from_options(options, profile=profile, encoding_format=self.encoding_format)
-
-    def _config(self, config: Config | None) -> Config:
-        if config is None:
-            return Config(encoding_format=self.encoding_format)
-        if config.encoding_format != self.encoding_format:
-            raise EncodeError(f"the config is for {config.protocol}", protocol=self.PROTOCOL)
-        return config
-
-    def encode(self, events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:
-        """Encode change events into Simple messages as the profile's TiCDC would."""
-        return _encode.encode(events, self._config(config))
-
-    def encode_bootstrap(self, table: TableInfo, config: Config | None = None) -> Message:
-        """The BOOTSTRAP message of ``table`` (§4.9)."""
-        return _encode.encode_bootstrap(table, self._config(config))
-
-    def decode(self, message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
-        """Decode one message on its own (DML values untyped); raise only ``DecodeError``."""
-        return decode(message, encoding=self.encoding_format, message_index=message_index)
-
-    def new_decoder(self) -> SimpleDecoder:
-        """A stateful decoder that types DML against cached schemas (the consumer's view)."""
-        return SimpleDecoder(self.encoding_format)
-
-
-JSON = SimpleCodec("json")
-AVRO = SimpleCodec("avro")
-
-
-def read_checksum(message: Message, *, encoding: EncodingFormat, message_index: int = 0
-                  ) -> Checksum | None:  # fmt: skip
+def read_checksum(
+    message: Message, *, encoding: EncodingFormat, message_index: int = 0
+) -> Checksum | None:
     """The ``checksum`` member of a DML message, if it has one."""
     return parse(message, encoding, message_index).checksum

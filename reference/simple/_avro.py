@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -28,9 +28,11 @@ import fastavro
 
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import DDLEvent, RowChangedEvent
+from ticdc_conformance.reference.jsondoc import Fail, Path
+from ticdc_conformance.reference.mysql import wrap_int64
 from ticdc_conformance.reference.simple._checksum import Checksum
-from ticdc_conformance.reference.simple._schema import Fail, read_table_schema, table_schema_avro
-from ticdc_conformance.reference.simple._text import avro_text, to_int64
+from ticdc_conformance.reference.simple._schema import read_table_schema, table_schema_avro
+from ticdc_conformance.reference.simple._text import avro_text
 from ticdc_conformance.reference.simple._values import (
     TIMESTAMP_RECORD,
     UNSIGNED_RECORD,
@@ -74,7 +76,7 @@ def _write(kind: str, payload: dict[str, object]) -> bytes:
 def watermark(commit_ts: int, build_ts: int) -> bytes:
     """A WATERMARK message."""
     return _write(
-        "WATERMARK", {"version": VERSION, "commitTs": to_int64(commit_ts), "buildTs": build_ts}
+        "WATERMARK", {"version": VERSION, "commitTs": wrap_int64(commit_ts), "buildTs": build_ts}
     )
 
 
@@ -96,7 +98,7 @@ def ddl(event: DDLEvent, kind: str, build_ts: int, profile: Profile) -> bytes:
     return _write(
         "DDL",
         {"version": VERSION, "type": kind, "sql": avro_text(event.query),
-         "commitTs": to_int64(event.commit_ts), "buildTs": build_ts, **schemas},
+         "commitTs": wrap_int64(event.commit_ts), "buildTs": build_ts, **schemas},
     )  # fmt: skip
 
 
@@ -132,9 +134,9 @@ def dml(
         "table": avro_text(table.name),
         "tableID": table_id or 0,
         "type": _DML_TYPES[event.op],
-        "commitTs": to_int64(event.commit_ts),
+        "commitTs": wrap_int64(event.commit_ts),
         "buildTs": build_ts,
-        "schemaVersion": to_int64(table.schema_version or 0),
+        "schemaVersion": wrap_int64(table.schema_version or 0),
         "handleKeyOnly": True if large_message_handling and handle_key_only else None,
         "claimCheckLocation": avro_text(location) if location else None,
         "checksum": None if checksum is None else (_NS + "Checksum", {
@@ -149,13 +151,13 @@ def dml(
     return _write("DML", record)
 
 
-def _unwrap(raw: object, record: str, path: tuple[str, ...], fail: Fail) -> Any:  # noqa: ANN401
+def _unwrap(raw: object, record: str, path: Path, fail: Fail) -> Any:  # noqa: ANN401
     if not (isinstance(raw, tuple) and raw[0] == _NS + record):
         fail(f"expected a {record} record", path)
     return raw[1]
 
 
-def _raw_value(raw: object, path: tuple[str, ...], fail: Fail) -> Raw:
+def _raw_value(raw: object, path: Path, fail: Fail) -> Raw:
     if isinstance(raw, tuple):
         name, fields = raw
         if name == TIMESTAMP_RECORD:
@@ -166,13 +168,16 @@ def _raw_value(raw: object, path: tuple[str, ...], fail: Fail) -> Raw:
         if name == UNSIGNED_RECORD:
             return Unsigned(fields["value"] % 2**64)
         fail("not a value record", path)
-    return raw  # type: ignore[return-value]  # None, int, float, str or bytes as read
+    if not (raw is None or isinstance(raw, int | float | str | bytes)):
+        fail("not a value", path)
+    return raw  # the union's null, long, float, double, string and bytes, as read
 
 
-def _raw_columns(raw: object, path: tuple[str, ...], fail: Fail) -> Columns | None:
+def _raw_columns(raw: object, path: Path, fail: Fail) -> Columns | None:
     if raw is None:
         return None
-    assert isinstance(raw, dict)
+    if not isinstance(raw, dict):
+        fail("expected a map", path)
     return tuple((name, _raw_value(value, (*path, name), fail)) for name, value in raw.items())
 
 
@@ -198,6 +203,98 @@ def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401
     return result
 
 
+def _table_schema(payload: dict[str, Any], name: str, fail: Fail) -> TableInfo:
+    path = ("payload", name)
+    return read_table_schema(
+        _unwrap(payload[name], "TableSchema", path, fail), path, fail, avro=True
+    )
+
+
+def _watermark(payload: dict[str, Any], fail: Fail) -> Wire:
+    del fail
+    return Wire(
+        kind="WATERMARK",
+        type="WATERMARK",
+        commit_ts=payload["commitTs"] % 2**64,
+        build_ts=payload["buildTs"],
+    )
+
+
+def _bootstrap(payload: dict[str, Any], fail: Fail) -> Wire:
+    table = read_table_schema(payload["tableSchema"], ("payload", "tableSchema"), fail, avro=True)
+    return Wire(
+        kind="BOOTSTRAP",
+        type="BOOTSTRAP",
+        commit_ts=0,
+        build_ts=payload["buildTs"],
+        table_schema=table,
+    )
+
+
+def _ddl(payload: dict[str, Any], fail: Fail) -> Wire:
+    schemas = {
+        name: _table_schema(payload, name, fail)
+        for name in ("tableSchema", "preTableSchema")
+        if payload[name] is not None
+    }
+    return Wire(
+        kind="DDL",
+        type=payload["type"],
+        commit_ts=payload["commitTs"] % 2**64,
+        build_ts=payload["buildTs"],
+        sql=payload["sql"],
+        table_schema=schemas.get("tableSchema"),
+        pre_table_schema=schemas.get("preTableSchema"),
+    )
+
+
+def _checksum(raw: object, fail: Fail) -> Checksum | None:
+    if raw is None:
+        return None
+    fields = _unwrap(raw, "Checksum", ("payload", "checksum"), fail)
+    for name in ("current", "previous"):
+        if not 0 <= fields[name] < 2**32:
+            fail("a checksum is a uint32", ("payload", "checksum", name))
+    return Checksum(
+        version=fields["version"],
+        corrupted=fields["corrupted"],
+        current=fields["current"],
+        previous=fields["previous"],
+    )
+
+
+def _dml(payload: dict[str, Any], fail: Fail) -> Wire:
+    checksum = _checksum(payload["checksum"], fail)
+    images = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}[payload["type"]]
+    for name in ("data", "old"):
+        if name not in images and payload[name] is not None:
+            fail(f"an {payload['type']} has no {name}", ("payload", name))
+    return Wire(
+        kind="DML",
+        type=payload["type"],
+        commit_ts=payload["commitTs"] % 2**64,
+        build_ts=payload["buildTs"],
+        database=payload["database"],
+        table=payload["table"],
+        table_id=payload["tableID"],
+        schema_version=payload["schemaVersion"] % 2**64,
+        claim_check_location=payload["claimCheckLocation"],
+        handle_key_only=payload["handleKeyOnly"] is True,
+        checksum=checksum,
+        data=_raw_columns(payload["data"], ("payload", "data"), fail),
+        old=_raw_columns(payload["old"], ("payload", "old"), fail),
+    )
+
+
+_KINDS: dict[str, Callable[[dict[str, Any], Fail], Wire]] = {
+    "WATERMARK": _watermark,
+    "BOOTSTRAP": _bootstrap,
+    "DDL": _ddl,
+    "DML": _dml,
+}
+"""The Message record's ``type`` → the reader of its payload record (§4.8)."""
+
+
 def parse(value: bytes, message_index: int) -> Wire:
     """The members of a Simple-Avro message value; ``DecodeError`` when it is not one."""
     fail = failer(PROTOCOL, message_index)
@@ -206,44 +303,4 @@ def parse(value: bytes, message_index: int) -> Wire:
     payload = _unwrap(message["payload"], _PAYLOADS[kind], ("payload",), fail)
     if payload["version"] != VERSION:
         fail("version must be 1", ("payload", "version"))
-    commit_ts = payload.get("commitTs", 0) % 2**64
-    build_ts = payload["buildTs"]
-    if kind == "WATERMARK":
-        return Wire(kind=kind, type=kind, commit_ts=commit_ts, build_ts=build_ts)
-    if kind == "BOOTSTRAP":
-        table = read_table_schema(payload["tableSchema"], ("payload", "tableSchema"), fail,
-                                  avro=True)  # fmt: skip
-        return Wire(kind=kind, type=kind, commit_ts=0, build_ts=build_ts, table_schema=table)
-    if kind == "DDL":
-        schemas = {
-            name: read_table_schema(
-                _unwrap(payload[name], "TableSchema", ("payload", name), fail),
-                ("payload", name), fail, avro=True,
-            )
-            for name in ("tableSchema", "preTableSchema")
-            if payload[name] is not None
-        }  # fmt: skip
-        return Wire(kind=kind, type=payload["type"], commit_ts=commit_ts, build_ts=build_ts,
-                    sql=payload["sql"], table_schema=schemas.get("tableSchema"),
-                    pre_table_schema=schemas.get("preTableSchema"))  # fmt: skip
-    checksum = None
-    if payload["checksum"] is not None:
-        fields = _unwrap(payload["checksum"], "Checksum", ("payload", "checksum"), fail)
-        for name in ("current", "previous"):
-            if not 0 <= fields[name] < 2**32:
-                fail("a checksum is a uint32", ("payload", "checksum", name))
-        checksum = Checksum(version=fields["version"], corrupted=fields["corrupted"],
-                            current=fields["current"], previous=fields["previous"])  # fmt: skip
-    images = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}[payload["type"]]
-    for name in ("data", "old"):
-        if name not in images and payload[name] is not None:
-            fail(f"an {payload['type']} has no {name}", ("payload", name))
-    return Wire(
-        kind=kind, type=payload["type"], commit_ts=commit_ts, build_ts=build_ts,
-        database=payload["database"], table=payload["table"], table_id=payload["tableID"],
-        schema_version=payload["schemaVersion"] % 2**64,
-        claim_check_location=payload["claimCheckLocation"],
-        handle_key_only=payload["handleKeyOnly"] is True, checksum=checksum,
-        data=_raw_columns(payload["data"], ("payload", "data"), fail),
-        old=_raw_columns(payload["old"], ("payload", "old"), fail),
-    )  # fmt: skip
+    return _KINDS[kind](payload, fail)

@@ -23,20 +23,26 @@ from __future__ import annotations
 import math
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ticdc_conformance.reference.decoded import DecodedRow
+from ticdc_conformance.reference.mysql import (
+    INTEGER_TYPES,
+    STRING_TYPES,
+    UINT64_TYPES,
+    MySQLType,
+    by_code,
+)
 from ticdc_conformance.reference.simple._schema import schema_columns
 from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["Checksum", "column_bytes", "row_checksum", "verify_checksum"]
+__all__ = ["COLUMN_BYTES", "Checksum", "column_bytes", "row_checksum", "verify_checksum"]
 
-_UINT64_CODES = frozenset({1, 2, 3, 8, 9, 13, 16, 247, 248})
-_LENGTH_TEXT_CODES = frozenset({10, 11, 12, 14, 245, 246, 15, 253, 254, 249, 250, 251, 252})
 _ZERO_TIMESTAMP = "0000-00-00 00:00:00"
 
 
@@ -74,41 +80,69 @@ def _length_value(data: bytes) -> bytes:
     return struct.pack("<I", len(data)) + data
 
 
+def _uint64(column: ColumnInfo, value: Value) -> bytes:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"column {column.name!r}: expected an integer")
+    return struct.pack("<Q", value % 2**64)
+
+
+def _float64(bits: int, column: ColumnInfo, value: Value) -> bytes:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"column {column.name!r}: expected a number")
+    number = float(value)
+    if bits == 32:
+        number = struct.unpack("<f", struct.pack("<f", number))[0]
+    return struct.pack("<d", number if math.isfinite(number) else 0.0)
+
+
+def _timestamp(column: ColumnInfo, value: Value) -> bytes:
+    if not isinstance(value, TimestampValue):
+        raise ValueError(f"column {column.name!r}: expected a timestamp")
+    return _length_value(_to_utc(value).encode())
+
+
+def _vector(column: ColumnInfo, value: Value) -> bytes:
+    if not isinstance(value, str):
+        raise ValueError(f"column {column.name!r}: expected the vector text")
+    body = value.strip()[1:-1]
+    elements = [float(item) for item in body.split(",")] if body.strip() else []
+    return struct.pack(f"<I{len(elements)}f", len(elements), *elements)
+
+
+def _length_text(column: ColumnInfo, value: Value) -> bytes:
+    if isinstance(value, DecimalValue):
+        value = value.text
+    if isinstance(value, str):
+        return _length_value(value.encode("utf-8", "surrogateescape"))
+    if isinstance(value, bytes):
+        return _length_value(value)
+    raise ValueError(f"column {column.name!r}: expected text or bytes")
+
+
+def _nothing(column: ColumnInfo, value: Value) -> bytes:
+    del column, value
+    return b""
+
+
+COLUMN_BYTES: dict[MySQLType, Callable[[ColumnInfo, Value], bytes]] = {
+    **dict.fromkeys(INTEGER_TYPES | UINT64_TYPES | {"year"}, _uint64),
+    "float": partial(_float64, 32),
+    "double": partial(_float64, 64),
+    "timestamp": _timestamp,
+    "vector": _vector,
+    **dict.fromkeys(STRING_TYPES | {"date", "time", "datetime", "json", "decimal"}, _length_text),
+    "null": _nothing,
+    "geometry": _nothing,
+}
+"""What a column of each type adds to the checksum (NULL and GEOMETRY take no part)."""
+_BY_CODE = by_code(COLUMN_BYTES)
+
+
 def column_bytes(column: ColumnInfo, value: Value) -> bytes:
     """What one column adds to the checksum (``ValueError`` if its value does not fit)."""
     if value is None:
         return b""
-    code = column.effective_type_code
-    if code in _UINT64_CODES:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"column {column.name!r}: expected an integer")
-        return struct.pack("<Q", value % 2**64)
-    if code in (4, 5):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"column {column.name!r}: expected a number")
-        number = float(value)
-        if code == 4:
-            number = struct.unpack("<f", struct.pack("<f", number))[0]
-        return struct.pack("<d", number if math.isfinite(number) else 0.0)
-    if code == 7:
-        if not isinstance(value, TimestampValue):
-            raise ValueError(f"column {column.name!r}: expected a timestamp")
-        return _length_value(_to_utc(value).encode())
-    if code == 225:
-        if not isinstance(value, str):
-            raise ValueError(f"column {column.name!r}: expected the vector text")
-        body = value.strip()[1:-1]
-        elements = [float(item) for item in body.split(",")] if body.strip() else []
-        return struct.pack(f"<I{len(elements)}f", len(elements), *elements)
-    if code in _LENGTH_TEXT_CODES:
-        if isinstance(value, DecimalValue):
-            value = value.text
-        if isinstance(value, str):
-            return _length_value(value.encode("utf-8", "surrogateescape"))
-        if isinstance(value, bytes):
-            return _length_value(value)
-        raise ValueError(f"column {column.name!r}: expected text or bytes")
-    return b""  # NULL and GEOMETRY take no part
+    return _BY_CODE.get(column.effective_type_code, _nothing)(column, value)
 
 
 def row_checksum(table: TableInfo, image: Sequence[Value]) -> int:

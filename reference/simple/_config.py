@@ -1,9 +1,10 @@
 """Simple protocol encoder options, named after TiCDC's sink options (ground truth §1.5, §4).
 
-``buildTs`` is the wall-clock time at encoding (§4.2). The reference reads no clock: the
-``build_ts`` callable gives it, and its default always answers 0 so that output is
-reproducible. Comparisons of Simple messages must ignore ``buildTs`` (decoded events do not
-carry it).
+One ``Config`` serves both encodings: TiCDC's ``encoding-format`` is the codec itself
+(``simple_json`` or ``simple_avro``). ``buildTs`` is the wall-clock time at encoding (§4.2).
+The reference reads no clock: the ``build_ts`` callable gives it, and its default always
+answers 0 so that output is reproducible. Comparisons of Simple messages must ignore
+``buildTs`` (decoded events do not carry it).
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ticdc_conformance.reference._options import large_message_problems, read_options
+from ticdc_conformance.reference._options import (
+    LARGE_MESSAGE_OPTIONS,
+    LargeMessageHandleOption,
+    OptionReader,
+    large_message_problems,
+    no_clock,
+)
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -20,12 +27,7 @@ PROTOCOL = "simple"
 PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
 
 EncodingFormat = Literal["json", "avro"]
-LargeMessageHandleOption = Literal["none", "handle-key-only", "claim-check"]
-
-
-def no_clock() -> int:
-    """The default ``buildTs``: always 0 (the reference reads no wall clock)."""
-    return 0
+"""TiCDC's ``encoding-format``: the kit's protocols ``simple-json`` and ``simple-avro``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,8 +35,6 @@ class Config:
     """Encoder options; field names are TiCDC's option names with ``_`` for ``-``."""
 
     profile: Profile = "tiflow"
-    encoding_format: EncodingFormat = "json"
-    """``[sink.kafka-config.codec-config] encoding-format`` (§4)."""
     max_message_bytes: int = 10 * 1024 * 1024
     large_message_handle_option: LargeMessageHandleOption = "none"
     claim_check_storage_uri: str = ""
@@ -52,8 +52,6 @@ class Config:
         problems = []
         if self.profile not in PROFILES:
             problems.append(f"profile must be one of {', '.join(PROFILES)}")
-        if self.encoding_format not in ("json", "avro"):
-            problems.append("encoding-format must be json or avro")
         if self.max_message_bytes <= 0:
             problems.append("max-message-bytes must be positive")
         problems += large_message_problems(
@@ -63,11 +61,6 @@ class Config:
             problems.append("time zone must be a location name")
         if problems:
             raise EncodeError("; ".join(problems), protocol=PROTOCOL)
-
-    @property
-    def protocol(self) -> str:
-        """The kit's protocol name for this encoding: ``simple-json`` or ``simple-avro``."""
-        return f"{PROTOCOL}-{self.encoding_format}"
 
 
 OPTIONS: Mapping[str, str] = {
@@ -80,25 +73,28 @@ OPTIONS: Mapping[str, str] = {
 }
 
 
-def _integrity_check_level(text: str) -> tuple[str, object]:
-    if text not in ("none", "correctness"):
-        raise ValueError("takes none or correctness")
-    return "enable_row_checksum", text == "correctness"
-
-
 def config_from_options(
-    options: Mapping[str, str],
-    *,
-    profile: str | None = None,
-    encoding_format: EncodingFormat = "json",
+    options: Mapping[str, str], *, profile: str | None = None, encoding: EncodingFormat
 ) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
-    values = read_options(
-        options, Config(), protocol=f"{PROTOCOL}-{encoding_format}", known=OPTIONS,
-        renames={"tz": "time_zone"},
-        special={"integrity-check-level": _integrity_check_level},
-    )  # fmt: skip
-    values["encoding_format"] = encoding_format
-    if profile is not None:
-        values["profile"] = profile
-    return Config(**values)  # type: ignore[arg-type]
+    read = OptionReader(options, protocol=f"{PROTOCOL}-{encoding}", known=OPTIONS)
+    default = Config()
+    integrity = read.choice(
+        "integrity-check-level",
+        "correctness" if default.enable_row_checksum else "none",
+        ("none", "correctness"),
+    )
+    return Config(
+        profile=read.profile(profile, default.profile),
+        max_message_bytes=read.whole("max-message-bytes", default.max_message_bytes),
+        large_message_handle_option=read.choice(
+            "large-message-handle-option",
+            default.large_message_handle_option,
+            LARGE_MESSAGE_OPTIONS,
+        ),
+        claim_check_storage_uri=read.text(
+            "claim-check-storage-uri", default.claim_check_storage_uri
+        ),
+        enable_row_checksum=integrity == "correctness",
+        time_zone=read.text("tz", default.time_zone),
+    )

@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -33,12 +32,13 @@ from ticdc_conformance.reference.decoded import (
 )
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
 from ticdc_conformance.reference.simple._values import read_value, untyped
-from ticdc_conformance.reference.simple._wire import Columns, Wire, pointer
+from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.tables import TableInfo
 
 __all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
@@ -83,7 +83,7 @@ def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
     if type(document) is not dict or document.keys() != {"key", "value"}:
         raise DecodeError(
             "a claim-check file is an object with key and value",
-            protocol="simple", part="value", path="", message_index=message_index,
+            protocol="simple", part="value", path=(), message_index=message_index,
         )  # fmt: skip
     parts: dict[str, bytes | None] = {}
     for name in ("key", "value"):
@@ -92,16 +92,15 @@ def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
             parts[name] = None if encoded is None else base64.b64decode(encoded, validate=True)
         except (TypeError, binascii.Error, ValueError):
             raise DecodeError("must be base64 text or null", protocol="simple", part="value",
-                              path=f"/{name}", message_index=message_index) from None  # fmt: skip
+                              path=(name,), message_index=message_index) from None  # fmt: skip
     return Message(key=parts["key"], value=parts["value"])
 
 
 def _schema_event(wire: Wire) -> DecodedEvent:
     if wire.kind == "WATERMARK":
         return DecodedResolved(commit_ts=wire.commit_ts)
-    if wire.kind == "BOOTSTRAP":
-        table = wire.table_schema
-        assert table is not None
+    table = wire.table_schema
+    if wire.kind == "BOOTSTRAP" and table is not None:  # a BOOTSTRAP always has one
         return DecodedBootstrap(commit_ts=wire.commit_ts, schema=table.schema, table=table.name,
                                 table_info=table)  # fmt: skip
     named = wire.table_schema or wire.pre_table_schema
@@ -147,9 +146,7 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
-def _typed(
-    wire: Wire, table: TableInfo, avro: bool, fail: Callable[[str, str], NoReturn]
-) -> DecodedRow:
+def _typed(wire: Wire, table: TableInfo, avro: bool, fail: Fail) -> DecodedRow:
     images: list[tuple[DecodedColumn, ...] | None] = []
     for member, columns in (("old", wire.old), ("data", wire.data)):
         if columns is None:
@@ -159,7 +156,7 @@ def _typed(
         unknown = raw.keys() - {column.name for column in table.columns}
         if unknown:
             fail(f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
-                 pointer((member, min(unknown))))  # fmt: skip
+                 (member, min(unknown)))  # fmt: skip
         typed = []
         for column in table.columns:  # TiCDC's consumer lists columns in schema order
             if column.name not in raw:
@@ -167,7 +164,7 @@ def _typed(
             try:
                 value = read_value(column, raw[column.name], avro=avro)
             except ValueError as error:
-                fail(f"{column.type}: {error}", pointer((member, column.name)))
+                fail(f"{column.type}: {error}", (member, column.name))
             typed.append(DecodedColumn(column.name, value, mysql_type=column.type))
         images.append(tuple(typed))
     return _row(wire, images[0], images[1])
@@ -210,11 +207,10 @@ class SimpleDecoder:
             return  # TiCDC's consumer keeps only named tables
         self._schemas.setdefault((table.schema, table.name, table.schema_version or 0), table)
 
-    def _resolve(self, wire: Wire, message_index: int, *, released: bool) -> DecodedRow | None:
-        table = self.table_info(wire.database, wire.table, wire.schema_version)
-        assert table is not None
-
-        def fail(reason: str, path: str) -> NoReturn:
+    def _resolve(
+        self, wire: Wire, table: TableInfo, message_index: int, *, released: bool
+    ) -> DecodedRow | None:
+        def fail(reason: str, path: Path) -> NoReturn:
             raise DecodeError(reason, protocol=f"simple-{self.encoding}", part="value",
                               path=path, message_index=message_index)  # fmt: skip
 
@@ -229,7 +225,7 @@ class SimpleDecoder:
         except DecodeError as error:
             if not released:
                 raise
-            reject(f"does not fit its schema at {error.path}: {error.reason}")
+            reject(f"does not fit its schema at {error.pointer}: {error.reason}")
             return None
         if self.verify_checksums and wire.checksum is not None:
             problems = verify_checksum(row, table, wire.checksum)
@@ -246,19 +242,21 @@ class SimpleDecoder:
         """
         wire = parse(message, self.encoding, message_index)
         if wire.kind == "DML":
-            if self.table_info(wire.database, wire.table, wire.schema_version) is None:
+            table = self.table_info(wire.database, wire.table, wire.schema_version)
+            if table is None:
                 self._held.append((message_index, wire))
                 return []
-            row = self._resolve(wire, message_index, released=False)
+            row = self._resolve(wire, table, message_index, released=False)
             return [] if row is None else [row]
         events = [_schema_event(wire)]
         self._remember(wire.table_schema)
         self._remember(wire.pre_table_schema)
         still_held = []
         for index, held in self._held:
-            if self.table_info(held.database, held.table, held.schema_version) is None:
+            table = self.table_info(held.database, held.table, held.schema_version)
+            if table is None:
                 still_held.append((index, held))
-            elif (row := self._resolve(held, index, released=True)) is not None:
+            elif (row := self._resolve(held, table, index, released=True)) is not None:
                 events.append(row)
         self._held = still_held
         return events

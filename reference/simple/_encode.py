@@ -24,7 +24,7 @@ from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChanged
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import Checksum, row_checksum
-from ticdc_conformance.reference.simple._config import Config
+from ticdc_conformance.reference.simple._config import PROTOCOL, Config, EncodingFormat
 from ticdc_conformance.reference.simple._schema import ddl_kind
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
@@ -40,19 +40,20 @@ def _check_size(value: bytes, config: Config, what: str) -> Message:
         raise EncodeError(
             f"{what} needs {length} bytes, max-message-bytes is {config.max_message_bytes}"
             " (ErrMessageTooLarge)",
-            protocol=config.protocol,
+            protocol=PROTOCOL,
         )
     return Message(key=None, value=value)
 
 
-def encode_bootstrap(table: TableInfo, config: Config) -> Message:
+def encode_bootstrap(table: TableInfo, config: Config, encoding: EncodingFormat) -> Message:
     """The BOOTSTRAP message of ``table``: its schema, commitTs 0, nil key (§4.9)."""
-    marshal = _json if config.encoding_format == "json" else _avro
+    marshal = _json if encoding == "json" else _avro
     try:
         value = marshal.bootstrap(table, config.build_ts(), config.profile)
-    except ValueError as error:
-        raise EncodeError(str(error), protocol=config.protocol) from None
-    return _check_size(value, config, "BOOTSTRAP")
+        return _check_size(value, config, "BOOTSTRAP")
+    except ValueError as error:  # EncodeError included: name the encoding
+        reason = error.reason if isinstance(error, EncodeError) else str(error)
+        raise EncodeError(reason, protocol=f"{PROTOCOL}-{encoding}") from None
 
 
 def _in_zone(image: Sequence[Value], zone: str) -> list[Value]:
@@ -74,7 +75,9 @@ def event_checksum(event: RowChangedEvent, config: Config) -> Checksum | None:
 def _row_value(
     event: RowChangedEvent,
     config: Config,
+    encoding: EncodingFormat,
     checksum: Checksum | None,
+    *,
     handle_key_only: bool = False,
     location: str | None = None,
 ) -> bytes:
@@ -84,8 +87,8 @@ def _row_value(
         positions = [i for i in positions if flags[i] & HANDLE_KEY_FLAG]
         if not positions:
             raise EncodeError("handle-key-only needs a table with a handle key",
-                              protocol=config.protocol)  # fmt: skip
-    if config.encoding_format == "json":
+                              protocol=PROTOCOL)  # fmt: skip
+    if encoding == "json":
         return _json.dml(
             event, positions, build_ts=config.build_ts(), zone=config.time_zone,
             handle_key_only=handle_key_only, location=location, checksum=checksum,
@@ -109,9 +112,9 @@ def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:
     return ClaimCheckObject(location=location, content=content)
 
 
-def _encode_row(event: RowChangedEvent, config: Config) -> Message:
+def _encode_row(event: RowChangedEvent, config: Config, encoding: EncodingFormat) -> Message:
     checksum = event_checksum(event, config) if config.enable_row_checksum else None
-    value = _row_value(event, config, checksum)
+    value = _row_value(event, config, encoding, checksum)
     length = len(value) + RECORD_OVERHEAD
     if length <= config.max_message_bytes:
         return Message(key=None, value=value)
@@ -120,19 +123,22 @@ def _encode_row(event: RowChangedEvent, config: Config) -> Message:
         return _check_size(value, config, "row")
     claim_check = _claim_check(value, config) if option == "claim-check" else None
     location = None if claim_check is None else claim_check.location
-    small = _row_value(event, config, checksum, handle_key_only=True, location=location)
+    small = _row_value(event, config, encoding, checksum, handle_key_only=True, location=location)
     message = _check_size(small, config, f"row (after {option}, {length} before)")
     return replace(message, claim_checks=() if claim_check is None else (claim_check,))
 
 
-def encode(events: Iterable[ChangeEvent], config: Config) -> list[Message]:
+def encode(
+    events: Iterable[ChangeEvent], config: Config, encoding: EncodingFormat
+) -> list[Message]:
     """Encode change events into Simple messages as the profile's TiCDC would."""
-    marshal = _json if config.encoding_format == "json" else _avro
+    marshal = _json if encoding == "json" else _avro
+    protocol = f"{PROTOCOL}-{encoding}"
     messages: list[Message] = []
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
-                messages.append(_encode_row(event, config))
+                messages.append(_encode_row(event, config, encoding))
             elif isinstance(event, DDLEvent):
                 kind = ddl_kind(event.ddl_type, config.profile)
                 value = marshal.ddl(event, kind, config.build_ts(), config.profile)
@@ -141,7 +147,7 @@ def encode(events: Iterable[ChangeEvent], config: Config) -> list[Message]:
                 value = marshal.watermark(event.commit_ts, config.build_ts())
                 messages.append(Message(key=None, value=value))
         except EncodeError as error:
-            raise EncodeError(error.reason, protocol=config.protocol, event_index=index) from None
+            raise EncodeError(error.reason, protocol=protocol, event_index=index) from None
         except ValueError as error:
-            raise EncodeError(str(error), protocol=config.protocol, event_index=index) from None
+            raise EncodeError(str(error), protocol=protocol, event_index=index) from None
     return messages

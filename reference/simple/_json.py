@@ -9,15 +9,17 @@ empty map disappears too. Strings are HTML-escaped and invalid UTF-8 becomes U+F
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from ticdc_conformance.reference._gojson import GoJsonReader, JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import DDLEvent, RowChangedEvent
+from ticdc_conformance.reference.jsondoc import Fail, Json, JsonObject
+from ticdc_conformance.reference.mysql import INT64, UINT64
 from ticdc_conformance.reference.simple._checksum import Checksum
 from ticdc_conformance.reference.simple._schema import (
     DDL_KINDS,
-    Fail,
     read_table_schema,
     table_schema_json,
 )
@@ -40,8 +42,6 @@ _MEMBERS = {
 }  # fmt: skip
 _CHECKSUM = frozenset({"version", "corrupted", "current", "previous"})
 _IMAGES = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}
-_INT64 = range(-(2**63), 2**63)
-_UINT64 = range(2**64)
 _UINT32 = range(2**32)
 
 
@@ -131,14 +131,21 @@ def dml(
 _decoder = GoJsonReader()
 
 
-def _integer(raw: dict[str, object], name: str, allowed: range, fail: Fail) -> int:
+def _integer(raw: JsonObject, name: str, allowed: range, fail: Fail) -> int:
     value = raw.get(name, 0)
     if type(value) is not int or value not in allowed:
         fail(f"{name} must be an integer in [{allowed.start}, {allowed.stop})", (name,))
     return value
 
 
-def _raw_columns(raw: object, member: str, fail: Fail) -> Columns:
+def _text(raw: JsonObject, name: str, fail: Fail) -> str:
+    value = raw.get(name, "")
+    if type(value) is not str:
+        fail(f"{name} must be a string", (name,))
+    return value
+
+
+def _raw_columns(raw: Json, member: str, fail: Fail) -> Columns:
     if type(raw) is not dict:
         fail("must be an object of columns", (member,))
     columns: list[tuple[str, Raw]] = []
@@ -158,19 +165,110 @@ def _raw_columns(raw: object, member: str, fail: Fail) -> Columns:
     return tuple(columns)
 
 
-def _checksum(raw: object, fail: Fail) -> Checksum:
+def _checksum(raw: Json, fail: Fail) -> Checksum:
     if type(raw) is not dict or raw.keys() != _CHECKSUM:
         fail("checksum has version, corrupted, current and previous", ("checksum",))
-    if type(raw["corrupted"]) is not bool:
+    corrupted = raw["corrupted"]
+    if type(corrupted) is not bool:
         fail("must be a boolean", ("checksum", "corrupted"))
-    for name, allowed in (("version", _INT64), ("current", _UINT32), ("previous", _UINT32)):
-        if type(raw[name]) is not int or raw[name] not in allowed:
+    numbers = []
+    for name, allowed in (("version", INT64), ("current", _UINT32), ("previous", _UINT32)):
+        number = raw[name]
+        if type(number) is not int or number not in allowed:
             fail("out of range", ("checksum", name))
-    return Checksum(version=raw["version"], corrupted=raw["corrupted"], current=raw["current"],
-                    previous=raw["previous"])  # fmt: skip
+        numbers.append(number)
+    version, current, previous = numbers
+    return Checksum(version=version, corrupted=corrupted, current=current, previous=previous)
 
 
-def _kind(message_type: object) -> str:
+class _Envelope(NamedTuple):
+    """The members every message has, checked."""
+
+    raw: JsonObject
+    type: str
+    commit_ts: int
+    build_ts: int
+
+
+def _schemas(raw: JsonObject, fail: Fail) -> dict[str, TableInfo]:
+    return {
+        name: read_table_schema(raw[name], (name,), fail, avro=False)
+        for name in ("tableSchema", "preTableSchema")
+        if name in raw
+    }
+
+
+def _watermark(envelope: _Envelope, fail: Fail) -> Wire:
+    del fail
+    return Wire(
+        kind="WATERMARK", type="WATERMARK", commit_ts=envelope.commit_ts, build_ts=envelope.build_ts
+    )
+
+
+def _bootstrap(envelope: _Envelope, fail: Fail) -> Wire:
+    schemas = _schemas(envelope.raw, fail)
+    if "tableSchema" not in schemas:
+        fail("a BOOTSTRAP has a tableSchema", ())
+    return Wire(
+        kind="BOOTSTRAP",
+        type="BOOTSTRAP",
+        commit_ts=envelope.commit_ts,
+        build_ts=envelope.build_ts,
+        table_schema=schemas["tableSchema"],
+    )
+
+
+def _ddl(envelope: _Envelope, fail: Fail) -> Wire:
+    schemas = _schemas(envelope.raw, fail)
+    return Wire(
+        kind="DDL",
+        type=envelope.type,
+        commit_ts=envelope.commit_ts,
+        build_ts=envelope.build_ts,
+        sql=_text(envelope.raw, "sql", fail),
+        table_schema=schemas.get("tableSchema"),
+        pre_table_schema=schemas.get("preTableSchema"),
+    )
+
+
+def _dml(envelope: _Envelope, fail: Fail) -> Wire:
+    raw = envelope.raw
+    database, table = _text(raw, "database", fail), _text(raw, "table", fail)
+    location = _text(raw, "claimCheckLocation", fail)
+    handle_key_only = raw.get("handleKeyOnly", False)
+    if type(handle_key_only) is not bool:
+        fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
+    images = {name: _raw_columns(raw[name], name, fail) for name in ("data", "old") if name in raw}
+    extra = images.keys() - set(_IMAGES[envelope.type])
+    if extra:
+        fail(f"an {envelope.type} has no {min(extra)}", (min(extra),))
+    return Wire(
+        kind="DML",
+        type=envelope.type,
+        commit_ts=envelope.commit_ts,
+        build_ts=envelope.build_ts,
+        database=database,
+        table=table,
+        table_id=_integer(raw, "tableID", INT64, fail),
+        schema_version=_integer(raw, "schemaVersion", UINT64, fail),
+        claim_check_location=location or None,
+        handle_key_only=handle_key_only,
+        checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
+        data=images.get("data"),
+        old=images.get("old"),
+    )
+
+
+_KINDS: dict[str, Callable[[_Envelope, Fail], Wire]] = {
+    "WATERMARK": _watermark,
+    "BOOTSTRAP": _bootstrap,
+    "DDL": _ddl,
+    "DML": _dml,
+}
+"""Message kind → the reader of its own members (§4.2)."""
+
+
+def _kind(message_type: Json) -> str:
     if message_type in ("WATERMARK", "BOOTSTRAP"):
         return str(message_type)
     if message_type in DDL_KINDS:
@@ -180,66 +278,34 @@ def _kind(message_type: object) -> str:
     return ""
 
 
-def parse(value: bytes, message_index: int) -> Wire:
-    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one."""
-    fail = failer(PROTOCOL, message_index)
+def _document(value: bytes, message_index: int) -> Json:
     try:
-        raw = _decoder.decode(value.decode())
+        return _decoder.decode(value.decode())
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise DecodeError(
             f"not JSON: {error}", protocol=PROTOCOL, part="value", offset=0,
             message_index=message_index,
         ) from None  # fmt: skip
+
+
+def parse(value: bytes, message_index: int) -> Wire:
+    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one."""
+    fail = failer(PROTOCOL, message_index)
+    raw = _document(value, message_index)
     if type(raw) is not dict:
         fail("a message is a JSON object", ())
-    kind = _kind(raw.get("type"))
-    if not kind:
+    message_type = raw.get("type")
+    kind = _kind(message_type)
+    if not kind or type(message_type) is not str:
         fail("unknown message type", ("type",))
     unknown = raw.keys() - _MEMBERS[kind]
     if unknown:
-        fail(f"a {raw['type']} message has no such member", (min(unknown),))
+        fail(f"a {message_type} message has no such member", (min(unknown),))
     missing = _COMMON - raw.keys()
     if missing:
         fail(f"missing member {min(missing)}", ())
     if raw["version"] != VERSION or type(raw["version"]) is not int:
         fail("version must be 1", ("version",))
-    commit_ts = _integer(raw, "commitTs", _UINT64, fail)
-    build_ts = _integer(raw, "buildTs", _INT64, fail)
-    if kind == "WATERMARK":
-        return Wire(kind=kind, type=kind, commit_ts=commit_ts, build_ts=build_ts)
-    schemas = {
-        name: read_table_schema(raw[name], (name,), fail, avro=False)
-        for name in ("tableSchema", "preTableSchema")
-        if name in raw
-    }
-    if kind == "BOOTSTRAP":
-        if "tableSchema" not in schemas:
-            fail("a BOOTSTRAP has a tableSchema", ())
-        return Wire(kind=kind, type=kind, commit_ts=commit_ts, build_ts=build_ts,
-                    table_schema=schemas["tableSchema"])  # fmt: skip
-    if kind == "DDL":
-        sql = raw.get("sql", "")
-        if type(sql) is not str:
-            fail("sql must be a string", ("sql",))
-        return Wire(kind=kind, type=raw["type"], commit_ts=commit_ts, build_ts=build_ts,
-                    sql=sql, table_schema=schemas.get("tableSchema"),
-                    pre_table_schema=schemas.get("preTableSchema"))  # fmt: skip
-    for name in ("database", "table", "claimCheckLocation"):
-        if type(raw.get(name, "")) is not str:
-            fail(f"{name} must be a string", (name,))
-    if type(raw.get("handleKeyOnly", False)) is not bool:
-        fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
-    images = {name: _raw_columns(raw[name], name, fail) for name in ("data", "old") if name in raw}
-    extra = images.keys() - set(_IMAGES[raw["type"]])
-    if extra:
-        fail(f"an {raw['type']} has no {min(extra)}", (min(extra),))
-    return Wire(
-        kind=kind, type=raw["type"], commit_ts=commit_ts, build_ts=build_ts,
-        database=raw.get("database", ""), table=raw.get("table", ""),
-        table_id=_integer(raw, "tableID", _INT64, fail),
-        schema_version=_integer(raw, "schemaVersion", _UINT64, fail),
-        claim_check_location=raw.get("claimCheckLocation") or None,
-        handle_key_only=raw.get("handleKeyOnly", False),
-        checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
-        data=images.get("data"), old=images.get("old"),
-    )  # fmt: skip
+    commit_ts = _integer(raw, "commitTs", UINT64, fail)
+    envelope = _Envelope(raw, message_type, commit_ts, _integer(raw, "buildTs", INT64, fail))
+    return _KINDS[kind](envelope, fail)

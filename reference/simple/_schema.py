@@ -22,12 +22,22 @@ the indexes. Column ids, keys, comments and generation are not carried.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NoReturn
-
 from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
-from ticdc_conformance.reference.simple._text import avro_text, to_int64
-from ticdc_conformance.reference.tables import TYPE_CODES, ColumnInfo, IndexInfo, Profile, TableInfo
+from ticdc_conformance.reference.jsondoc import Fail, Json, Members, Path, Wording
+from ticdc_conformance.reference.mysql import (
+    ANY_INT,
+    INT64,
+    INTEGER_TYPES,
+    TYPE_OF_CODE,
+    UINT64,
+    MySQLType,
+    codes_of,
+    type_named,
+    type_to_str,
+    wrap_int64,
+)
+from ticdc_conformance.reference.simple._text import avro_text
+from ticdc_conformance.reference.tables import ColumnInfo, IndexInfo, Profile, TableInfo
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = [
@@ -66,29 +76,17 @@ def ddl_kind(action_type: int, profile: Profile) -> str:
     return _KIND_BY_ACTION.get(action_type, "QUERY")
 
 
-_BASE_NAMES = {
-    1: "tinyint", 2: "smallint", 3: "int", 4: "float", 5: "double", 6: "null",
-    7: "timestamp", 8: "bigint", 9: "mediumint", 10: "date", 11: "time", 12: "datetime",
-    13: "year", 15: "varchar", 16: "bit", 225: "vector", 245: "json", 246: "decimal",
-    247: "enum", 248: "set", 249: "tinytext", 250: "mediumtext", 251: "longtext",
-    252: "text", 254: "char", 255: "geometry",
-}  # fmt: skip
-_NUMERIC_CODES = frozenset({1, 2, 3, 8, 9, 4, 5, 16, 13})
-"""Types whose Avro ``dataType`` always carries unsigned and zerofill (with DECIMAL)."""
+_NUMERIC = codes_of(INTEGER_TYPES | {"float", "double", "bit", "year", "decimal"})
+"""Types whose Avro ``dataType`` always carries unsigned and zerofill."""
 
 
 def mysql_type(column: ColumnInfo) -> str:
     """TiDB's ``TypeToStr(type, charset)`` for the column (§4.4)."""
     code = column.effective_type_code
-    if code not in _BASE_NAMES:
+    name = TYPE_OF_CODE.get(code)
+    if name is None:
         raise ValueError(f"type code {code} has no TiDB type name")
-    name = _BASE_NAMES[code]
-    if column.effective_charset == "binary":
-        if code in (249, 250, 251, 252):
-            return name.replace("text", "blob")
-        if code in (15, 254):
-            return name.replace("char", "binary")
-    return name
+    return type_to_str(name, column.effective_charset)
 
 
 def collation(column: ColumnInfo) -> str:
@@ -143,7 +141,7 @@ def _default_text(column: ColumnInfo, value: Value) -> str:
 
 
 def _bit_default(value: Value) -> int:
-    if not isinstance(value, int) or not 0 <= value < 2**64:
+    if not isinstance(value, int) or value not in UINT64:
         raise ValueError("a BIT default is an unsigned integer")
     return value
 
@@ -212,8 +210,8 @@ def _avro_column(table: TableInfo, position: int) -> dict[str, object]:
         "length": column.length or 0,
         "decimal": (column.decimal or 0) if code == 246 else None,
         "elements": list(column.elements or ()) if code in (247, 248) else None,
-        "unsigned": column.unsigned if code in _NUMERIC_CODES or code == 246 else None,
-        "zerofill": column.zerofill if code in _NUMERIC_CODES or code == 246 else None,
+        "unsigned": column.unsigned if code in _NUMERIC else None,
+        "zerofill": column.zerofill if code in _NUMERIC else None,
     }
     default: str | None = None
     if column.default is not None:
@@ -237,7 +235,7 @@ def table_schema_avro(table: TableInfo, profile: Profile) -> dict[str, object]:
         "database": avro_text(table.schema),
         "table": avro_text(table.name),
         "tableID": table.table_id or 0,
-        "version": to_int64(table.schema_version or 0),
+        "version": wrap_int64(table.schema_version or 0),
         "columns": [_avro_column(table, i) for i in schema_columns(table, profile)],
         "indexes": [
             {
@@ -252,58 +250,21 @@ def table_schema_avro(table: TableInfo, profile: Profile) -> dict[str, object]:
     }
 
 
-Fail = Callable[[str, tuple[str, ...]], NoReturn]
-"""Reports a problem at a JSON Pointer path given as tokens (raises ``DecodeError``)."""
-
-
-class _Reader:
-    """Typed access to one parsed object, failing at the member's path."""
-
-    def __init__(
-        self, raw: object, path: tuple[str, ...], fail: Fail, allowed: frozenset[str]
-    ) -> None:
-        if type(raw) is not dict:
-            fail("expected an object", path)
-        unknown = raw.keys() - allowed
-        if unknown:
-            fail("unknown member", (*path, min(unknown)))
-        self.raw, self.path, self.fail = raw, path, fail
-
-    def get(self, name: str, kind: type, *, optional: bool = False) -> object:
-        if name not in self.raw:
-            if optional:
-                return None
-            self.fail(f"missing member {name}", self.path)
-        value = self.raw[name]
-        if optional and value is None:
-            return None
-        if type(value) is not kind:
-            self.fail(f"expected {kind.__name__}", (*self.path, name))
-        return value
-
-    def names(self, name: str, *, optional: bool = False) -> tuple[str, ...] | None:
-        value = self.get(name, list, optional=optional)
-        if value is None:
-            return None
-        assert isinstance(value, list)
-        if not all(type(item) is str for item in value):
-            self.fail("expected a list of strings", (*self.path, name))
-        return tuple(value)
-
-
+_WORDING = Wording(
+    missing="missing member {name}", not_list="expected list", unknown="unknown member"
+)
 _DATA_TYPE = frozenset(
     {"mysqlType", "charset", "collate", "length", "decimal", "elements", "unsigned", "zerofill"}
 )
 _COLUMN = frozenset({"name", "dataType", "nullable", "default"})
 _INDEX = frozenset({"name", "unique", "primary", "nullable", "columns"})
-_INT64 = range(-(2**63), 2**63)
 
 
-def _read_default(raw: object, type_name: str, path: tuple[str, ...], fail: Fail) -> Value:
+def _read_default(raw: Json, type_name: MySQLType, path: Path, fail: Fail) -> Value:
     if raw is None:
         return None
     if type_name == "bit":
-        if type(raw) is int and 0 <= raw < 2**64:
+        if type(raw) is int and raw in UINT64:
             return raw  # JSON: the integer
         if isinstance(raw, str):  # Avro: TiDB's raw binary literal
             return int.from_bytes(raw.encode("utf-8", "surrogateescape"), "big")
@@ -313,78 +274,81 @@ def _read_default(raw: object, type_name: str, path: tuple[str, ...], fail: Fail
     return raw
 
 
-def _read_column(raw: object, path: tuple[str, ...], fail: Fail, avro: bool) -> ColumnInfo:
-    column = _Reader(raw, path, fail, _COLUMN)
-    data = _Reader(column.raw.get("dataType"), (*path, "dataType"), fail, _DATA_TYPE)
-    type_name = data.get("mysqlType", str)
-    assert isinstance(type_name, str)
-    if type_name not in TYPE_CODES:
-        fail(f"unknown mysqlType {type_name!r}", (*path, "dataType", "mysqlType"))
-    if "default" not in column.raw and not avro:
+def _read_column(raw: Json, path: Path, fail: Fail, avro: bool) -> ColumnInfo:
+    column = Members(raw, path, fail, optional=_COLUMN, wording=_WORDING)
+    data_path = column.at("dataType")
+    data = Members(
+        column.obj.get("dataType"), data_path, fail, optional=_DATA_TYPE, wording=_WORDING
+    )
+    type_name = type_named(data.get("mysqlType", str))
+    if type_name is None:
+        fail(f"unknown mysqlType {data.obj['mysqlType']!r}", (*data_path, "mysqlType"))
+    if "default" not in column and not avro:
         fail("missing member default", path)
-    length = data.get("length", int, optional=not avro)
-    decimal = data.get("decimal", int, optional=True)
-    for name, number in (("length", length), ("decimal", decimal)):
-        if number is not None and number not in _INT64:
-            fail("out of range", (*path, "dataType", name))
+    length = data.get("length", int) if avro else data.optional("length", int)
+    decimal = data.optional("decimal", int)
+    for member, number in (("length", length), ("decimal", decimal)):
+        if number is not None and number not in INT64:
+            fail("out of range", (*data_path, member))
+    name = column.get("name", str)
+    charset, collation = data.get("charset", str), data.get("collate", str)
+    elements = data.optional_strings("elements")
+    unsigned, zerofill = data.optional("unsigned", bool), data.optional("zerofill", bool)
+    nullable = column.get("nullable", bool)
+    default = _read_default(column.obj.get("default"), type_name, column.at("default"), fail)
     try:
         return ColumnInfo(
-            name=column.get("name", str),  # type: ignore[arg-type]
+            name=name,
             type=type_name,
-            charset=data.get("charset", str),  # type: ignore[arg-type]
-            collation=data.get("collate", str),  # type: ignore[arg-type]
-            length=length or None,  # type: ignore[arg-type]
-            decimal=decimal or None,  # type: ignore[arg-type]
-            elements=data.names("elements", optional=True),
-            unsigned=data.get("unsigned", bool, optional=True) is True,
-            zerofill=data.get("zerofill", bool, optional=True) is True,
-            nullable=column.get("nullable", bool),  # type: ignore[arg-type]
-            default=_read_default(column.raw.get("default"), type_name, (*path, "default"), fail),
+            charset=charset,
+            collation=collation,
+            length=length or None,
+            decimal=decimal or None,
+            elements=elements,
+            unsigned=unsigned is True,
+            zerofill=zerofill is True,
+            nullable=nullable,
+            default=default,
         )
     except ValueError as error:
         fail(str(error), path)
 
 
-def read_table_schema(raw: object, path: tuple[str, ...], fail: Fail, *, avro: bool) -> TableInfo:
+def _read_index(raw: Json, path: Path, fail: Fail) -> IndexInfo:
+    index = Members(raw, path, fail, optional=_INDEX, wording=_WORDING)
+    index.get("nullable", bool)  # derived from the columns; checked, not kept
+    return IndexInfo(
+        name=index.get("name", str),
+        columns=index.strings("columns"),
+        primary=index.get("primary", bool),
+        unique=index.get("unique", bool),
+    )
+
+
+def read_table_schema(raw: Json, path: Path, fail: Fail, *, avro: bool) -> TableInfo:
     """The ``TableInfo`` a TableSchema (parsed JSON, or the fastavro record) describes."""
     database = "database" if avro else "schema"
-    allowed = frozenset({database, "table", "tableID", "version", "columns", "indexes"})
-    schema = _Reader(raw, path, fail, allowed)
-    raw_columns = schema.get("columns", list)
-    raw_indexes = schema.get("indexes", list)
-    assert isinstance(raw_columns, list)
-    assert isinstance(raw_indexes, list)
+    allowed = (database, "table", "tableID", "version", "columns", "indexes")
+    schema = Members(raw, path, fail, optional=allowed, wording=_WORDING)
+    raw_columns, raw_indexes = schema.array("columns"), schema.array("indexes")
     columns = tuple(
-        _read_column(item, (*path, "columns", str(i)), fail, avro)
-        for i, item in enumerate(raw_columns)
+        _read_column(item, (*path, "columns", i), fail, avro) for i, item in enumerate(raw_columns)
     )
-    indexes = []
-    for i, item in enumerate(raw_indexes):
-        at = (*path, "indexes", str(i))
-        index = _Reader(item, at, fail, _INDEX)
-        index.get("nullable", bool)  # derived from the columns; checked, not kept
-        indexes.append(
-            IndexInfo(
-                name=index.get("name", str),  # type: ignore[arg-type]
-                columns=index.names("columns") or (),
-                primary=index.get("primary", bool) is True,
-                unique=index.get("unique", bool) is True,
-            )
-        )
-    table_id = schema.get("tableID", int)
-    version = schema.get("version", int)
-    assert isinstance(table_id, int)
-    assert isinstance(version, int)
-    if table_id not in _INT64:
-        fail("tableID must be an int64", (*path, "tableID"))
-    if not (-(2**63) if avro else 0) <= version < 2**64:
-        fail("version must be a uint64", (*path, "version"))
+    indexes = tuple(
+        _read_index(item, (*path, "indexes", i), fail) for i, item in enumerate(raw_indexes)
+    )
+    table_id, version = schema.get("tableID", int), schema.get("version", int)
+    if table_id not in INT64:
+        fail("tableID must be an int64", schema.at("tableID"))
+    if version not in (ANY_INT if avro else UINT64):
+        fail("version must be a uint64", schema.at("version"))
+    name, table = schema.get(database, str), schema.get("table", str)
     try:
         return TableInfo(
-            schema=schema.get(database, str),  # type: ignore[arg-type]
-            name=schema.get("table", str),  # type: ignore[arg-type]
+            schema=name,
+            name=table,
             columns=columns,
-            indexes=tuple(indexes),
+            indexes=indexes,
             table_id=table_id,
             schema_version=version % 2**64,  # Avro carries the uint64 as a wrapped long
         )

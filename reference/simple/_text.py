@@ -1,8 +1,10 @@
-"""Go strings and uint64 members as goavro writes them into Avro (ground truth §4.8)."""
+"""Go strings as goavro writes them into Avro (ground truth §4.8)."""
 
 from __future__ import annotations
 
-__all__ = ["RawText", "avro_text", "to_int64"]
+from ticdc_conformance.reference._gojson import go_text
+
+__all__ = ["RawText", "avro_text"]
 
 
 class RawText(str):
@@ -18,15 +20,6 @@ class RawText(str):
 
 def avro_text(value: str | bytes) -> str:
     """A value for an Avro string: raw bytes pass through as goavro writes Go strings."""
-    if isinstance(value, bytes):
-        return RawText(value.decode("utf-8", "surrogateescape"))
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return RawText(value.encode("utf-8", "surrogatepass").decode("utf-8", "surrogateescape"))
-    return value
+    text = go_text(value)
+    return text if text is value else RawText(text)
 
-
-def to_int64(value: int) -> int:
-    """A uint64 as the Avro long Go writes for it (``int64(v)``: 2^63 and above wrap)."""
-    return value - 2**64 if value >= 2**63 else value

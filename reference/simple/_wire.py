@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
 from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.simple._checksum import Checksum
 from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.tables import TableInfo
 
-__all__ = ["VERSION", "Columns", "Wire", "failer", "pointer"]
+__all__ = ["VERSION", "Columns", "Wire", "failer"]
 
 VERSION = 1
 """``version`` is always 1 (§4.2)."""
@@ -44,18 +44,12 @@ class Wire:
     old: Columns | None = None
 
 
-def pointer(tokens: tuple[str, ...]) -> str:
-    """A JSON Pointer from its reference tokens."""
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def failer(protocol: str, message_index: int) -> Callable[[str, tuple[str, ...]], NoReturn]:
+def failer(protocol: str, message_index: int) -> Fail:
     """A function that raises ``DecodeError`` for the member at a path of the value."""
 
-    def fail(reason: str, path: tuple[str, ...]) -> NoReturn:
+    def fail(reason: str, path: Path) -> NoReturn:
         raise DecodeError(
-            reason, protocol=protocol, part="value", path=pointer(path),
-            message_index=message_index,
-        )  # fmt: skip
+            reason, protocol=protocol, part="value", path=path, message_index=message_index
+        )
 
     return fail

@@ -45,6 +45,7 @@ from ticdc_conformance.reference.dispatch import (
     decoded_partition_of,
     hashed_columns,
 )
+from ticdc_conformance.reference.losses import replaced_text_types
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.suites.stream.catalog import (
@@ -65,10 +66,6 @@ __all__ = [
     "check_records",
     "missing_broadcasts",
 ]
-
-
-_TEXT_REPLACED = {("open", "tiflow"), ("simple-json", "tiflow"), ("simple-json", "ticdc")}
-"""Encoders that write invalid UTF-8 in text as U+FFFD: Go ``encoding/json`` (§1.4)."""
 
 
 def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
@@ -112,7 +109,7 @@ class PartitionChecker:
         self._table_partitions: dict[tuple[str, str], int | None] = {}
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
-        self._text_replaced = (settings.protocol, settings.profile) in _TEXT_REPLACED
+        self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
 
     def _decode(self, message: Message, offset: int) -> list[DecodedEvent]:
         if self._stateful is None:

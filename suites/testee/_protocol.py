@@ -210,5 +210,5 @@ def parse_answer(line: str, *, case_id: str, kind: str) -> Answer:
         try:
             messages.append(read_message(item))
         except FormError as error:
-            raise ResponseError(f"/messages/{index}{error.path or ''}: {error.reason}") from None
+            raise ResponseError(f"/messages/{index}{error.pointer}: {error.reason}") from None
     return Answer(messages=messages)
