@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -78,32 +79,35 @@ def _fixtures(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from ticdc_conformance.fixtures import bundles  # noqa: PLC0415
+    from ticdc_conformance.fixtures import bundles, kit_version  # noqa: PLC0415
 
     if args.action == "fetch":
+        if args.sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", args.sha256):
+            raise UsageError("--sha256 takes the 64 hex digits of the uncompressed bundle")
         try:
-            root = bundles.fetch(args.version, args.url)
+            fetched = bundles.fetch(args.version, args.url or (), sha256=args.sha256)
+        except bundles.BundleError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return EXIT_FAILURE
         except ValueError as error:
             raise UsageError(str(error)) from None
-        print(f"fixtures {args.version} are in {root}", file=sys.stderr)
+        for note in fetched.notes:
+            print(f"warning: {note}", file=sys.stderr)
+        print(f"fixtures are in {fetched.root} (from {fetched.source})", file=sys.stderr)
         return EXIT_OK
     if args.action == "pack":
-        tarball = bundles.pack(Path(args.out), _root(args))
-        print(f"wrote {tarball} and {tarball.parent / 'SHA256SUMS'}", file=sys.stderr)
+        packed = bundles.pack(Path(args.out), _root(args))
+        print(f"wrote {packed.archive} and {packed.sums}; the uncompressed bundle's sha256 is "
+              f"{packed.sha256}", file=sys.stderr)  # fmt: skip
+        pin = bundles.pinned(kit_version())
+        if _root(args) is None and pin != packed.sha256:
+            print(f"error: the package pins {pin} ({bundles.PIN}): rebuild the fixtures "
+                  "(fixtures build) before releasing them", file=sys.stderr)  # fmt: skip
+            return EXIT_FAILURE
         return EXIT_OK
-    out = Path(args.out)
-    for name, path in bundles.members(_root(args) or fixtures_root()):
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_bytes(path.read_bytes())
-    print(f"exported the fixture tree to {out}", file=sys.stderr)
+    bundles.export(Path(args.out), _root(args))
+    print(f"exported the fixture tree to {args.out}", file=sys.stderr)
     return EXIT_OK
-
-
-def fixtures_root() -> Path:
-    """The shipped fixtures."""
-    from ticdc_conformance.fixtures import default_root  # noqa: PLC0415
-
-    return default_root()
 
 
 def _lines(root: Path, name: str | None) -> list[str]:
@@ -303,19 +307,26 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
                                 help="check checksums only")  # fmt: skip
     bundle_actions = (
         ("pack", "write the versioned tarball and SHA256SUMS"),
-        ("export", "copy the tree (manifest, schema, README, data) as files"),
+        ("export", "write the bundle's files (manifest, schema, README, SHA256SUMS, data)"),
     )
     for name, text in bundle_actions:
         action = actions.add_parser(name, help=text)
         action.add_argument("--out", required=True, help="folder to write into")
         action.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
-    fetch = actions.add_parser("fetch", help="download a bundle into the cache, checksum-checked")
-    fetch.add_argument("version", help="kit version of the bundle")
-    fetch.add_argument(
-        "--url",
-        required=True,
-        help="base URL (https://, file:// or a folder) of bundle and SHA256SUMS",
-    )
+    fetch = actions.add_parser(
+        "fetch", help="download a bundle into the cache, checked against its pinned sha256",
+        description="Download the fixture bundle of a kit version into the cache "
+        "(TICDC_CONFORMANCE_CACHE), check it and unpack it safely. This kit's own version is "
+        "checked against the sha256 the package pins; another version against --sha256, "
+        "else the SHA256SUMS beside it. A corrupt cached part is named and replaced.",
+    )  # fmt: skip
+    fetch.add_argument("version", nargs="?", help="kit version (default: this kit's)")
+    fetch.add_argument("--url", action="append", metavar="BASE",
+                       help="base URL (https://, file:// or a folder) of the release, "
+                       "repeatable: mirrors, tried in order (default: $TICDC_CONFORMANCE_"
+                       "FIXTURES_URL, else the project's release page)")  # fmt: skip
+    fetch.add_argument("--sha256", metavar="HEX",
+                       help="sha256 of the uncompressed bundle (.tar), as a release pins it")
     run = commands.add_parser(
         "run", help="check an implementation against the golden cases",
         description="Check a decoder (messages -> decoded events) and/or an encoder (change "
