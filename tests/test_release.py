@@ -24,11 +24,12 @@ def _release(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
     missing = [
         tool for tool in ("bash", "sha256sum", "gunzip", "cut") if shutil.which(tool) is None
     ]
-    if missing:
+    bash = shutil.which("bash")
+    if missing or bash is None:
         pytest.skip(f"the release script needs {', '.join(missing)}")
     env = {**os.environ, "PYTHON": sys.executable}
     return subprocess.run(
-        ["bash", str(SCRIPT), str(out), *args],
+        [bash, str(SCRIPT), str(out), *args],
         capture_output=True,
         text=True,
         check=False,
