@@ -47,6 +47,15 @@ function text(raw, what = 'a JSON string') {
   return raw;
 }
 
+const decimalText = /^-?[0-9]+(?:\.[0-9]+)?$/;
+const timestampText = /^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,6})?$/;
+
+/** A JSON string of the shape TiDB prints a DECIMAL or TIMESTAMP in. */
+function matching(raw, pattern, what) {
+  if (!pattern.test(text(raw))) throw new Error(`not ${what} text: ${JSON.stringify(raw)}`);
+  return raw;
+}
+
 /** Any JSON scalar as it is: type code 255 and legacy columns without `f`. */
 function scalar(raw) {
   if (typeof raw === 'string') return raw;
@@ -66,7 +75,7 @@ const byTypeCode = new Map([
   [4, floatOf], // FLOAT: its shortest float32 digits, read as float64
   [5, floatOf], // DOUBLE
   [6, () => { throw new Error('a column of type NULL holds only null'); }],
-  [7, (raw) => ({ timestamp: text(raw), zone: null })], // TIMESTAMP, in an unnamed server zone
+  [7, (raw) => ({ timestamp: matching(raw, timestampText, 'a timestamp'), zone: null })], // in an unnamed server zone
   // CHAR/VARCHAR/VAR_STRING: text; BINARY/VARBINARY (BinaryFlag): Go-quoted bytes
   ...[15, 253, 254].map((code) => [code, (raw, flags) => (flags & BINARY_FLAG ? bytesValue(goUnquote(text(raw))) : textOrBytes(text(raw)))]),
   // TEXT and BLOB types: base64 of the bytes, text unless BinaryFlag or not UTF-8
@@ -75,7 +84,7 @@ const byTypeCode = new Map([
     return flags & BINARY_FLAG ? bytesValue(bytes) : utf8OrBytes(bytes);
   }]),
   ...[10, 11, 12, 14, 225, 245].map((code) => [code, (raw) => text(raw)]), // DATE TIME DATETIME NEWDATE VECTOR JSON
-  [246, (raw) => ({ decimal: text(raw, 'the decimal as a JSON string') })],
+  [246, (raw) => ({ decimal: matching(raw, decimalText, 'a decimal') })], // scale kept: "1.50"
   [255, scalar], // GEOMETRY and the like: the JSON value as it is
 ]);
 

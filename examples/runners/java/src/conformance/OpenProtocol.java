@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * A TiCDC Open Protocol decoder: Kafka key and value bytes to decoded events in the JSON form of
@@ -33,6 +34,9 @@ public final class OpenProtocol {
   private static final Set<Integer> STRINGS = Set.of(15, 253, 254);
   private static final Set<Integer> BASE64 = Set.of(249, 250, 251, 252);
   private static final Set<Integer> TEXTS = Set.of(10, 11, 12, 14, 225, 245);
+  private static final Pattern DECIMAL = Pattern.compile("-?[0-9]+(?:\\.[0-9]+)?");
+  private static final Pattern TIMESTAMP =
+      Pattern.compile("[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(?:\\.[0-9]{1,6})?");
   private static final Set<String> KEY_MEMBERS = Set.of("ts", "scm", "tbl", "rid", "ptn", "t",
       "ohk", "ccl");
 
@@ -90,6 +94,15 @@ public final class OpenProtocol {
     return value;
   }
 
+  /** A JSON string of the shape TiDB prints a DECIMAL or TIMESTAMP (server zone) in. */
+  private static String matching(Object raw, Pattern pattern, String what) {
+    String text = text(raw);
+    if (!pattern.matcher(text).matches()) {
+      throw new IllegalArgumentException("not " + what + " text: " + Json.write(text));
+    }
+    return text;
+  }
+
   private static String text(Object raw) {
     if (!(raw instanceof String text)) {
       throw new IllegalArgumentException("expected a JSON string");
@@ -143,8 +156,8 @@ public final class OpenProtocol {
     return switch (typeCode) {
       case 4, 5 -> floatOf(raw); // FLOAT (shortest float32 digits, read as float64), DOUBLE
       case 6 -> throw new IllegalArgumentException("a column of type NULL holds only null");
-      case 7 -> ordered("timestamp", text(raw), "zone", null); // in an unnamed server zone
-      case 246 -> Map.of("decimal", text(raw));
+      case 7 -> ordered("timestamp", matching(raw, TIMESTAMP, "a timestamp"), "zone", null);
+      case 246 -> Map.of("decimal", matching(raw, DECIMAL, "a decimal")); // scale kept: "1.50"
       default -> scalar(raw); // 255: GEOMETRY and the like, the JSON value as it is
     };
   }
