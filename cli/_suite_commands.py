@@ -97,12 +97,18 @@ def _bundle(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.action == "pack":
         packed = bundles.pack(Path(args.out), _root(args))
-        print(f"wrote {packed.archive} and {packed.sums}; the uncompressed bundle's sha256 is "
-              f"{packed.sha256}", file=sys.stderr)  # fmt: skip
+        print(
+            f"wrote {packed.archive} and {packed.sums}; the uncompressed bundle's sha256 is "
+            f"{packed.sha256}",
+            file=sys.stderr,
+        )
         pin = bundles.pinned(kit_version())
         if _root(args) is None and pin != packed.sha256:
-            print(f"error: the package pins {pin} ({bundles.PIN}): rebuild the fixtures "
-                  "(fixtures build) before releasing them", file=sys.stderr)  # fmt: skip
+            print(
+                f"error: the package pins {pin or 'no sha256'} ({bundles.PIN}): rebuild the "
+                "fixtures (fixtures build) before releasing them",
+                file=sys.stderr,
+            )
             return EXIT_FAILURE
         return EXIT_OK
     bundles.export(Path(args.out), _root(args))
@@ -314,19 +320,28 @@ def add_parsers(commands: Any) -> None:  # noqa: ANN401 - argparse's subparsers 
         action.add_argument("--out", required=True, help="folder to write into")
         action.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
     fetch = actions.add_parser(
-        "fetch", help="download a bundle into the cache, checked against its pinned sha256",
+        "fetch",
+        help="download a bundle into the cache, checked against its pinned sha256",
         description="Download the fixture bundle of a kit version into the cache "
         "(TICDC_CONFORMANCE_CACHE), check it and unpack it safely. This kit's own version is "
         "checked against the sha256 the package pins; another version against --sha256, "
-        "else the SHA256SUMS beside it. A corrupt cached part is named and replaced.",
-    )  # fmt: skip
+        "else the SHA256SUMS beside it. A corrupt cached part is named and replaced. Exit "
+        "status 1 when no mirror gives a bundle that verifies.",
+    )
     fetch.add_argument("version", nargs="?", help="kit version (default: this kit's)")
-    fetch.add_argument("--url", action="append", metavar="BASE",
-                       help="base URL (https://, file:// or a folder) of the release, "
-                       "repeatable: mirrors, tried in order (default: $TICDC_CONFORMANCE_"
-                       "FIXTURES_URL, else the project's release page)")  # fmt: skip
-    fetch.add_argument("--sha256", metavar="HEX",
-                       help="sha256 of the uncompressed bundle (.tar), as a release pins it")
+    fetch.add_argument(
+        "--url",
+        action="append",
+        metavar="BASE",
+        help="base URL (https://, file:// or a folder) of the release, repeatable: mirrors, "
+        "tried in order (default: $TICDC_CONFORMANCE_FIXTURES_URL, else the project's "
+        "release page)",
+    )
+    fetch.add_argument(
+        "--sha256",
+        metavar="HEX",
+        help="sha256 of the uncompressed bundle (.tar), as a release pins it",
+    )
     run = commands.add_parser(
         "run", help="check an implementation against the golden cases",
         description="Check a decoder (messages -> decoded events) and/or an encoder (change "
