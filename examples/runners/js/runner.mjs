@@ -19,11 +19,16 @@ function check(testCase) {
     events = decodeMessages(testCase.messages);
   } catch (error) {
     if (!(error instanceof DecodeError)) return `the decoder crashed: ${error.stack}`;
-    return testCase.direction === 'reject' ? null : `rejected a message it must decode: ${error.message}`;
+    return testCase.direction === 'reject'
+      ? null
+      : `rejected a message it must decode: ${error.message}`;
   }
-  if (testCase.direction === 'reject') return `accepted a message it must reject (${events.length} event(s) decoded)`;
+  if (testCase.direction === 'reject')
+    return `accepted a message it must reject (${events.length} event(s) decoded)`;
   const found = differences(testCase.expected, events);
-  return found.length === 0 ? null : `decoded events differ (expected vs actual, by JSON Pointer):\n    ${found.join('\n    ')}`;
+  return found.length === 0
+    ? null
+    : `decoded events differ (expected vs actual, by JSON Pointer):\n    ${found.join('\n    ')}`;
 }
 
 function main([root]) {
@@ -36,10 +41,12 @@ function main([root]) {
     bundle = openBundle(root);
   } catch (error) {
     if (!(error instanceof BundleError)) throw error;
-    console.error(`refused: the bundle ${root} fails its checksums:\n  ${error.message.replaceAll('\n', '\n  ')}`);
+    const problems = error.message.replaceAll('\n', '\n  ');
+    console.error(`refused: the bundle ${root} fails its checksums:\n  ${problems}`);
     return 2;
   }
-  console.log(`bundle ${root}: kit ${bundle.manifest.kit_version}, ${bundle.sums.size} files match SHA256SUMS`);
+  const { kit_version: kit } = bundle.manifest;
+  console.log(`bundle ${root}: kit ${kit}, ${bundle.sums.size} files match SHA256SUMS`);
   const started = performance.now();
   const tally = { decode: [0, 0], reject: [0, 0] };
   for (const testCase of decoderCases(bundle, 'open')) {
@@ -52,7 +59,10 @@ function main([root]) {
     console.log(`open ${direction}: ${passed} passed, ${failed} failed`);
   }
   const [passed, failed] = [tally.decode[0] + tally.reject[0], tally.decode[1] + tally.reject[1]];
-  console.log(`verdict: ${failed === 0 ? 'PASS' : 'FAIL'}: ${passed} passed, ${failed} failed (Open Protocol, JavaScript, ${seconds} s)`);
+  const verdict = failed === 0 ? 'PASS' : 'FAIL';
+  console.log(
+    `verdict: ${verdict}: ${passed} passed, ${failed} failed (Open Protocol, JavaScript, ${seconds} s)`,
+  );
   return failed === 0 ? 0 : 1;
 }
 

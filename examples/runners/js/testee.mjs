@@ -22,7 +22,8 @@ const hello = {
 
 function answer(request) {
   if (request.type === 'hello') return hello;
-  if (request.type !== 'decode') return { id: request.id, skipped: { reason: `${request.type} is not implemented` } };
+  if (request.type !== 'decode')
+    return { id: request.id, skipped: { reason: `${request.type} is not implemented` } };
   const messages = request.messages.map((m) => ({
     key: m.key === null ? null : fromBase64(m.key),
     value: m.value === null ? null : fromBase64(m.value),

@@ -36,14 +36,19 @@ export function openBundle(root) {
   try {
     sumsText = readFileSync(path.join(root, 'SHA256SUMS'), 'utf8');
   } catch (error) {
-    throw new BundleError(`SHA256SUMS: cannot read it (${error.code ?? error.message}): not an unpacked bundle`);
+    throw new BundleError(
+      `SHA256SUMS: cannot read it (${error.code ?? error.message}): not an unpacked bundle`,
+    );
   }
   const sums = new Map();
   const problems = [];
   sumsText.split('\n').forEach((line, index, lines) => {
     if (line === '' && index === lines.length - 1) return;
     const match = sumsLine.exec(line);
-    if (match === null || sums.has(match[2]) || !isInside(match[2])) problems.push(`SHA256SUMS line ${index + 1}: not '<sha256>  <file inside the bundle>': ${JSON.stringify(line.slice(0, 100))}`);
+    if (match === null || sums.has(match[2]) || !isInside(match[2]))
+      problems.push(
+        `SHA256SUMS line ${index + 1}: not '<sha256>  <file inside the bundle>': ${JSON.stringify(line.slice(0, 100))}`,
+      );
     else sums.set(match[2], match[1]);
   });
   for (const [name, digest] of sums) {
@@ -54,16 +59,19 @@ export function openBundle(root) {
       problems.push(`${name}: missing`);
       continue;
     }
-    if (actual !== digest) problems.push(`${name}: sha256 ${actual}, but SHA256SUMS says ${digest}`);
+    if (actual !== digest)
+      problems.push(`${name}: sha256 ${actual}, but SHA256SUMS says ${digest}`);
   }
   for (const name of filesUnder(root)) {
-    if (name !== 'SHA256SUMS' && !sums.has(name)) problems.push(`${name}: not listed in SHA256SUMS`);
+    if (name !== 'SHA256SUMS' && !sums.has(name))
+      problems.push(`${name}: not listed in SHA256SUMS`);
   }
   if (problems.length > 0) throw new BundleError(problems.join('\n'));
   const manifest = parseKit(readFileSync(path.join(root, 'manifest.json'), 'utf8'));
   for (const fixture of Object.values(manifest.fixtures)) {
     for (const [name, digest] of Object.entries(fixture.sha256)) {
-      if (sums.get(name) !== digest) problems.push(`${name}: the manifest's sha256 ${digest} is not SHA256SUMS's`);
+      if (sums.get(name) !== digest)
+        problems.push(`${name}: the manifest's sha256 ${digest} is not SHA256SUMS's`);
     }
   }
   if (problems.length > 0) throw new BundleError(problems.join('\n'));
@@ -72,7 +80,8 @@ export function openBundle(root) {
 
 /** A file the manifest names, read only when SHA256SUMS vouches for it. */
 function checked(bundle, name) {
-  if (!bundle.sums.has(name)) throw new BundleError(`${name}: named by the manifest, not in SHA256SUMS`);
+  if (!bundle.sums.has(name))
+    throw new BundleError(`${name}: named by the manifest, not in SHA256SUMS`);
   return readFileSync(path.join(bundle.root, name));
 }
 
@@ -92,13 +101,18 @@ function jsonLines(bundle, name) {
  */
 export function decoderCases(bundle, protocol) {
   return bundle.manifest.cases
-    .filter((c) => c.protocol === protocol && (c.direction === 'decode' || c.direction === 'reject'))
+    .filter(
+      (c) => c.protocol === protocol && (c.direction === 'decode' || c.direction === 'reject'),
+    )
     .map((c) => {
       const fixture = bundle.manifest.fixtures[c.fixture];
       return {
         id: c.id,
         direction: c.direction,
-        messages: fixture.messages.map((m) => ({ key: bytesOf(bundle, m.key), value: bytesOf(bundle, m.value) })),
+        messages: fixture.messages.map((m) => ({
+          key: bytesOf(bundle, m.key),
+          value: bytesOf(bundle, m.value),
+        })),
         expected: c.direction === 'decode' ? jsonLines(bundle, fixture.decoded) : null,
       };
     });

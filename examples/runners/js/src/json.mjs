@@ -34,7 +34,9 @@ export function parseKit(text) {
 
 /** Whether a parsed wire value is a JSON object (not an array, a number or null). */
 export function isObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !isLosslessNumber(value);
+  return (
+    value !== null && typeof value === 'object' && !Array.isArray(value) && !isLosslessNumber(value)
+  );
 }
 
 /** A float64 as JSON that a reader takes for a float: 2 as "2.0", minus zero as "-0.0". */
@@ -47,7 +49,9 @@ export function floatText(value) {
 
 /** JSON text of a value whose integers are BigInt and whose numbers are floats. */
 export function stringifyKit(value) {
-  return stringify(value, null, undefined, [{ test: (v) => typeof v === 'number', stringify: floatText }]);
+  return stringify(value, null, undefined, [
+    { test: (v) => typeof v === 'number', stringify: floatText },
+  ]);
 }
 
 function kind(value) {
@@ -77,11 +81,16 @@ export function differences(expected, actual, pointer = '', out = []) {
       else differences(expected[i], actual[i], `${pointer}/${i}`, out);
     }
   } else if (kind(expected) === 'object') {
-    const names = [...Object.keys(expected), ...Object.keys(actual).filter((n) => !Object.hasOwn(expected, n))];
+    const names = [
+      ...Object.keys(expected),
+      ...Object.keys(actual).filter((n) => !Object.hasOwn(expected, n)),
+    ];
     for (const name of names) {
       const at = `${pointer}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-      if (!Object.hasOwn(actual, name)) out.push(`${at}: missing (expected ${show(expected[name])})`);
-      else if (!Object.hasOwn(expected, name)) out.push(`${at}: unexpected member ${show(actual[name])}`);
+      if (!Object.hasOwn(actual, name))
+        out.push(`${at}: missing (expected ${show(expected[name])})`);
+      else if (!Object.hasOwn(expected, name))
+        out.push(`${at}: unexpected member ${show(actual[name])}`);
       else differences(expected[name], actual[name], at, out);
     }
   } else if (!Object.is(expected, actual)) {

@@ -15,11 +15,20 @@
 
 import { isLosslessNumber } from 'lossless-json';
 import { isObject, numberOf, parseWire } from './json.mjs';
-import { decodeEscaping, fromBase64, goUnquote, bytesValue, textOrBytes, utf8OrBytes } from './text.mjs';
+import {
+  decodeEscaping,
+  fromBase64,
+  goUnquote,
+  bytesValue,
+  textOrBytes,
+  utf8OrBytes,
+} from './text.mjs';
 
 export class DecodeError extends Error {
   constructor(reason, { messageIndex, part, offset, pointer = '' }) {
-    super(`message ${messageIndex} ${part} at byte ${offset}${pointer ? ` ${pointer}` : ''}: ${reason}`);
+    super(
+      `message ${messageIndex} ${part} at byte ${offset}${pointer ? ` ${pointer}` : ''}: ${reason}`,
+    );
     this.name = 'DecodeError';
   }
 }
@@ -59,8 +68,13 @@ function matching(raw, pattern, what) {
 /** Any JSON scalar as it is: type code 255 and legacy columns without `f`. */
 function scalar(raw) {
   if (typeof raw === 'string') return raw;
-  if (isLosslessNumber(raw)) return typeof numberOf(raw.value) === 'bigint' ? numberOf(raw.value) : floatOf(raw);
+  if (isLosslessNumber(raw))
+    return typeof numberOf(raw.value) === 'bigint' ? numberOf(raw.value) : floatOf(raw);
   throw new Error('expected a JSON scalar');
+}
+
+function nullOnly() {
+  throw new Error('a column of type NULL holds only null');
 }
 
 function integer(raw) {
@@ -74,21 +88,30 @@ const byTypeCode = new Map([
   ...[1, 2, 3, 8, 9, 13, 16, 247, 248].map((code) => [code, integer]),
   [4, floatOf], // FLOAT: its shortest float32 digits, read as float64
   [5, floatOf], // DOUBLE
-  [6, () => { throw new Error('a column of type NULL holds only null'); }],
-  [7, (raw) => ({ timestamp: matching(raw, timestampText, 'a timestamp'), zone: null })], // in an unnamed server zone
+  [6, nullOnly], // NULL
+  // TIMESTAMP: in the TiCDC server's time zone, which the message does not name
+  [7, (raw) => ({ timestamp: matching(raw, timestampText, 'a timestamp'), zone: null })],
   // CHAR/VARCHAR/VAR_STRING: text; BINARY/VARBINARY (BinaryFlag): Go-quoted bytes
-  ...[15, 253, 254].map((code) => [code, (raw, flags) => (flags & BINARY_FLAG ? bytesValue(goUnquote(text(raw))) : textOrBytes(text(raw)))]),
+  ...[15, 253, 254].map((code) => [
+    code,
+    (raw, flags) =>
+      flags & BINARY_FLAG ? bytesValue(goUnquote(text(raw))) : textOrBytes(text(raw)),
+  ]),
   // TEXT and BLOB types: base64 of the bytes, text unless BinaryFlag or not UTF-8
-  ...[249, 250, 251, 252].map((code) => [code, (raw, flags) => {
-    const bytes = fromBase64(text(raw, 'a base64 JSON string'));
-    return flags & BINARY_FLAG ? bytesValue(bytes) : utf8OrBytes(bytes);
-  }]),
-  ...[10, 11, 12, 14, 225, 245].map((code) => [code, (raw) => text(raw)]), // DATE TIME DATETIME NEWDATE VECTOR JSON
+  ...[249, 250, 251, 252].map((code) => [
+    code,
+    (raw, flags) => {
+      const bytes = fromBase64(text(raw, 'a base64 JSON string'));
+      return flags & BINARY_FLAG ? bytesValue(bytes) : utf8OrBytes(bytes);
+    },
+  ]),
+  // DATE TIME DATETIME NEWDATE VECTOR JSON: TiDB's text
+  ...[10, 11, 12, 14, 225, 245].map((code) => [code, (raw) => text(raw)]),
   [246, (raw) => ({ decimal: matching(raw, decimalText, 'a decimal') })], // scale kept: "1.50"
   [255, scalar], // GEOMETRY and the like: the JSON value as it is
 ]);
 
-/** The decoded value of a column's `v`; `flags` null is the legacy form, whose `v` passes as it is. */
+/** The decoded value of a column's `v`; `flags` null (the legacy form) passes `v` as it is. */
 function readValue(typeCode, raw, flags) {
   if (flags === null) return raw === null ? null : scalar(raw);
   const reader = byTypeCode.get(typeCode);
@@ -129,8 +152,10 @@ function columns(raw, member, entry) {
     const typeCode = integerIn(column.t, [0n, 255n]);
     if (typeCode === null) entry.fail('t must be a type code 0..255', member, name, 't');
     const flags = has(column, 'f') ? integerIn(column.f, UINT64) : null;
-    if (has(column, 'f') && flags === null) entry.fail('f must be uint64 flag bits', member, name, 'f');
-    if (has(column, 'h') && column.h !== true) entry.fail('h is only ever present as true', member, name, 'h');
+    if (has(column, 'f') && flags === null)
+      entry.fail('f must be uint64 flag bits', member, name, 'f');
+    if (has(column, 'h') && column.h !== true)
+      entry.fail('h is only ever present as true', member, name, 'h');
     if (!has(column, 'v')) entry.fail('column has no v', member, name);
     let value;
     try {
@@ -138,22 +163,34 @@ function columns(raw, member, entry) {
     } catch (error) {
       entry.fail(error.message, member, name, 'v');
     }
-    return { name, value, type_code: typeCode, flags, handle_key: column.h === true, mysql_type: null, ambiguity: null };
+    return {
+      name,
+      value,
+      type_code: typeCode,
+      flags,
+      handle_key: column.h === true,
+      mysql_type: null,
+      ambiguity: null,
+    };
   });
 }
 
 function checkKey(raw, entry) {
   if (!isObject(raw)) entry.fail('key must be a JSON object');
-  const unknown = Object.keys(raw).find((m) => !['ts', 'scm', 'tbl', 'rid', 'ptn', 't', 'ohk', 'ccl'].includes(m));
+  const unknown = Object.keys(raw).find(
+    (m) => !['ts', 'scm', 'tbl', 'rid', 'ptn', 't', 'ohk', 'ccl'].includes(m),
+  );
   if (unknown !== undefined) entry.fail('unknown key member', unknown);
   const integerMember = (name, range) => {
     if (!has(raw, name)) return null;
     const value = integerIn(raw[name], range);
-    if (value === null) entry.fail(`${name} must be an integer in [${range[0]}, ${range[1]}]`, name);
+    if (value === null)
+      entry.fail(`${name} must be an integer in [${range[0]}, ${range[1]}]`, name);
     return value;
   };
   const textMember = (name) => {
-    if (has(raw, name) && typeof raw[name] !== 'string') entry.fail(`${name} must be a string`, name);
+    if (has(raw, name) && typeof raw[name] !== 'string')
+      entry.fail(`${name} must be a string`, name);
     return has(raw, name) ? raw[name] : null;
   };
   if (!has(raw, 'ts')) entry.fail('key has no ts');
@@ -188,9 +225,19 @@ function row(key, value, entry) {
     entry.fail('row value needs u (insert, update) or d (delete)');
   }
   return {
-    kind: 'row', commit_ts: key.ts, schema: key.scm, table: key.tbl, op, before, after,
-    partition_id: key.ptn, table_id: null, row_id: key.rid, schema_version: null,
-    handle_key_only: key.ohk, claim_check_location: key.ccl,
+    kind: 'row',
+    commit_ts: key.ts,
+    schema: key.scm,
+    table: key.tbl,
+    op,
+    before,
+    after,
+    partition_id: key.ptn,
+    table_id: null,
+    row_id: key.rid,
+    schema_version: null,
+    handle_key_only: key.ohk,
+    claim_check_location: key.ccl,
   };
 }
 
@@ -202,26 +249,53 @@ function ddl(key, value, entry) {
   const ddlType = integerIn(value.t, [0n, 255n]); // a JSON number, not a string as old documents say
   if (ddlType === null) entry.fail('t must be an ActionType number 0..255', 't');
   return {
-    kind: 'ddl', commit_ts: key.ts, schema: key.scm, table: key.tbl, query: value.q,
-    ddl_type: ddlType, ddl_kind: null, table_info: null, pre_table_info: null,
+    kind: 'ddl',
+    commit_ts: key.ts,
+    schema: key.scm,
+    table: key.tbl,
+    query: value.q,
+    ddl_type: ddlType,
+    ddl_kind: null,
+    table_info: null,
+    pre_table_info: null,
   };
 }
 
 /** The length-prefixed entry at `position`: [its bytes, the position after it]. */
 function readEntry(data, position, part, messageIndex) {
   const left = data.length - position;
-  if (left < 8) throw new DecodeError(`${left} bytes left where an 8-byte length belongs`, { messageIndex, part, offset: position });
+  if (left < 8)
+    throw new DecodeError(`${left} bytes left where an 8-byte length belongs`, {
+      messageIndex,
+      part,
+      offset: position,
+    });
   const size = new DataView(data.buffer, data.byteOffset + position, 8).getBigUint64(0);
-  if (size > BigInt(left - 8)) throw new DecodeError(`entry length ${size} exceeds the ${left - 8} bytes left`, { messageIndex, part, offset: position });
+  if (size > BigInt(left - 8))
+    throw new DecodeError(`entry length ${size} exceeds the ${left - 8} bytes left`, {
+      messageIndex,
+      part,
+      offset: position,
+    });
   const end = position + 8 + Number(size);
   return [data.subarray(position + 8, end), end];
 }
 
 /** Decode one Kafka message (key and value as Uint8Array or null) into its events, in order. */
 export function decodeMessage(key, value, messageIndex = 0) {
-  if (key === null || key.length < 8) throw new DecodeError('key must start with the 8-byte version', { messageIndex, part: 'key', offset: 0 });
+  if (key === null || key.length < 8)
+    throw new DecodeError('key must start with the 8-byte version', {
+      messageIndex,
+      part: 'key',
+      offset: 0,
+    });
   const version = new DataView(key.buffer, key.byteOffset, 8).getBigUint64(0);
-  if (version !== 1n) throw new DecodeError(`version ${version}, only version 1 exists`, { messageIndex, part: 'key', offset: 0 });
+  if (version !== 1n)
+    throw new DecodeError(`version ${version}, only version 1 exists`, {
+      messageIndex,
+      part: 'key',
+      offset: 0,
+    });
   const values = value ?? new Uint8Array(0);
   const events = [];
   let [keyPosition, valuePosition] = [8, 0];
@@ -230,7 +304,10 @@ export function decodeMessage(key, value, messageIndex = 0) {
     let keyJson, valueJson;
     [keyJson, keyPosition] = readEntry(key, keyPosition, 'key', messageIndex);
     if (valuePosition >= values.length) {
-      throw new DecodeError(`key entry ${events.length} has no value entry (a resolved event has 8 zero bytes)`, { messageIndex, part: 'value', offset: valuePosition });
+      throw new DecodeError(
+        `key entry ${events.length} has no value entry (a resolved event has 8 zero bytes)`,
+        { messageIndex, part: 'value', offset: valuePosition },
+      );
     }
     const valueEntry = new Entry('value', valuePosition + 8, messageIndex);
     [valueJson, valuePosition] = readEntry(values, valuePosition, 'value', messageIndex);
@@ -239,10 +316,17 @@ export function decodeMessage(key, value, messageIndex = 0) {
       if (valueJson.length > 0) valueEntry.fail("a resolved event's value entry must be empty");
       events.push({ kind: 'resolved', commit_ts: parsedKey.ts });
     } else {
-      events.push((parsedKey.t === 1n ? row : ddl)(parsedKey, valueEntry.parse(valueJson), valueEntry));
+      events.push(
+        (parsedKey.t === 1n ? row : ddl)(parsedKey, valueEntry.parse(valueJson), valueEntry),
+      );
     }
   }
-  if (valuePosition < values.length) throw new DecodeError('value has more entries than the key', { messageIndex, part: 'value', offset: valuePosition });
+  if (valuePosition < values.length)
+    throw new DecodeError('value has more entries than the key', {
+      messageIndex,
+      part: 'value',
+      offset: valuePosition,
+    });
   return events;
 }
 

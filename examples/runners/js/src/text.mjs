@@ -10,7 +10,14 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 function sequenceLength(bytes, i) {
   const lead = bytes[i];
   if (lead < 0x80) return 1;
-  const length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  const length =
+    lead >= 0xc2 && lead <= 0xdf
+      ? 2
+      : lead >= 0xe0 && lead <= 0xef
+        ? 3
+        : lead >= 0xf0 && lead <= 0xf4
+          ? 4
+          : 0;
   if (length === 0 || i + length > bytes.length) return 0;
   for (let k = 1; k < length; k += 1) if ((bytes[i + k] & 0xc0) !== 0x80) return 0;
   const second = bytes[i + 1];
@@ -25,9 +32,12 @@ export function decodeEscaping(bytes) {
     return strictUtf8.decode(bytes);
   } catch {
     let text = '';
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = 0; i < bytes.length;) {
       const length = sequenceLength(bytes, i);
-      text += length === 0 ? String.fromCharCode(0xdc00 + bytes[i]) : strictUtf8.decode(bytes.subarray(i, i + length));
+      text +=
+        length === 0
+          ? String.fromCharCode(0xdc00 + bytes[i])
+          : strictUtf8.decode(bytes.subarray(i, i + length));
       i += length || 1;
     }
     return text;
@@ -114,13 +124,22 @@ export function goUnquote(text) {
       out.push(namedEscapes[kind]);
       i += 1;
     } else if (kind === 'x' || kind === 'u' || kind === 'U' || /[0-7]/.test(kind ?? '')) {
-      const [width, radix, start] = kind === 'x' ? [2, 16, 2] : kind === 'u' ? [4, 16, 2] : kind === 'U' ? [8, 16, 2] : [3, 8, 1];
+      const [width, radix, start] =
+        kind === 'x'
+          ? [2, 16, 2]
+          : kind === 'u'
+            ? [4, 16, 2]
+            : kind === 'U'
+              ? [8, 16, 2]
+              : [3, 8, 1];
       const digits = chars.slice(i + start, i + start + width).join('');
       const pattern = radix === 16 ? /^[0-9a-fA-F]+$/ : /^[0-7]+$/;
-      if (digits.length !== width || !pattern.test(digits)) throw new Error(`invalid escape at character ${i}`);
+      if (digits.length !== width || !pattern.test(digits))
+        throw new Error(`invalid escape at character ${i}`);
       const code = Number.parseInt(digits, radix);
       if (kind === 'u' || kind === 'U') {
-        if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw new Error(`escape is not a valid rune at character ${i}`);
+        if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+          throw new Error(`escape is not a valid rune at character ${i}`);
         out.push(...utf8.encode(String.fromCodePoint(code)));
       } else {
         if (code > 255) throw new Error(`octal escape out of range at character ${i}`);
