@@ -102,7 +102,8 @@ public final class Bundle {
       }
       String actual = sha256(Files.readAllBytes(file));
       if (!actual.equals(sum.getValue())) {
-        problems.add(sum.getKey() + ": sha256 " + actual + ", but SHA256SUMS says " + sum.getValue());
+        problems.add(
+            sum.getKey() + ": sha256 " + actual + ", but SHA256SUMS says " + sum.getValue());
       }
     }
     try (Stream<Path> walk = Files.walk(root)) {
@@ -118,8 +119,8 @@ public final class Bundle {
     Bundle bundle = new Bundle(root, sums, (Map<String, Object>) Json.parseKit(
         Files.readString(root.resolve("manifest.json"), StandardCharsets.UTF_8)));
     for (Object fixture : ((Map<String, Object>) bundle.manifest.get("fixtures")).values()) {
-      Map<String, Object> listed = (Map<String, Object>) ((Map<String, Object>) fixture).get("sha256");
-      listed.forEach((name, digest) -> {
+      Map<String, Object> entry = (Map<String, Object>) fixture;
+      ((Map<String, Object>) entry.get("sha256")).forEach((name, digest) -> {
         if (!digest.equals(sums.get(name))) {
           problems.add(name + ": the manifest's sha256 " + digest + " is not SHA256SUMS's");
         }
@@ -172,7 +173,8 @@ public final class Bundle {
       List<OpenProtocol.Message> messages = new ArrayList<>();
       for (Object message : (List<Object>) fixture.get("messages")) {
         Map<String, Object> files = (Map<String, Object>) message;
-        messages.add(new OpenProtocol.Message(checked(files.get("key")), checked(files.get("value"))));
+        messages.add(
+            new OpenProtocol.Message(checked(files.get("key")), checked(files.get("value"))));
       }
       List<Object> expected = direction.equals("decode") ? jsonLines(fixture.get("decoded")) : null;
       cases.add(new Case((String) entry.get("id"), direction, messages, expected));

@@ -146,9 +146,9 @@ public final class Json {
   }
 
   /**
-   * How {@code actual} differs from {@code expected}, as "JSON Pointer: expected …, got …" lines
-   * (at most a dozen): objects by member whatever the order, arrays in order, integers exactly,
-   * floats by value with the sign of zero, an integer never equal to a float.
+   * How {@code actual} differs from {@code expected}, as "JSON Pointer: expected …, got …"
+   * lines (at most a dozen): objects by member whatever the order, arrays in order, integers
+   * exactly, floats by value with the sign of zero, an integer never equal to a float.
    */
   public static List<String> differences(Object expected, Object actual) {
     List<String> out = new ArrayList<>();
@@ -156,7 +156,8 @@ public final class Json {
     return out;
   }
 
-  private static void differences(Object expected, Object actual, String pointer, List<String> out) {
+  private static void differences(
+      Object expected, Object actual, String pointer, List<String> out) {
     if (out.size() >= 12) {
       return;
     }

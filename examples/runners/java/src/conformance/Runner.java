@@ -9,7 +9,7 @@ import java.util.Locale;
  * {@link OpenProtocol} and prints the verdict.
  *
  * <pre>
- *   java -cp build:jackson-core.jar conformance.Runner ticdc-conformance-fixtures-0.1.0
+ *   java -cp classes:jackson-core.jar conformance.Runner ticdc-conformance-fixtures-0.1.0
  * </pre>
  *
  * <p>Exit status: 0 every case passed, 1 a case failed, 2 usage error or a bundle that fails its
@@ -68,7 +68,8 @@ public final class Runner {
     System.out.printf("open reject: %d passed, %d failed%n", tally[1][0], tally[1][1]);
     int passed = tally[0][0] + tally[1][0];
     int failed = tally[0][1] + tally[1][1];
-    System.out.printf(Locale.ROOT, "verdict: %s: %d passed, %d failed (Open Protocol, Java, %.2f s)%n",
+    System.out.printf(Locale.ROOT,
+        "verdict: %s: %d passed, %d failed (Open Protocol, Java, %.2f s)%n",
         failed == 0 ? "PASS" : "FAIL", passed, failed, seconds);
     System.exit(failed == 0 ? 0 : 1);
   }

@@ -15,7 +15,8 @@ import java.util.Map;
  * object per line; one response line each on stdout; logs go to stderr.
  *
  * <pre>
- *   ticdc-conformance run --protocol open --testee "java -cp build:jackson-core.jar conformance.Testee"
+ *   ticdc-conformance run --protocol open \
+ *       --testee "java -cp classes:jackson-core.jar conformance.Testee"
  * </pre>
  *
  * <p>Numbers: requests are read with integers as BigInteger, and responses written with integers
@@ -49,7 +50,8 @@ public final class Testee {
         List<OpenProtocol.Message> messages = new ArrayList<>();
         for (Object item : (List<Object>) request.get("messages")) {
           Map<String, Object> message = (Map<String, Object>) item;
-          messages.add(new OpenProtocol.Message(bytes(message.get("key")), bytes(message.get("value"))));
+          messages.add(
+              new OpenProtocol.Message(bytes(message.get("key")), bytes(message.get("value"))));
         }
         try {
           return response(id, "events", OpenProtocol.decode(messages));
@@ -58,14 +60,16 @@ public final class Testee {
         }
       }
       default -> {
-        return response(id, "skipped", Map.of("reason", request.get("type") + " is not implemented"));
+        String reason = request.get("type") + " is not implemented";
+        return response(id, "skipped", Map.of("reason", reason));
       }
     }
   }
 
   @SuppressWarnings("unchecked")
   public static void main(String[] args) throws Exception {
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
     for (String line = in.readLine(); line != null; line = in.readLine()) {
       Map<String, Object> request = (Map<String, Object>) Json.parseKit(line);
