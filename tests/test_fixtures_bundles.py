@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ticdc_conformance import fixtures
-from ticdc_conformance.fixtures import bundles, kit_version, load_manifest
+from ticdc_conformance.fixtures import _safe_tar, bundles, kit_version, load_manifest
 
 pytest_plugins = ["pytester"]
 
@@ -74,9 +74,9 @@ def test_bundle_headers_are_fixed_and_sums_cover_the_manifest(release: bundles.P
 
 def test_export_is_the_unpacked_bundle(release: bundles.Packed, tmp_path: Path) -> None:
     bundles.export(tmp_path / "tree")
-    with tarfile.open(release.archive) as tar:
-        tar.extractall(tmp_path / "unpacked", filter="data")  # trusted: we just packed it
-    unpacked = tmp_path / "unpacked" / bundles.top_folder(VERSION)
+    tar = tmp_path / bundles.bundle_name(VERSION)
+    tar.write_bytes(gzip.decompress(release.archive.read_bytes()))
+    unpacked = _safe_tar.extract(tar, tmp_path / "unpacked", bundles.top_folder(VERSION))
     files = sorted(p.relative_to(unpacked) for p in unpacked.rglob("*") if p.is_file())
     assert files == sorted(
         p.relative_to(tmp_path / "tree") for p in (tmp_path / "tree").rglob("*") if p.is_file()

@@ -1,8 +1,8 @@
 """Safe unpacking of fixture bundles: every attack refused, naming its member, nothing written.
 
 The attacks (tests/malicious_bundles.py) run in this interpreter and, when one is found, under
-the newest Python this machine has, since 3.12+ gained an extraction filter 3.11 lacks and the
-module must not depend on either.
+the newest Python installed: tarfile's extraction filters differ between 3.11 (none before
+3.11.4), 3.12 and 3.14 (the default), and the module must depend on none of them.
 """
 
 from __future__ import annotations
