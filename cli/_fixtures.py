@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -72,28 +73,44 @@ def _show(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _pack(args: argparse.Namespace, out: IO[str]) -> int:
     del out
-    tarball = bundles.pack(Path(args.out), _root(args))
-    print(f"wrote {tarball} and {tarball.parent / 'SHA256SUMS'}", file=sys.stderr)
+    packed = bundles.pack(Path(args.out), _root(args))
+    print(
+        f"wrote {packed.archive} and {packed.sums}; the uncompressed bundle's sha256 is "
+        f"{packed.sha256}",
+        file=sys.stderr,
+    )
+    pin = bundles.pinned(fixtures.kit_version())
+    if _root(args) is None and pin != packed.sha256:
+        print(
+            f"error: the package pins {pin or 'no sha256'} ({bundles.PIN}): rebuild the "
+            "fixtures (fixtures build) before releasing them",
+            file=sys.stderr,
+        )
+        return ExitCode.FAILURE
     return ExitCode.OK
 
 
 def _export(args: argparse.Namespace, out: IO[str]) -> int:
     del out
-    target = Path(args.out)
-    for name, path in bundles.members(_root(args) or fixtures.default_root()):
-        (target / name).parent.mkdir(parents=True, exist_ok=True)
-        (target / name).write_bytes(path.read_bytes())
-    print(f"exported the fixture tree to {target}", file=sys.stderr)
+    bundles.export(Path(args.out), _root(args))
+    print(f"exported the fixture tree to {args.out}", file=sys.stderr)
     return ExitCode.OK
 
 
 def _fetch(args: argparse.Namespace, out: IO[str]) -> int:
     del out
+    if args.sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", args.sha256):
+        raise UsageError("--sha256 takes the 64 hex digits of the uncompressed bundle")
     try:
-        root = bundles.fetch(args.version, args.url)
+        fetched = bundles.fetch(args.version, args.url or (), sha256=args.sha256)
+    except bundles.BundleError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return ExitCode.FAILURE
     except ValueError as error:
         raise UsageError(str(error)) from None
-    print(f"fixtures {args.version} are in {root}", file=sys.stderr)
+    for note in fetched.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    print(f"fixtures are in {fetched.root} (from {fetched.source})", file=sys.stderr)
     return ExitCode.OK
 
 
@@ -124,18 +141,37 @@ def add_parsers(commands: Commands) -> None:
         action.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
     bundle_actions: dict[str, tuple[str, Any]] = {
         "pack": ("write the versioned tarball and SHA256SUMS", _pack),
-        "export": ("copy the tree (manifest, schema, README, data) as files", _export),
+        "export": (
+            "write the bundle's files (manifest, schema, README, SHA256SUMS, data)",
+            _export,
+        ),
     }
     for name, (text, handler) in bundle_actions.items():
         action = actions.add_parser(name, help=text)
         action.add_argument("--out", required=True, help="folder to write into")
         action.add_argument("--fixtures", help="fixtures folder (default: the shipped one)")
         action.set_defaults(handler=handler)
-    fetch = actions.add_parser("fetch", help="download a bundle into the cache, checksum-checked")
-    fetch.add_argument("version", help="kit version of the bundle")
+    fetch = actions.add_parser(
+        "fetch",
+        help="download a bundle into the cache, checked against its pinned sha256",
+        description="Download the fixture bundle of a kit version into the cache "
+        "(TICDC_CONFORMANCE_CACHE), check it and unpack it safely. This kit's own version is "
+        "checked against the sha256 the package pins; another version against --sha256, "
+        "else the SHA256SUMS beside it. A corrupt cached part is named and replaced. Exit "
+        "status 1 when no mirror gives a bundle that verifies.",
+    )
+    fetch.add_argument("version", nargs="?", help="kit version (default: this kit's)")
     fetch.add_argument(
         "--url",
-        required=True,
-        help="base URL (https://, file:// or a folder) of bundle and SHA256SUMS",
+        action="append",
+        metavar="BASE",
+        help="base URL (https://, file:// or a folder) of the release, repeatable: mirrors, "
+        "tried in order (default: $TICDC_CONFORMANCE_FIXTURES_URL, else the project's "
+        "release page)",
+    )
+    fetch.add_argument(
+        "--sha256",
+        metavar="HEX",
+        help="sha256 of the uncompressed bundle (.tar), as a release pins it",
     )
     fetch.set_defaults(handler=_fetch)

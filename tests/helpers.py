@@ -11,7 +11,15 @@ from ticdc_conformance.reference import ClaimCheckObject, Message
 
 ROOT = Path(__file__).resolve().parents[1]
 _NOT_SOURCE = shutil.ignore_patterns(
-    ".git", ".venv", ".tox", "build", "dist", "*.egg-info", "__pycache__", ".*_cache"
+    ".git",
+    ".venv",
+    ".tox",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    "node_modules",  # the JavaScript example's dependencies (examples/runners/js)
 )
 
 

@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from ticdc_conformance import fixtures
+from ticdc_conformance.fixtures import bundles
 from ticdc_conformance.fixtures.builder import build
 from ticdc_conformance.generators.strategies import MYSQL_TYPES
 from ticdc_conformance.reference import CODECS
@@ -119,7 +120,8 @@ def test_verify_names_a_tampered_byte(tree: Path) -> None:
         named = [p for p in problems if p.startswith("data/open/tiflow.types.bigint-unsigned")]
         assert len(named) == 2, problems  # the checksum and the regeneration
         assert "sha256" in named[0] or "sha256" in named[1]
-        assert len(problems) == 2
+        assert len(problems) == 3
+        assert any(p.startswith(f"{bundles.PIN}: pins sha256") for p in problems)  # the bundle too
         result = cli("fixtures", "verify", "--fixtures", str(tree), "--no-regenerate")
         assert result.returncode == 1
         assert "tiflow.types.bigint-unsigned.m000.value: sha256" in result.stderr
@@ -150,9 +152,12 @@ def test_build_is_deterministic_and_removes_stale_files(tmp_path: Path) -> None:
     stale = tmp_path / "data/open/old.case.change.jsonl"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}\n")
+    for name in ("README.md", "manifest.schema.json"):  # hand-written, and in the pinned bundle
+        shutil.copy(ROOT / name, tmp_path / name)
     build(tmp_path)
     assert not stale.exists()
     assert (tmp_path / "manifest.json").read_bytes() == (ROOT / "manifest.json").read_bytes()
+    assert (tmp_path / bundles.PIN).read_bytes() == (ROOT / bundles.PIN).read_bytes()
 
 
 def test_cli_list_show_verify() -> None:

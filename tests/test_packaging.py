@@ -45,6 +45,7 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
                  "ticdc_conformance/fixtures/manifest.json",
                  "ticdc_conformance/fixtures/manifest.schema.json",
                  "ticdc_conformance/fixtures/README.md",
+                 "ticdc_conformance/fixtures/bundle.sha256",
                  "ticdc_conformance/fixtures/data/changes/types.bigint-unsigned.change.jsonl",
                  "ticdc_conformance/fixtures/data/simple_avro/tiflow.types.json.m001.value",
                  "ticdc_conformance/fixtures/data/streams/open.tiflow.clean.parquet"):  # fmt: skip
