@@ -13,6 +13,9 @@ from ticdc_conformance.reference import CODECS, ExitCode, Message
 from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError, UsageError
 from ticdc_conformance.reference.forms import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    change_line_limit,
+    message_line_limit,
     read_change_events,
     read_messages,
     write_decoded_event,
@@ -24,11 +27,14 @@ __all__ = ["add_parsers"]
 
 def _encode(args: argparse.Namespace, out: IO[str]) -> int:
     codec = CODECS[args.protocol]
+    options = parse_options(args.option)
     try:
-        config = codec.config_from_options(parse_options(args.option), profile=args.profile)
-    except EncodeError as error:
+        config = codec.config_from_options(options, profile=args.profile)
+        limit = int(options.get("max-message-bytes", DEFAULT_MAX_MESSAGE_BYTES))
+    except (EncodeError, ValueError) as error:
         raise UsageError(str(error)) from None
-    for message in codec.encode(read_change_events(sys.stdin.buffer), config):
+    events = read_change_events(sys.stdin.buffer, max_line_bytes=change_line_limit(limit))
+    for message in codec.encode(events, config):
         emit(write_message(message), out)
     return ExitCode.OK
 
@@ -36,7 +42,8 @@ def _encode(args: argparse.Namespace, out: IO[str]) -> int:
 def _messages(args: argparse.Namespace) -> Iterator[tuple[str, Message | FormError]]:
     """Each message with where it came from, or the reason its line is not a message."""
     if not args.key_file and not args.value_file:
-        for number, item in read_messages(sys.stdin.buffer):
+        limit = message_line_limit(args.max_message_bytes)
+        for number, item in read_messages(sys.stdin.buffer, max_line_bytes=limit):
             yield f"line {number}", item
         return
     try:
@@ -120,7 +127,8 @@ def add_parsers(commands: Commands) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a TiCDC sink option (listed below), repeatable",
+        help="a TiCDC sink option (listed below), repeatable; max-message-bytes also bounds "
+        "an input line (4 × the limit; default 10485760)",
     )
     encode.set_defaults(handler=_encode)
 
@@ -136,6 +144,14 @@ def add_parsers(commands: Commands) -> None:
     decode.add_argument("--protocol", required=True, choices=PROTOCOLS, help="wire protocol")
     decode.add_argument("--key-file", help="raw Kafka key bytes of one message")
     decode.add_argument("--value-file", help="raw Kafka value bytes of one message")
+    decode.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE_BYTES,
+        metavar="N",
+        help="the largest message (key plus value) a line may carry, as TiCDC's sink option "
+        "(default 10485760); a longer line is reported and skipped without being held",
+    )
     decode.set_defaults(handler=_decode)
 
     demo = commands.add_parser(

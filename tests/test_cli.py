@@ -282,3 +282,35 @@ def test_debezium_decodes_a_real_debezium_message(shared: Path) -> None:
     assert result.returncode == 0, result.stderr
     [event] = lines(result.stdout)
     assert (event["commit_ts"], event["table"], "cluster_id" in event) == (None, "foo", False)
+
+
+def test_a_line_longer_than_the_message_limit_is_skipped_and_reported() -> None:
+    resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "open", stdin=resolved).stdout
+    stdin = '{"key": "' + "A" * 80_000 + '"\n' + encoded
+    result = run("decode", "--protocol", "open", "--max-message-bytes", "1000", stdin=stdin)
+    assert result.returncode == 1
+    assert result.stderr == "error: line 1, at /: 80011 bytes: longer than the limit of 66872\n"
+    [event] = lines(result.stdout)  # the line after it is still decoded
+    assert event["kind"] == "resolved"
+
+
+def test_encode_bounds_a_change_event_line_by_max_message_bytes() -> None:
+    row = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
+    padded = row.replace('"varchar1"', '"' + "v" * 70_000 + '"')
+    result = run("encode", "--protocol", "open", "--option", "max-message-bytes=100", stdin=padded)
+    assert result.returncode == 1
+    assert result.stderr == "error: line 1, at /: 70961 bytes: longer than the limit of 65936\n"
+
+
+@pytest.mark.parametrize("command", ["encode", "decode"])
+def test_input_that_is_not_utf8_names_its_line(command: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ticdc_conformance.cli", command, "--protocol", "open"],
+        input=b"\n\xff\xfe{}\n",
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr.decode() == "error: line 2, at /: not UTF-8 at byte 0\n"

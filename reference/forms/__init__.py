@@ -28,13 +28,19 @@ from ticdc_conformance.reference.forms._decoded import (
     write_message,
 )
 from ticdc_conformance.reference.forms._lines import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    change_line_limit,
+    message_line_limit,
     read_change_events,
     read_json_lines,
     read_messages,
 )
 
 __all__ = [
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "change_line_limit",
     "json_schema",
+    "message_line_limit",
     "read_change_event",
     "read_change_events",
     "read_decoded_event",
