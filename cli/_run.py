@@ -56,6 +56,7 @@ def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[Xf
         timeout=args.testee_timeout,
         max_restarts=args.testee_restarts,
         log=Path(args.testee_log) if args.testee_log else None,
+        max_line_bytes=args.testee_max_line_bytes,
     )
     run = gate_testee(settings, selection.cases, entries, fixtures=args.fixtures, say=_say)
     _report(args, run.verdict)
@@ -141,6 +142,14 @@ def add_parsers(commands: Commands) -> None:
         metavar="N",
         help="start a crashed, hung or out-of-step testee again at most N times, then stop "
         "with exit status 3 (default 20)",
+    )
+    run.add_argument(
+        "--testee-max-line-bytes",
+        type=int,
+        default=256 * 1024 * 1024,
+        metavar="N",
+        help="the longest response line read from the testee; a longer one is skipped unread, "
+        "its case fails and the testee is started again (default 268435456, 256 MiB)",
     )
     run.add_argument(
         "--testee-log",

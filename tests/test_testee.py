@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
 import sys
+import time
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -224,6 +227,34 @@ def test_garbage_is_a_failure_of_its_case_not_a_traceback(
         "malformed response from the testee: /events/0: expected an object: "
     )
     assert "started again" not in capsys.readouterr().err
+
+
+def test_an_answer_without_end_is_cut_at_the_limit_and_fails_its_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, report = run(tmp_path, double("flood", BIGINT), "--case", OPEN_TIFLOW_TYPES,
+                         "--testee-max-line-bytes", "1048576")  # fmt: skip
+    assert status == 1, capsys.readouterr().err
+    assert {i for i, r in report.items() if r["status"] == "fail"} == {BIGINT}
+    assert report[BIGINT]["detail"].startswith(
+        "the testee answered more than 1048576 bytes without a newline "
+        "(--testee-max-line-bytes); it was stopped and is started again for the next case"
+    )
+    assert len(report) == len(ids(OPEN_TIFLOW_TYPES))
+
+
+def test_a_descendant_in_a_session_of_its_own_ends_with_the_testee(tmp_path: Path) -> None:
+    status, report = run(tmp_path, double("grandchild"), "--case", BIGINT)
+    assert (status, len(report)) == (0, 1)
+    pid = int((tmp_path / "grandchild.pid").read_text())
+    for _ in range(50):  # killed with the testee; reaped by init a moment later
+        state = Path(f"/proc/{pid}/stat")
+        if not state.exists() or state.read_text().split(") ")[1].startswith("Z"):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail(f"the testee's descendant {pid} outlived the run")
 
 
 def test_a_stray_line_is_a_warning_not_a_failure(

@@ -18,7 +18,10 @@ id matches the shell-style pattern (default: every case):
 * ``flip-byte``: flips the last byte of the first message an encoder writes;
 * ``fickle``: crashes on the first matching case, then declares less when started again;
 * ``crash-once``: crashes on the matching cases the first time only (a marker file
-  ``crashed-once`` in the current folder remembers it).
+  ``crashed-once`` in the current folder remembers it);
+* ``flood``: writes 4 MiB without a newline in place of the matching cases' answers;
+* ``grandchild``: on hello, starts a sleeping child in a session of its own and writes its
+  process id to ``grandchild.pid`` in the current folder.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import base64
 import fnmatch
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,6 +59,15 @@ def respond(mode: str, pattern: str, request: dict[str, Any]) -> dict[str, Any] 
             sys.exit(1)
         if mode == "hello-hang":
             time.sleep(3600)
+        if mode == "grandchild":
+            child = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(3600)"],
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            Path("grandchild.pid").write_text(str(child.pid))
         if mode == "hello-old":
             return {**(response or {}), "protocol_version": 0}
         if mode == "decode-open":
@@ -81,6 +94,10 @@ def respond(mode: str, pattern: str, request: dict[str, Any]) -> dict[str, Any] 
         time.sleep(3600)
     elif mode == "garbage":
         return "this is not JSON"
+    elif mode == "flood":
+        sys.stdout.write("x" * (4 * 1024 * 1024))
+        sys.stdout.flush()
+        time.sleep(3600)
     elif mode == "bad-events" and "events" in response:
         return {"id": request["id"], "events": [1]}
     elif mode == "lenient" and request["type"] == "decode":

@@ -17,6 +17,7 @@ from ticdc_conformance.fixtures import kit_version
 from ticdc_conformance.reference.errors import ExitCode, RunBrokenError, UsageError
 from ticdc_conformance.suites.gate import Case, XfailEntry
 from ticdc_conformance.suites.gate._verdict import Verdict, judge
+from ticdc_conformance.suites.testee._process import MAX_LINE_BYTES
 from ticdc_conformance.suites.testee._runner import Testee, TesteeBrokenError, run_testee
 
 __all__ = ["TesteeRun", "TesteeSettings", "gate_testee"]
@@ -32,6 +33,8 @@ class TesteeSettings:
     max_restarts: int = 20
     log: Path | None = None
     """A file receiving every line sent (``> ``) and read (``< ``)."""
+    max_line_bytes: int = MAX_LINE_BYTES
+    """The longest response line read; a longer one fails its case."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,8 +66,11 @@ def gate_testee(
     Raises ``UsageError`` (bad limits, a command that cannot run, nothing to check) and
     ``RunBrokenError`` (a testee that never says a valid hello).
     """
-    if settings.timeout <= 0 or settings.max_restarts < 0:
-        raise UsageError("--testee-timeout must be positive, --testee-restarts not negative")
+    if settings.timeout <= 0 or settings.max_restarts < 0 or settings.max_line_bytes <= 0:
+        raise UsageError(
+            "--testee-timeout and --testee-max-line-bytes must be positive, "
+            "--testee-restarts not negative"
+        )
     try:
         log = None if settings.log is None else settings.log.open("w", encoding="utf-8")
     except OSError as error:
@@ -76,6 +82,7 @@ def gate_testee(
             max_restarts=settings.max_restarts,
             kit_version=kit_version(),
             log=log,
+            max_line_bytes=settings.max_line_bytes,
         )
     except ValueError as error:
         if log is not None:

@@ -39,7 +39,7 @@ from ticdc_conformance.suites.gate._check import (
     Outcome,
     check_case,
 )
-from ticdc_conformance.suites.testee._process import TesteeProcess
+from ticdc_conformance.suites.testee._process import MAX_LINE_BYTES, OutputTooLong, TesteeProcess
 from ticdc_conformance.suites.testee._protocol import (
     Answer,
     Capabilities,
@@ -53,6 +53,7 @@ from ticdc_conformance.suites.testee._protocol import (
 __all__ = ["Testee", "TesteeBrokenError", "TesteeError", "run_testee"]
 
 _STARTUP_TIMEOUT = 30.0
+_TIMEOUT_HINT = " (--testee-timeout)"
 
 
 class TesteeError(Exception):
@@ -85,8 +86,11 @@ class Testee:
     def __init__(self, command: str, *, timeout: float = 10.0, max_restarts: int = 20,
                  kit_version: str = "", log: IO[str] | None = None,
                  stderr: Callable[[], IO[str]] | None = None,
-                 startup_timeout: float = _STARTUP_TIMEOUT) -> None:  # fmt: skip
+                 startup_timeout: float = _STARTUP_TIMEOUT,
+                 max_line_bytes: int = MAX_LINE_BYTES) -> None:  # fmt: skip
         self.command = command
+        self.max_line_bytes = max_line_bytes
+        """The longest response line read; a longer one fails its case."""
         self.argv = shlex.split(command)
         if not self.argv:
             raise ValueError("--testee: an empty command")
@@ -121,7 +125,7 @@ class Testee:
         Raises ``OSError`` when the command cannot be run, ``TesteeBrokenError`` when it
         does not say a valid hello.
         """
-        self._process = TesteeProcess(self.argv, self._echo)
+        self._process = TesteeProcess(self.argv, self._echo, max_line_bytes=self.max_line_bytes)
         try:
             line = self._exchange(hello_request(self.kit_version), timeout=self.startup_timeout)
         except _NoAnswerError as error:
@@ -176,8 +180,13 @@ class Testee:
         # ASCII only (\uXXXX escapes): any JSON reader takes it whatever its locale
         line = json.dumps(request, separators=(",", ":")) + "\n"
         for stray in process.drain():
-            self._record("<", stray)
-            self._note(f"warning: the testee wrote a line that answers no request: {_show(stray)}")
+            text = (
+                f"(more than {stray.limit} bytes without a newline, skipped)".encode()
+                if isinstance(stray, OutputTooLong)
+                else stray
+            )
+            self._record("<", text)
+            self._note(f"warning: the testee wrote a line that answers no request: {_show(text)}")
         self._record(">", line)
         process.send(line.encode("utf-8"))
         try:
@@ -189,6 +198,14 @@ class Testee:
                                  self._stderr_tail(process)) from None  # fmt: skip
         if raw is None:
             return None
+        if isinstance(raw, OutputTooLong):
+            self._record("#", f"more than {raw.limit} bytes without a newline")
+            self._stop()
+            raise _NoAnswerError(
+                f"answered more than {raw.limit} bytes without a newline (--testee-max-line-bytes)",
+                "stopped",
+                self._stderr_tail(process),
+            )
         self._record("<", raw)
         try:
             return raw.decode("utf-8")
@@ -225,7 +242,8 @@ class Testee:
             line = self._exchange(request, timeout=self.timeout)
         except _NoAnswerError as error:
             raise AdapterFaultError(
-                f"the testee {error.reason} (--testee-timeout); it was {error.ended} and is "
+                f"the testee {error.reason}{_TIMEOUT_HINT if error.ended == 'killed' else ''}; "
+                f"it was {error.ended} and is "
                 f"started again for the next case{error.tail}"
             ) from None
         if line is None:
