@@ -7,7 +7,9 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -18,6 +20,7 @@ from ticdc_conformance.fixtures.builder import build
 from ticdc_conformance.generators.strategies import MYSQL_TYPES
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.forms import json_schema
+from ticdc_conformance.suites.gate import load_cases
 
 ROOT = fixtures.default_root()
 MANIFEST = fixtures.load_manifest()
@@ -194,3 +197,80 @@ def test_verify_without_pyarrow_checks_streams_by_checksum(monkeypatch: pytest.M
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *rest: None if name == "pyarrow" else real(name, *rest))  # fmt: skip
     assert fixtures.verify(ROOT) == []
+
+
+def _edit_manifest(tree: Path, edit: Callable[[dict[str, Any]], None]) -> bytes:
+    """Apply ``edit`` to the tree's manifest; return the original bytes to put back."""
+    path = tree / "manifest.json"
+    original = path.read_bytes()
+    manifest = json.loads(original)
+    edit(manifest)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    return original
+
+
+@pytest.mark.parametrize(
+    "name", ["../../etc/passwd", "/etc/passwd", "data/../../x", "data\\open\\x", "data//x", "./x"]
+)
+def test_a_manifest_path_leaving_the_tree_is_refused(tree: Path, name: str) -> None:
+    def edit(manifest: dict[str, Any]) -> None:
+        fixture = manifest["fixtures"]["data/open/tiflow.types.int"]
+        fixture["sha256"][name] = "0" * 64
+
+    original = _edit_manifest(tree, edit)
+    try:
+        problems = fixtures.verify(tree, regenerate=False)
+        assert any(
+            repr(name) in p and "(fixture data/open/tiflow.types.int)" in p for p in problems
+        )
+        with pytest.raises(fixtures.ManifestError, match="not a path inside the tree"):
+            load_cases(tree)
+        result = cli("run", "--decoder", "reference", "--fixtures", str(tree))
+        assert result.returncode == 2
+        assert "not a path inside the tree" in result.stderr
+    finally:
+        (tree / "manifest.json").write_bytes(original)
+
+
+def test_a_manifest_link_out_of_the_tree_is_refused(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"secret")
+    (tree / "data/open/leak").symlink_to(outside)
+    try:
+        with pytest.raises(fixtures.ManifestError, match="leads out of the tree"):
+            fixtures.tree_path(tree, "data/open/leak")
+    finally:
+        (tree / "data/open/leak").unlink()
+
+
+def test_regeneration_names_the_manifest_entries_that_differ(tree: Path) -> None:
+    def edit(manifest: dict[str, Any]) -> None:
+        manifest["cases"][0]["description"] = "edited by hand"
+        manifest["fixtures"]["data/open/tiflow.types.int"]["options"] = {"x": "1"}
+
+    original = _edit_manifest(tree, edit)
+    case_id = json.loads(original)["cases"][0]["id"]
+    try:
+        problems = fixtures.verify(tree)
+    finally:
+        (tree / "manifest.json").write_bytes(original)
+    assert "manifest.json: differs from a fresh regeneration" in problems
+    assert f"manifest.json: cases {case_id}: differs from a fresh regeneration" in problems
+    assert (
+        "manifest.json: fixtures data/open/tiflow.types.int: differs from a fresh regeneration"
+        in problems
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (b"not json", "not a JSON manifest"),
+        (b'{"format": "other", "version": 1}', "not a ticdc-conformance fixtures manifest"),
+        (b'{"format": "ticdc-conformance fixtures", "version": 2}', "manifest version 2"),
+    ],
+)
+def test_an_unusable_manifest_is_named(tmp_path: Path, text: bytes, reason: str) -> None:
+    (tmp_path / "manifest.json").write_bytes(text)
+    with pytest.raises(fixtures.ManifestError, match=reason):
+        fixtures.load_manifest(tmp_path)

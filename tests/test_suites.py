@@ -169,8 +169,14 @@ def test_run_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert f"warning: stale known-failure entry {known}:5" in err
 
 
-def test_run_command_reports_a_broken_fixture_tree(tmp_path: Path) -> None:
-    assert main(["run", "--decoder", "reference", "--fixtures", str(tmp_path)]) == 3
+def test_run_command_reports_a_broken_fixture_tree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--decoder", "reference", "--fixtures", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f"error: --fixtures {tmp_path}: {tmp_path / 'manifest.json'}: cannot read it "
+        "(No such file or directory)\n"
+    )
 
 
 def test_demo_ends_with_the_reference_summary(capsys: pytest.CaptureFixture[str]) -> None:

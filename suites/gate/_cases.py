@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ticdc_conformance.fixtures import default_root, load_manifest
+from ticdc_conformance.fixtures import default_root, load_manifest, tree_path
 from ticdc_conformance.reference import ChangeEvent, ClaimCheckObject, Message
 from ticdc_conformance.reference.forms import read_change_event
 
@@ -157,11 +157,15 @@ def load_cases(
     """The cases of the tree at ``root`` (default: the shipped one), sorted by id.
 
     Each filter keeps the cases whose member is among the given values; ``ids`` takes exact
-    ids or shell-style patterns (``open.*.decode.types.*``).
+    ids or shell-style patterns (``open.*.decode.types.*``). ``ManifestError`` when the tree
+    has no usable manifest or the manifest names a file outside the tree.
     """
     root = root or default_root()
     manifest = load_manifest(root)
     patterns = None if ids is None else list(ids)
+    for fixture in manifest["fixtures"].values():  # every file a case reads stays in the tree
+        for name in fixture["sha256"]:
+            tree_path(root, name)
     cases = []
     for entry in manifest["cases"]:
         if not (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ticdc_conformance.fixtures import bundles, example_events
+from ticdc_conformance.fixtures import ManifestError, bundles, example_events
 from ticdc_conformance.reference import CODECS, DecodedEvent, Message
 from ticdc_conformance.reference.errors import UsageError
 from ticdc_conformance.suites.gate._cases import Case, load_cases
@@ -61,15 +61,18 @@ class Selection:
             raise UsageError(f"--fixtures {self.fixtures}: not a folder, and {error}") from None
 
     def cases(self, directions: Sequence[str]) -> list[Case]:
-        """The selected cases of ``directions``."""
-        return load_cases(
-            self.root(),
-            protocols=self.protocols or None,
-            profiles=self.profiles or None,
-            tiers=self.tiers or None,
-            directions=directions,
-            ids=self.ids or None,
-        )
+        """The selected cases of ``directions``; ``UsageError`` for an unusable tree."""
+        try:
+            return load_cases(
+                self.root(),
+                protocols=self.protocols or None,
+                profiles=self.profiles or None,
+                tiers=self.tiers or None,
+                directions=directions,
+                ids=self.ids or None,
+            )
+        except ManifestError as error:
+            raise UsageError(f"--fixtures {self.fixtures}: {error}") from None
 
 
 def read_known_failures(path: str | None) -> list[XfailEntry]:
