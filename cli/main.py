@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO
 
-from ticdc_conformance.cli import _suite_commands
+from ticdc_conformance.cli import _kafka, _suite_commands
 from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import CODECS, Message, ProtocolError
@@ -275,6 +275,7 @@ def _parser() -> argparse.ArgumentParser:
     generate.add_argument("--out", required=True, help="dump folder to write")
     _suite_commands.add_parsers(commands)
     _add_check_stream(commands)
+    _kafka.add_parsers(commands)
     return parser
 
 
@@ -306,6 +307,7 @@ def _add_check_stream(commands: argparse._SubParsersAction[argparse.ArgumentPars
 
 _COMMANDS = {"encode": _encode, "decode": _decode, "demo": _demo, "generate": _generate,
              "check-stream": _check_stream, **_suite_commands.COMMANDS}  # fmt: skip
+_COMMANDS.update(_kafka.COMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -318,7 +320,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except ProtocolError as error:
         print(f"error: {error}", file=sys.stderr)
-        return EXIT_FAILURE
+        return int(error.exit_code)  # UsageError: 2
     except Exception as error:  # noqa: BLE001 - anything else is a broken run, said as such
         print(f"error: the run broke: {type(error).__name__}: {error}", file=sys.stderr)
         return EXIT_BROKEN

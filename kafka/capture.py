@@ -124,8 +124,10 @@ class _Part:
         "done",
         "end",
         "file",
+        "first",
         "headers",
         "keys",
+        "last",
         "offsets",
         "partition",
         "stamps",
@@ -139,6 +141,8 @@ class _Part:
     def __init__(self, topic: str, partition: int, start: int) -> None:
         self.topic, self.partition, self.start = topic, partition, start
         self.end: int | None = None
+        self.first: int | None = None
+        self.last: int | None = None
         self.done = False
         self.offsets: list[int] = []
         self.keys: list[bytes | None] = []
@@ -171,6 +175,8 @@ class _Part:
         )
         self.writer.write_batch(batch)
         self.written += count
+        self.first = self.offsets[0] if self.first is None else self.first
+        self.last = self.offsets[-1]
         freed, self.bytes = self.bytes, 0
         self.offsets, self.keys, self.values, self.stamps, self.headers = [], [], [], [], []
         return freed
@@ -297,7 +303,7 @@ class _Capture:
         if self.follow is None and part.end is not None and offset + 1 >= part.end:
             self._finish(part)
 
-    def write(self, labels: Mapping[str, Any]) -> None:
+    def write(self) -> None:
         """Close every file under its final name, write the labels, check the accounting."""
         for part in self.parts.values():
             part.flush(self.folder)
@@ -310,12 +316,36 @@ class _Capture:
             _fsync(final)
         if not files:
             write_records([], self.folder / "part-00000.parquet")
-        text = json.dumps(dict(labels), indent=2, sort_keys=True) + "\n"
+        text = json.dumps(self.labels(), indent=2, sort_keys=True) + "\n"
         (self.folder / LABELS_FILE).write_text(text, encoding="utf-8")
         _fsync(self.folder / LABELS_FILE)
         written = sum(p.written for p in self.parts.values())
         if written != self.kept:  # a bug of the kit, never a property of the topic
             raise RuntimeError(f"{self.kept} records kept but {written} written")
+
+    def labels(self) -> dict[str, Any]:
+        """Where the capture read; a lone topic's partition count as ``settings``."""
+        topics: dict[str, list[dict[str, Any]]] = {}
+        for (topic, partition), part in sorted(self.parts.items()):
+            topics.setdefault(topic, []).append(
+                {
+                    "partition": partition,
+                    "records": part.written,
+                    "first": part.first,
+                    "last": part.last,
+                    "end": part.end,
+                }
+            )
+        settings = {}
+        if len(topics) == 1:
+            [(topic, partitions)] = topics.items()
+            settings = {"topic": topic, "partitions": len(partitions)}
+        return {
+            "format": "ticdc-conformance topic dump",
+            "version": 1,
+            "settings": settings,
+            "capture": {"follow": self.follow is not None, "topics": topics},
+        }
 
 
 def _assignment(
@@ -353,28 +383,6 @@ def _assignment(
         for tp in found_offsets:  # -1: no record at or after that time
             parts[tp.topic, tp.partition].start = kafka.OFFSET_END if tp.offset < 0 else tp.offset
     return parts
-
-
-def _labels(parts: Mapping[tuple[str, int], _Part], follow: Follow | None) -> dict[str, Any]:
-    """The capture's labels: where it read; a lone topic's partition count as ``settings``."""
-    topics = sorted({t for t, _ in parts})
-    counts = {t: sum(1 for u, _ in parts if u == t) for t in topics}
-    ranges = {
-        t: [
-            {"partition": p.partition, "records": p.written, "end": p.end}
-            for (u, _), p in sorted(parts.items())
-            if u == t
-        ]
-        for t in topics
-    }
-    return {
-        "format": "ticdc-conformance topic dump",
-        "version": 1,
-        "settings": {"topic": topics[0], "partitions": counts[topics[0]]}
-        if len(topics) == 1
-        else {},
-        "capture": {"topics": ranges, "partitions": counts, "follow": follow is not None},
-    }
 
 
 def capture(
@@ -422,10 +430,8 @@ def capture(
         )
         run = _Capture(consumer, parts, folder, watch, follow)
         consumer.assign([kafka.TopicPartition(t, p, part.start) for (t, p), part in parts.items()])
-        if progress is not None:
-            progress.total(0)
         run.run(progress)
-        run.write(_labels(parts, follow))
+        run.write()
         (folder / INCOMPLETE_FILE).unlink()
         _fsync(folder)
         folder.rename(out)  # out is absent or an empty folder: renaming over it is atomic

@@ -27,8 +27,19 @@ from ticdc_conformance.reference.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from confluent_kafka import KafkaError
 
-__all__ = ["RESERVED", "BrokerError", "Watch", "confluent", "is_secret", "parse_config", "redact"]
+__all__ = [
+    "COMPRESSIONS",
+    "RESERVED",
+    "BrokerError",
+    "Watch",
+    "confluent",
+    "is_secret",
+    "parse_config",
+    "redact",
+]
 
+COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+"""Kafka's ``compression.type`` values: TiCDC's producer may use any of them."""
 RESERVED = frozenset(
     {
         "enable.partition.eof",

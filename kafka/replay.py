@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import DUMP_SCHEMA, dump_files, read_labels
-from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
+from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError, Watch, confluent
 from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
@@ -44,9 +44,8 @@ if TYPE_CHECKING:
     from confluent_kafka import KafkaError, Producer
     from confluent_kafka.admin import AdminClient
 
-__all__ = ["COMPRESSIONS", "DumpPlan", "ReplayResult", "plan_dump", "replay"]
+__all__ = ["DumpPlan", "ReplayResult", "plan_dump", "replay"]
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 _TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 """Kafka's legal topic names (and neither ``.`` nor ``..``)."""
 _POLL_EVERY = 1024
@@ -256,6 +255,8 @@ def replay(
         raise UsageError("--rate must be positive")
     started = time.perf_counter()
     plan = plan_dump(path)
+    if progress is not None:
+        progress.total(plan.records)
     kafka = confluent()
     watch = Watch(config, timeout)
     fixed: dict[str, object] = {"enable.idempotence": True}
