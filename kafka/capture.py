@@ -44,7 +44,7 @@ from ticdc_conformance.generators.dump import (
     LABELS_FILE,
     write_records,
 )
-from ticdc_conformance.kafka.client import Watch, confluent
+from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
 from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
@@ -216,7 +216,7 @@ class _Capture:
             if messages:
                 self.watch.progress()
             else:
-                self.watch.check(self._waiting())
+                self.watch.check(self._waiting(), idle_ok=self.follow is not None)
             for message in messages:
                 error = message.error()
                 if error is None:
@@ -247,7 +247,8 @@ class _Capture:
             return True
         if time.monotonic() - self.last_record < self.follow.idle:
             return False
-        self.watch.check("following")  # idle because the cluster is gone is no success
+        if self.watch.down:  # idle because the cluster is gone is no success
+            raise BrokerError("no broker reachable when the capture went idle")
         return True
 
     def _waiting(self) -> str:

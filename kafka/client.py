@@ -143,16 +143,18 @@ class Watch:
     """librdkafka's error callback, and the verdict on whether the cluster failed the run.
 
     ``progress()`` is called whenever records move; ``check()`` raises ``BrokerError`` after a
-    fatal or authentication error, or when nothing moved for ``timeout`` seconds.
+    fatal or authentication error, when every broker has been unreachable for ``timeout``
+    seconds, or (unless idling is expected) when nothing moved for ``timeout`` seconds.
     """
 
-    __slots__ = ("_config", "_fatal", "_last", "_moved", "timeout")
+    __slots__ = ("_config", "_down", "_fatal", "_last", "_moved", "timeout")
 
     def __init__(self, config: Mapping[str, str], timeout: float) -> None:
         self._config = config
         self.timeout = timeout
         self._fatal: str | None = None
         self._last: str | None = None
+        self._down: float | None = None
         self._moved = time.monotonic()
 
     def __call__(self, error: KafkaError) -> None:
@@ -160,7 +162,14 @@ class Watch:
         text = redact(f"{error.name()}: {error.str()}", self._config)
         if error.fatal() or error.name() in _IMMEDIATE:
             self._fatal = text
+        if error.name() == "_ALL_BROKERS_DOWN" and self._down is None:
+            self._down = time.monotonic()
         self._last = text
+
+    @property
+    def down(self) -> bool:
+        """Whether librdkafka said every broker is unreachable, and nothing moved since."""
+        return self._down is not None
 
     def settings(self, fixed: Mapping[str, object] | None = None) -> dict[str, object]:
         """A client's settings: the user's, then the command's own ``fixed``, then this watch.
@@ -174,16 +183,24 @@ class Watch:
     def progress(self) -> None:
         """Records moved: the clock of ``timeout`` starts again."""
         self._moved = time.monotonic()
+        self._down = None
 
-    def check(self, waiting_for: str) -> None:
-        """Raise ``BrokerError`` if the cluster failed the run."""
+    def check(self, doing: str, *, idle_ok: bool = False) -> None:
+        """Raise ``BrokerError`` if the cluster failed the run while ``doing``.
+
+        ``idle_ok``: nothing moving is no failure by itself (a capture following a topic).
+        """
         if self._fatal is not None:
             raise BrokerError(f"the cluster refused the run: {self._fatal}")
-        idle = time.monotonic() - self._moved
-        if idle > self.timeout:
-            said = f" (last error: {self._last})" if self._last else ""
+        now = time.monotonic()
+        said = f" (last error: {self._last})" if self._last else ""
+        if self._down is not None and now - self._down > self.timeout:
             raise BrokerError(
-                f"nothing from the cluster for {idle:.0f} s while {waiting_for}{said}"
+                f"no broker reachable for {now - self._down:.0f} s while {doing}{said}"
+            )
+        if not idle_ok and now - self._moved > self.timeout:
+            raise BrokerError(
+                f"nothing from the cluster for {now - self._moved:.0f} s while {doing}{said}"
             )
 
     def fail(self, what: str, error: BaseException) -> BrokerError:
