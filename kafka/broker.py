@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import importlib.metadata
 import importlib.util
 import os
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,18 +146,25 @@ def tansu_binary() -> Path:
 
 def docker_engine() -> str | None:
     """``None`` when a Docker engine answers, else why there is none."""
+    if "DOCKER_HOST" not in os.environ and not Path("/var/run/docker.sock").exists():
+        return "no Docker engine: DOCKER_HOST is unset and /var/run/docker.sock is absent"
     try:
         import docker  # noqa: PLC0415 - testcontainers' client, the kafka extra
     except ImportError:
         return "the docker client (testcontainers, the kafka extra) is not installed"
-    try:
-        client = docker.from_env(timeout=5)
+    with warnings.catch_warnings():
+        # the client leaks its socket when the engine does not answer
+        warnings.simplefilter("ignore", ResourceWarning)
         try:
-            client.ping()
+            client = docker.from_env(timeout=5)
+            try:
+                client.ping()
+            finally:
+                client.close()
+        except Exception as error:  # noqa: BLE001 - any failure means: no engine to use
+            return f"no Docker engine answers ({type(error).__name__}: {error})"
         finally:
-            client.close()
-    except Exception as error:  # noqa: BLE001 - any failure means: no engine to use
-        return f"no Docker engine answers ({type(error).__name__}: {error})"
+            gc.collect()
     return None
 
 

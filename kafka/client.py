@@ -111,8 +111,8 @@ def redact(text: str, config: Mapping[str, str]) -> str:
 def _pair(text: str, where: str) -> tuple[str, str]:
     name, sep, value = text.partition("=")
     name = name.strip()
-    if not sep or not name:
-        raise UsageError(f"{where}: a librdkafka setting is NAME=VALUE, got {name or text!r}")
+    if not sep or not name or any(c.isspace() for c in name):
+        raise UsageError(f"{where}: a librdkafka setting is NAME=VALUE")  # no text: a secret?
     if name in RESERVED:
         raise UsageError(f"{where}: {name} is set by the command itself")
     return name, value.strip()
@@ -133,8 +133,8 @@ def parse_config(pairs: Iterable[str] = (), files: Iterable[str | Path] = ()) ->
             if line.strip() and not line.lstrip().startswith("#"):
                 name, value = _pair(line, f"{file} line {number}")
                 config[name] = value
-    for pair in pairs:
-        name, value = _pair(pair, "--config")
+    for number, pair in enumerate(pairs, start=1):
+        name, value = _pair(pair, f"--config #{number}")
         config[name] = value
     return config
 

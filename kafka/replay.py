@@ -49,6 +49,9 @@ __all__ = ["DumpPlan", "ReplayResult", "plan_dump", "replay"]
 _TOPIC_NAME = re.compile(r"[A-Za-z0-9._-]{1,249}")
 """Kafka's legal topic names (and neither ``.`` nor ``..``)."""
 _POLL_EVERY = 1024
+_MESSAGE_MAX_BYTES = 100 << 20
+"""The producer's limit unless ``--config message.max.bytes`` says: the broker's is the one
+that matters (Kafka's socket.request.max.bytes is 100 MiB)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -260,6 +263,8 @@ def replay(
     kafka = confluent()
     watch = Watch(config, timeout)
     fixed: dict[str, object] = {"enable.idempotence": True}
+    if "message.max.bytes" not in config:  # librdkafka's default (1 MB) is below TiCDC's 10 MiB
+        fixed["message.max.bytes"] = _MESSAGE_MAX_BYTES
     if compression is not None:
         fixed["compression.type"] = compression
     # first: an idempotent producer takes a while to get its producer id, meanwhile topics
@@ -308,6 +313,7 @@ def _produce(
     progress: Progress | None,
 ) -> None:
     sent, seen, began = 0, 0, time.monotonic()
+    KafkaException = confluent().KafkaException  # noqa: N806 - the client's class
     produce, expected = producer.produce, deliveries.expected
     for batch in _batches(plan):
         columns = batch.to_pydict()
@@ -343,6 +349,11 @@ def _produce(
                 except BufferError:  # the local queue is full: let deliveries drain it
                     producer.poll(0.1)
                     seen = _check(deliveries, seen, watch, "sending records")
+                except KafkaException as error:  # a record the producer itself refuses
+                    raise UsageError(
+                        f"{topic}/{partition} offset {offset}: {error} (the "
+                        "producer's settings: --config)"
+                    ) from None
             sent += 1
             if rate is not None and (ahead := began + sent / rate - time.monotonic()) > 0:
                 producer.poll(0)
