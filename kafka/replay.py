@@ -23,8 +23,11 @@ Rules:
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
 import re
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import DUMP_SCHEMA, dump_files, read_labels
@@ -101,38 +105,92 @@ def _labels(path: Path) -> dict[str, Any]:
     return read_labels(path) if path.is_dir() else {}
 
 
+_KEY = [("topic", "ascending"), ("partition", "ascending"), ("offset", "ascending")]
+
+
+def _keys(files: tuple[Path, ...]) -> list[pa.Table]:
+    """Each file's (topic, partition, offset) columns."""
+    tables = []
+    for file in files:
+        try:
+            tables.append(pq.read_table(file, columns=["topic", "partition", "offset"]))
+        except (OSError, pa.ArrowInvalid, KeyError) as error:
+            raise UsageError(f"{file}: not a topic dump: {error}") from None
+    return tables
+
+
+def _one_partition_each(tables: list[pa.Table]) -> dict[tuple[str, int], int] | None:
+    """Partition → its highest offset, for ``write_dump``'s layout; else ``None``.
+
+    That layout: every file holds one partition, in ascending offsets that follow the
+    partition's earlier files.
+    """
+    last: dict[tuple[str, int], int] = {}
+    for table in tables:
+        if not table.num_rows:
+            continue
+        topic, partition = table["topic"].unique(), table["partition"].unique()
+        if len(topic) != 1 or len(partition) != 1:
+            return None
+        offsets = table["offset"].combine_chunks()
+        step = pc.min(pc.pairwise_diff(offsets)).as_py()  # None for one record
+        key = (topic[0].as_py(), partition[0].as_py())
+        if (step is not None and step <= 0) or offsets[0].as_py() <= last.get(key, -1):
+            return None
+        last[key] = offsets[-1].as_py()
+    return last
+
+
+def _sorted_keys(tables: list[pa.Table], path: Path | str) -> tuple[pa.Table, bool]:
+    """All keys sorted (stably) by (topic, partition, offset); whether the files were in order.
+
+    In order: the files gave each partition's records in offset order. ``UsageError`` for an
+    offset held twice.
+    """
+    keys = pa.concat_tables(tables).combine_chunks()
+    keys = keys.append_column("place", pa.array(range(keys.num_rows), pa.int64())).sort_by(_KEY)
+    if keys.num_rows < 2:
+        return keys, True
+    head, tail = keys.slice(0, keys.num_rows - 1), keys.slice(1)
+    same = pc.and_(
+        pc.equal(head["topic"], tail["topic"]), pc.equal(head["partition"], tail["partition"])
+    )
+    twice = pc.and_(same, pc.equal(head["offset"], tail["offset"]))
+    if pc.any(twice).as_py():
+        row = head.filter(twice).slice(0, 1).to_pylist()[0]
+        raise UsageError(
+            f"{path}: {row['topic']}/{row['partition']} holds offset {row['offset']} twice"
+        )
+    return keys, not pc.any(pc.and_(same, pc.greater(head["place"], tail["place"]))).as_py()
+
+
 def plan_dump(path: Path | str) -> DumpPlan:
-    """Count a dump's records and partitions and check their order (``UsageError`` if bad)."""
+    """Count a dump's records and partitions and check their order (``UsageError`` if bad).
+
+    Vectorized: a dump in ``write_dump``'s layout is checked file by file; any other is
+    checked on all its keys sorted by (topic, partition, offset).
+    """
     try:
         files = tuple(dump_files(path))
     except ValueError as error:
         raise UsageError(str(error)) from None
     if not files:
         raise UsageError(f"no dump at {path}")
-    last: dict[tuple[str, int], int] = {}
-    ordered, records = True, 0
-    for file in files:
-        try:
-            table = pq.read_table(file, columns=["topic", "partition", "offset"])
-        except (OSError, pa.ArrowInvalid, KeyError) as error:
-            raise UsageError(f"{file}: not a topic dump: {error}") from None
-        columns = table.to_pydict()
-        records += table.num_rows
-        for topic, partition, offset in zip(*columns.values(), strict=True):
-            previous = last.get((topic, partition))
-            if previous is not None and offset <= previous:
-                if offset == previous:
-                    raise UsageError(f"{file}: {topic}/{partition} holds offset {offset} twice")
-                ordered = False
-            last[topic, partition] = offset
+    tables = _keys(files)
+    found, ordered = _one_partition_each(tables), True
+    if found is None:
+        keys, ordered = _sorted_keys(tables, path)
+        highest = keys.group_by(["topic", "partition"]).aggregate([]).to_pydict()
+        found = dict.fromkeys(zip(highest["topic"], highest["partition"], strict=True), 0)
+    partitions: dict[str, int] = {}
+    for topic, partition in found:
+        partitions[topic] = max(partitions.get(topic, 0), partition + 1)
     labels = _labels(Path(path))
     settings = labels.get("settings") or {}
-    partitions: dict[str, int] = {}
-    for topic, partition in last:
-        partitions[topic] = max(partitions.get(topic, 0), partition + 1)
     if settings.get("topic") in partitions and isinstance(settings.get("partitions"), int):
         topic = settings["topic"]
         partitions[topic] = max(partitions[topic], settings["partitions"])
+    records = sum(t.num_rows for t in tables)
     return DumpPlan(
         files=files, records=records, partitions=partitions, ordered=ordered, labels=labels
     )
@@ -144,38 +202,94 @@ def _batches(plan: DumpPlan) -> Iterator[pa.RecordBatch]:
             yield from pq.ParquetFile(file).iter_batches(columns=DUMP_SCHEMA.names)
         return
     table = pa.concat_tables(pq.read_table(f, columns=DUMP_SCHEMA.names) for f in plan.files)
-    yield from table.sort_by(
-        [("topic", "ascending"), ("partition", "ascending"), ("offset", "ascending")]
-    ).to_batches()
+    yield from table.sort_by(_KEY).to_batches()
+
+
+def _columns(batch: pa.RecordBatch) -> list[list[Any]]:
+    """A batch's columns as Python lists, headers as (key, value) lists or ``None``.
+
+    Timestamps as milliseconds: ``to_pydict`` would build a ``datetime`` for each.
+    """
+    columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "offset")]
+    columns.append(batch.column("timestamp").cast(pa.int64()).to_pylist())
+    columns += [batch.column("key").to_pylist(), batch.column("value").to_pylist()]
+    headers = batch.column("headers")
+    if not pc.sum(pc.list_value_length(headers)).as_py():  # no headers at all (TiCDC's case)
+        columns.append([None] * batch.num_rows)
+    else:
+        columns.append(
+            [[(h["key"], h["value"]) for h in row] if row else None for row in headers.to_pylist()]
+        )
+    return columns
+
+
+def _read_ahead(plan: DumpPlan) -> Iterator[list[list[Any]]]:
+    """The dump's batches as column lists, read one batch ahead in a thread of their own.
+
+    Parquet decoding releases the GIL, so it overlaps with sending the batch before.
+    """
+    ready: queue.Queue[list[list[Any]] | BaseException | None] = queue.Queue(maxsize=2)
+    stop = threading.Event()
+
+    def put(item: list[list[Any]] | BaseException | None) -> None:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                ready.put(item, timeout=0.1)
+                return
+
+    def read() -> None:
+        try:
+            for batch in _batches(plan):
+                put(_columns(batch))
+            put(None)
+        except BaseException as error:  # noqa: BLE001 - handed to the sending thread
+            put(error)
+
+    reader = threading.Thread(target=read, name="replay-reader", daemon=True)
+    reader.start()
+    try:
+        while (item := ready.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        reader.join()
 
 
 class _Deliveries:
     """The delivery callback: counts, failures, and each record's offset in the topic."""
 
-    __slots__ = ("count", "expected", "failed", "first_failure", "first_moved", "moved")
+    __slots__ = ("count", "expected", "failed", "failures", "moved", "moves")
 
     def __init__(self) -> None:
         self.count = self.failed = self.moved = 0
         self.expected: dict[tuple[str, int], deque[int]] = {}
-        self.first_failure: str | None = None
-        self.first_moved: str | None = None
+        self.failures: dict[tuple[str, int], tuple[int, str]] = {}
+        """A partition's first failure: its dump offset and the error."""
+        self.moves: dict[tuple[str, int], tuple[int, int]] = {}
+        """A partition's first record at another offset: its dump offset and topic offset."""
 
     def __call__(self, error: KafkaError | None, message: Any) -> None:  # noqa: ANN401 - Message
         where = (message.topic(), message.partition())
         offset = self.expected[where].popleft()  # an idempotent producer reports in order
         if error is not None:
             self.failed += 1
-            if self.first_failure is None:
-                self.first_failure = f"{where[0]}/{where[1]} offset {offset}: {error.str()}"
+            self.failures.setdefault(where, (offset, error.str()))
             return
         self.count += 1
         if message.offset() != offset:
             self.moved += 1
-            if self.first_moved is None:
-                self.first_moved = (
-                    f"{where[0]}/{where[1]}: dump offset {offset} is topic "
-                    f"offset {message.offset()}"
-                )
+            self.moves.setdefault(where, (offset, message.offset()))
+
+    @staticmethod
+    def first(found: Mapping[tuple[str, int], tuple[int, object]], what: str) -> str | None:
+        """The entry of the first partition in ``found``, in words."""
+        if not found:
+            return None
+        place = min(found)
+        offset, said = found[place]
+        return f"{place[0]}/{place[1]}: dump offset {offset} {what} {said}"
 
 
 def _prepare_topics(
@@ -290,14 +404,14 @@ def replay(
     if deliveries.failed or deliveries.count != plan.records:
         raise BrokerError(
             f"{deliveries.count} of {plan.records} records delivered; "
-            f"{deliveries.failed} failed, first {deliveries.first_failure}"
+            f"{deliveries.failed} failed, first {deliveries.first(deliveries.failures, 'failed:')}"
         )
     return ReplayResult(
         records=plan.records,
         delivered=deliveries.count,
         topics=topics,
         moved=deliveries.moved,
-        first_moved=deliveries.first_moved,
+        first_moved=deliveries.first(deliveries.moves, "is topic offset"),
         seconds=time.perf_counter() - started,
     )
 
@@ -315,25 +429,13 @@ def _produce(
     sent, seen, began = 0, 0, time.monotonic()
     KafkaException = confluent().KafkaException  # noqa: N806 - the client's class
     produce, expected = producer.produce, deliveries.expected
-    for batch in _batches(plan):
-        columns = batch.to_pydict()
-        stamps = batch.column("timestamp").cast(pa.int64()).to_pylist()
-        for topic, partition, offset, stamp, key, value, headers in zip(
-            columns["topic"],
-            columns["partition"],
-            columns["offset"],
-            stamps,
-            columns["key"],
-            columns["value"],
-            columns["headers"],
-            strict=True,
-        ):
+    for columns in _read_ahead(plan):
+        for topic, partition, offset, stamp, key, value, headers in zip(*columns, strict=True):
             name = target[topic]
             queue = expected.get((name, partition))
             if queue is None:
                 queue = expected[name, partition] = deque()
             queue.append(offset)
-            kept = [(h["key"], h["value"]) for h in headers] if headers else None
             while True:
                 try:
                     produce(
@@ -343,7 +445,7 @@ def _produce(
                         partition,
                         on_delivery=deliveries,
                         timestamp=stamp or 0,
-                        headers=kept,
+                        headers=headers,
                     )
                     break
                 except BufferError:  # the local queue is full: let deliveries drain it
