@@ -58,7 +58,13 @@ TANSU_GAPS = (
     ),
     "isolation.level=read_committed is not honoured: records of aborted transactions are delivered",
     "no CreatePartitions; DeleteRecords fails the request",
+    "a fetch from past a partition's end returns nothing, not OFFSET_OUT_OF_RANGE",
     "ListOffsets by max timestamp fails the whole request",
+    (
+        "ListOffsets by timestamp (offsets_for_times, capture --from-timestamp) compares the "
+        "time each batch was stored, not the records' timestamps, and answers offset 0 when no "
+        "batch is later"
+    ),
     "no topic configurations (DescribeConfigs returns none); max.message.bytes is not enforced",
     "a consumer group join takes about session.timeout.ms / 2: read with assign() in tests",
     "memory storage only: every record is gone when it stops",

@@ -53,6 +53,13 @@ if TYPE_CHECKING:
 
 __all__ = ["CaptureResult", "Follow", "capture", "parse_offsets", "parse_timestamp"]
 
+_CONSUMER = {
+    "group.id": "ticdc-conformance-capture",  # librdkafka wants one; nothing is committed
+    "enable.partition.eof": True,
+    "enable.auto.commit": False,
+    "enable.auto.offset.store": False,
+    "auto.offset.reset": "error",  # a start offset out of range is said, never skipped
+}
 _CONSUME = 10_000
 """Records asked of librdkafka per call."""
 _ROWS = 65_536
@@ -216,6 +223,7 @@ class _Capture:
             if messages:
                 self.watch.progress()
             else:
+                self._starts_past_end()
                 self.watch.check(self._waiting(), idle_ok=self.follow is not None)
             for message in messages:
                 error = message.error()
@@ -232,6 +240,22 @@ class _Capture:
                 self.buffered -= fullest.flush(self.folder)
             if progress is not None:
                 progress.update(self.kept)
+
+    def _starts_past_end(self) -> None:
+        """``UsageError`` for a start offset past its partition's end.
+
+        Kafka says so (``_AUTO_OFFSET_RESET``, see ``_failed``); Tansu fetches nothing, but
+        its fetch responses carry the high watermark.
+        """
+        for part in self.parts.values():
+            if part.done or part.end is not None or part.start < 0:
+                continue
+            if 0 <= self._learn_end(part) < part.start:
+                where = f"{part.topic}/{part.partition}"
+                raise UsageError(
+                    f"{where}: start offset {part.start} is outside the partition's "
+                    f"records (it ends at {part.end})"
+                )
 
     def _failed(self, message: Any, error: KafkaError, kafka: ModuleType) -> None:  # noqa: ANN401
         where = f"{message.topic()}/{message.partition()}"
@@ -287,6 +311,9 @@ class _Capture:
                 if not part.done:
                     self._finish(part)
                 return
+        elif self.follow.max_records is not None and self.kept >= self.follow.max_records:
+            self.past_end += 1  # fetched with the last records kept: counted, not kept
+            return
         kind, stamp = message.timestamp()
         value = message.value()
         part.offsets.append(offset)
@@ -408,17 +435,7 @@ def capture(
     started = time.perf_counter()
     kafka = confluent()
     watch = Watch(config, timeout)
-    consumer = kafka.Consumer(
-        watch.settings(
-            {
-                "group.id": "ticdc-conformance-capture",
-                "enable.partition.eof": True,
-                "enable.auto.commit": False,
-                "enable.auto.offset.store": False,
-                "auto.offset.reset": "error",
-            }
-        )
-    )
+    consumer = watch.client(kafka.Consumer, _CONSUMER)
     folder = out.with_name(f".{out.name}.capture-{os.getpid()}")
     leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))
     try:

@@ -17,15 +17,17 @@ Rules:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from ticdc_conformance.reference.errors import ExitCode, UsageError
 
 if TYPE_CHECKING:
     from confluent_kafka import KafkaError
+
+T = TypeVar("T")
 
 __all__ = [
     "COMPRESSIONS",
@@ -170,6 +172,17 @@ class Watch:
     def down(self) -> bool:
         """Whether librdkafka said every broker is unreachable, and nothing moved since."""
         return self._down is not None
+
+    def client(
+        self, kind: Callable[[dict[str, object]], T], fixed: Mapping[str, object] | None = None
+    ) -> T:
+        """A librdkafka client of ``kind`` with ``settings(fixed)``; ``UsageError`` if refused."""
+        try:
+            return kind(self.settings(fixed))
+        except (confluent().KafkaException, ValueError, TypeError) as error:
+            raise UsageError(
+                redact(f"librdkafka refuses the settings: {error}", self._config)
+            ) from None
 
     def settings(self, fixed: Mapping[str, object] | None = None) -> dict[str, object]:
         """A client's settings: the user's, then the command's own ``fixed``, then this watch.

@@ -382,11 +382,11 @@ def replay(
     if compression is not None:
         fixed["compression.type"] = compression
     # first: an idempotent producer takes a while to get its producer id, meanwhile topics
-    producer = kafka.Producer(watch.settings(fixed))
+    producer = watch.client(kafka.Producer, fixed)
     deliveries = _Deliveries()
     try:
         topics = _prepare_topics(
-            kafka.admin.AdminClient(watch.settings()), plan, topic_map or {}, watch
+            watch.client(kafka.admin.AdminClient), plan, topic_map or {}, watch
         )
         target = {t.source: t.target for t in topics}
         _produce(
