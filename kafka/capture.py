@@ -388,7 +388,7 @@ def _assignment(
     try:
         metadata = consumer.list_topics(timeout=watch.timeout).topics
     except kafka.KafkaException as error:
-        raise watch.fail("cannot read the cluster's metadata", error) from None
+        raise watch.fail("cannot read the cluster's metadata", error, consumer) from None
     parts: dict[tuple[str, int], _Part] = {}
     for topic in topics:
         found = metadata.get(topic)
@@ -407,7 +407,7 @@ def _assignment(
         try:
             found_offsets = consumer.offsets_for_times(asked, timeout=watch.timeout)
         except kafka.KafkaException as error:
-            raise watch.fail("cannot look up offsets by time", error) from None
+            raise watch.fail("cannot look up offsets by time", error, consumer) from None
         for tp in found_offsets:  # -1: no record at or after that time
             parts[tp.topic, tp.partition].start = kafka.OFFSET_END if tp.offset < 0 else tp.offset
     return parts

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ticdc_conformance.reference.errors import ExitCode, UsageError
 
@@ -216,6 +216,15 @@ class Watch:
                 f"nothing from the cluster for {now - self._moved:.0f} s while {doing}{said}"
             )
 
-    def fail(self, what: str, error: BaseException) -> BrokerError:
-        """A ``BrokerError`` for a client call that raised ``error``, redacted."""
-        return BrokerError(redact(f"{what}: {error}", self._config))
+    def fail(self, what: str, error: BaseException, client: Any = None) -> BrokerError:  # noqa: ANN401
+        """A ``BrokerError`` for a call of ``client`` that raised ``error``, redacted.
+
+        It names librdkafka's error and the last one its callback reported (the cause, often:
+        a refused connection, a failed TLS or SASL handshake); ``client``'s pending callbacks
+        are served first.
+        """
+        if client is not None:
+            client.poll(0)
+        said = error.args[0].str() if error.args and hasattr(error.args[0], "str") else error
+        last = f" (last error: {self._last})" if self._last else ""
+        return BrokerError(redact(f"{what}: {said}{last}", self._config))

@@ -312,7 +312,7 @@ def _prepare_topics(
     try:
         existing = admin.list_topics(timeout=watch.timeout).topics
     except kafka.KafkaException as error:
-        raise watch.fail("cannot list the cluster's topics", error) from None
+        raise watch.fail("cannot list the cluster's topics", error, admin) from None
     topics, create = [], []
     for source, target in sorted(targets.items()):
         needed = plan.partitions[source]
@@ -339,7 +339,7 @@ def _prepare_topics(
             try:
                 future.result()
             except kafka.KafkaException as error:
-                raise watch.fail(f"cannot create topic {target}", error) from None
+                raise watch.fail(f"cannot create topic {target}", error, admin) from None
         _wait_for_metadata(admin, {t.target: t.partitions for t in topics if t.created}, watch)
     return tuple(topics)
 
