@@ -34,7 +34,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
 
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.generate import generate
@@ -44,7 +45,7 @@ from ticdc_conformance.kafka.capture import capture
 from ticdc_conformance.kafka.replay import plan_dump, replay
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kafka.md"
-Row = tuple[str, int | None, int | None, bytes | None, bytes | None, list[Any] | None]
+Row = tuple[str, int, int | None, bytes | None, bytes | None, list[Any] | None]
 
 
 def load(folder: Path) -> list[Row]:

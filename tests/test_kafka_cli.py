@@ -136,7 +136,8 @@ def test_usage_errors_end_with_status_2(
 def test_a_topic_with_fewer_partitions_is_refused_with_status_2(
     ticdc_kafka_broker: Broker, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka.admin import AdminClient
+    from confluent_kafka.cimpl import NewTopic
 
     address = ticdc_kafka_broker.bootstrap_servers
     admin = AdminClient({"bootstrap.servers": address, "log_level": 0})

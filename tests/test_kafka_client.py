@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,7 +87,7 @@ def test_redact_hides_secret_values_only() -> None:
     assert redact("alice failed with s3cret", config) == "alice failed with ***"
 
 
-def _error(name: str, *, fatal: bool = False) -> object:
+def _error(name: str, *, fatal: bool = False) -> Any:
     code = getattr(confluent_kafka.KafkaError, name)
     return confluent_kafka.KafkaError(code, "said by the client", fatal=fatal)
 
@@ -113,7 +114,9 @@ def test_watch_fails_when_nothing_moves() -> None:
     watch(_error("_TRANSPORT"))
     time.sleep(0.1)
     watch.check("following", idle_ok=True)  # idle and no broker down: fine while following
-    with pytest.raises(BrokerError, match=r"nothing from the cluster .* while sending .*_TRANSPORT"):
+    with pytest.raises(
+        BrokerError, match=r"nothing from the cluster .* while sending .*_TRANSPORT"
+    ):
         watch.check("sending")
     watch.progress()
     watch.check("sending")

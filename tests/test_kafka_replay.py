@@ -6,6 +6,7 @@ import io
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,13 +36,14 @@ def _record(partition: int, offset: int, **fields: object) -> Record:
     return Record(**{**base, **fields})  # type: ignore[arg-type]
 
 
-def _read(config: dict[str, str], topic: str, partitions: int) -> list[tuple[object, ...]]:
+def _read(config: dict[str, str], topic: str, partitions: int) -> list[tuple[Any, ...]]:
     """Every record of ``topic`` as (partition, offset, timestamp, key, value, headers)."""
     consumer = confluent_kafka.Consumer(
         {**config, "group.id": "t", "log_level": 0, "enable.partition.eof": True}
     )
     consumer.assign([confluent_kafka.TopicPartition(topic, p, 0) for p in range(partitions)])
-    found, ended = [], set()
+    found: list[tuple[Any, ...]] = []
+    ended: set[int] = set()
     while len(ended) < partitions:
         for message in consumer.consume(100, 0.1):
             if message.error() is not None:
