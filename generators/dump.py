@@ -175,13 +175,14 @@ def write_dump(
 
 
 def dump_files(path: Path | str) -> list[Path]:
-    """The Parquet files of a dump folder, a file or a glob (none: an empty list).
+    """The Parquet files of a dump folder (not hidden ones), a file or a glob (or none).
 
     ``ValueError`` when a file sits in a folder an unfinished capture left (``_INCOMPLETE``).
     """
     path = Path(path)
     if path.is_dir():
-        files = sorted(path.glob("*.parquet"))
+        # as Spark does: hidden names are files being written (write_dump, a capture)
+        files = sorted(f for f in path.glob("*.parquet") if not f.name.startswith((".", "_")))
         folders = {path}
     else:
         pattern = str(path)
