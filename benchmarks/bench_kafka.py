@@ -42,7 +42,8 @@ from ticdc_conformance.generators.generate import generate
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.kafka import broker
 from ticdc_conformance.kafka.capture import capture
-from ticdc_conformance.kafka.replay import plan_dump, replay
+from ticdc_conformance.kafka.dump_reader import plan_dump
+from ticdc_conformance.kafka.replay import replay
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kafka.md"
 Row = tuple[str, int, int | None, bytes | None, bytes | None, list[Any] | None]

@@ -35,16 +35,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from ticdc_conformance.generators.dump import (
-    DUMP_SCHEMA,
     INCOMPLETE_FILE,
     LABELS_FILE,
     write_records,
 )
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
+from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, fsync
 from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
@@ -62,8 +59,6 @@ _CONSUMER = {
 }
 _CONSUME = 10_000
 """Records asked of librdkafka per call."""
-_ROWS = 65_536
-"""Rows per Parquet row group, as ``write_dump`` writes them."""
 _BUFFERED_BYTES = 256 << 20
 """Bytes of keys and values held across partitions before the fullest is written out."""
 
@@ -123,87 +118,13 @@ def parse_timestamp(text: str) -> int:
     return round(moment.timestamp() * 1000)
 
 
-class _Part:
-    """One partition being captured: its end, its buffered columns, its Parquet file."""
-
-    __slots__ = (
-        "bytes",
-        "done",
-        "end",
-        "file",
-        "first",
-        "headers",
-        "keys",
-        "last",
-        "offsets",
-        "partition",
-        "stamps",
-        "start",
-        "topic",
-        "values",
-        "writer",
-        "written",
-    )
-
-    def __init__(self, topic: str, partition: int, start: int) -> None:
-        self.topic, self.partition, self.start = topic, partition, start
-        self.end: int | None = None
-        self.first: int | None = None
-        self.last: int | None = None
-        self.done = False
-        self.offsets: list[int] = []
-        self.keys: list[bytes | None] = []
-        self.values: list[bytes | None] = []
-        self.stamps: list[int | None] = []
-        self.headers: list[list[tuple[str, bytes | None]]] = []
-        self.bytes = self.written = 0
-        self.file: Path | None = None
-        self.writer: Any = None
-
-    def flush(self, folder: Path) -> int:
-        """Write the buffered rows as one row group; the bytes freed."""
-        if not self.offsets:
-            return 0
-        if self.writer is None:
-            self.file = folder / f".writing-{self.topic}-{self.partition}.parquet"
-            self.writer = pq.ParquetWriter(self.file, DUMP_SCHEMA)
-        count = len(self.offsets)
-        batch = pa.RecordBatch.from_pydict(
-            {
-                "topic": [self.topic] * count,
-                "partition": [self.partition] * count,
-                "offset": self.offsets,
-                "timestamp": self.stamps,
-                "key": self.keys,
-                "value": self.values,
-                "headers": self.headers,
-            },
-            schema=DUMP_SCHEMA,
-        )
-        self.writer.write_batch(batch)
-        self.written += count
-        self.first = self.offsets[0] if self.first is None else self.first
-        self.last = self.offsets[-1]
-        freed, self.bytes = self.bytes, 0
-        self.offsets, self.keys, self.values, self.stamps, self.headers = [], [], [], [], []
-        return freed
-
-
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 class _Capture:
     """The read loop and the files of one capture."""
 
     def __init__(
         self,
         consumer: Consumer,
-        parts: dict[tuple[str, int], _Part],
+        parts: dict[tuple[str, int], PartFile],
         folder: Path,
         watch: Watch,
         follow: Follow | None,
@@ -279,7 +200,7 @@ class _Capture:
         left = [f"{p.topic}/{p.partition}" for p in self.parts.values() if not p.done]
         return f"reading {', '.join(left[:5])}{' ...' if len(left) > 5 else ''}"
 
-    def _learn_end(self, part: _Part) -> int:
+    def _learn_end(self, part: PartFile) -> int:
         """The partition's high watermark from the fetch responses (cached by librdkafka)."""
         kafka = confluent()
         tp = kafka.TopicPartition(part.topic, part.partition)
@@ -288,13 +209,13 @@ class _Capture:
             part.end = high
         return high
 
-    def _end_reached(self, part: _Part, offset: int) -> None:
+    def _end_reached(self, part: PartFile, offset: int) -> None:
         if part.end is None and self._learn_end(part) < 0:
             part.end = offset
         if self.follow is None and not part.done and offset >= (part.end or 0):
             self._finish(part)
 
-    def _finish(self, part: _Part) -> None:
+    def _finish(self, part: PartFile) -> None:
         part.done = True
         self.unfinished -= 1
         kafka = confluent()
@@ -326,7 +247,7 @@ class _Capture:
         self.buffered += size
         self.kept += 1
         self.last_record = time.monotonic()
-        if len(part.offsets) == _ROWS:
+        if len(part.offsets) == ROWS:
             self.buffered -= part.flush(self.folder)
         if self.follow is None and part.end is not None and offset + 1 >= part.end:
             self._finish(part)
@@ -341,12 +262,12 @@ class _Capture:
         for number, file in enumerate(files):
             final = self.folder / f"part-{number:05d}.parquet"
             file.replace(final)
-            _fsync(final)
+            fsync(final)
         if not files:
             write_records([], self.folder / "part-00000.parquet")
         text = json.dumps(self.labels(), indent=2, sort_keys=True) + "\n"
         (self.folder / LABELS_FILE).write_text(text, encoding="utf-8")
-        _fsync(self.folder / LABELS_FILE)
+        fsync(self.folder / LABELS_FILE)
         written = sum(p.written for p in self.parts.values())
         if written != self.kept:  # a bug of the kit, never a property of the topic
             raise RuntimeError(f"{self.kept} records kept but {written} written")
@@ -382,21 +303,21 @@ def _assignment(
     from_offsets: Mapping[tuple[str | None, int], int],
     from_timestamp: int | None,
     watch: Watch,
-) -> dict[tuple[str, int], _Part]:
+) -> dict[tuple[str, int], PartFile]:
     """Every partition of ``topics`` with its start offset; ``UsageError`` for a missing topic."""
     kafka = confluent()
     try:
         metadata = consumer.list_topics(timeout=watch.timeout).topics
     except kafka.KafkaException as error:
         raise watch.fail("cannot read the cluster's metadata", error, consumer) from None
-    parts: dict[tuple[str, int], _Part] = {}
+    parts: dict[tuple[str, int], PartFile] = {}
     for topic in topics:
         found = metadata.get(topic)
         if found is None or found.error is not None:
             raise UsageError(f"the cluster has no topic {topic}")
         for partition in sorted(found.partitions):
             start = from_offsets.get((topic, partition), from_offsets.get((None, partition)))
-            parts[topic, partition] = _Part(
+            parts[topic, partition] = PartFile(
                 topic, partition, kafka.OFFSET_BEGINNING if start is None else start
             )
     named = {(t, p) for t, p in from_offsets if t is not None} - set(parts)
@@ -451,7 +372,7 @@ def capture(
         run.run(progress)
         run.write()
         (folder / INCOMPLETE_FILE).unlink()
-        _fsync(folder)
+        fsync(folder)
         folder.rename(out)  # out is absent or an empty folder: renaming over it is atomic
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)

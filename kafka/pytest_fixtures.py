@@ -122,7 +122,8 @@ def ticdc_kafka_topic(
 ) -> Iterator[Callable[..., LoadedTopic]]:
     """A factory: ``ticdc_kafka_topic(source, *, compression=None)`` → ``LoadedTopic``."""
     from ticdc_conformance.kafka.client import confluent  # noqa: PLC0415
-    from ticdc_conformance.kafka.replay import plan_dump, replay  # noqa: PLC0415
+    from ticdc_conformance.kafka.dump_reader import plan_dump  # noqa: PLC0415
+    from ticdc_conformance.kafka.replay import replay  # noqa: PLC0415
 
     config = {
         **ticdc_kafka_broker.config,

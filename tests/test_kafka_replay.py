@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
-from ticdc_conformance.generators.dump import INCOMPLETE_FILE, write_dump
+from ticdc_conformance.generators.dump import write_dump
 from ticdc_conformance.generators.simulator import Record
 from ticdc_conformance.kafka import broker
 from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError
+from ticdc_conformance.kafka.dump_reader import plan_dump
 from ticdc_conformance.kafka.progress import Progress
-from ticdc_conformance.kafka.replay import plan_dump, replay
+from ticdc_conformance.kafka.replay import replay
 from ticdc_conformance.reference.errors import UsageError
 
 pytestmark = pytest.mark.kafka
@@ -66,41 +67,6 @@ def _read(config: dict[str, str], topic: str, partitions: int) -> list[tuple[Any
 @pytest.fixture
 def config(ticdc_kafka_broker: broker.Broker) -> dict[str, str]:
     return {**ticdc_kafka_broker.config, "bootstrap.servers": ticdc_kafka_broker.bootstrap_servers}
-
-
-def test_plan_counts_partitions_and_records() -> None:
-    plan = plan_dump(FIXTURE)
-    assert plan.records == 125
-    assert plan.partitions == {"ticdc-conformance": 3}
-    assert plan.ordered
-    assert plan.labels["settings"]["protocol"] == "open"  # the fixture's X.labels.json
-
-
-@pytest.mark.parametrize(
-    ("records", "said"),
-    [
-        ([_record(0, 0), _record(0, 0)], "holds offset 0 twice"),
-        ([], None),
-    ],
-)
-def test_plan_refuses_bad_dumps(tmp_path: Path, records: list[Record], said: str | None) -> None:
-    from ticdc_conformance.generators.dump import write_records
-
-    write_records(records, tmp_path / "part-00000.parquet")
-    if said is None:
-        assert plan_dump(tmp_path).records == 0
-        return
-    with pytest.raises(UsageError, match=said):
-        plan_dump(tmp_path)
-
-
-def test_plan_refuses_what_is_no_dump(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="no dump at"):
-        plan_dump(tmp_path / "absent")
-    write_dump([_record(0, 0)], tmp_path / "half")
-    (tmp_path / "half" / INCOMPLETE_FILE).write_text("")
-    with pytest.raises(UsageError, match="unfinished capture"):
-        plan_dump(tmp_path / "half")
 
 
 def test_labels_give_the_partition_count_of_empty_partitions(
