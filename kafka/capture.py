@@ -24,6 +24,7 @@ Rules:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -41,7 +42,7 @@ from ticdc_conformance.generators.dump import (
     write_records,
 )
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
-from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, fsync
+from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer, fsync
 from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
@@ -133,34 +134,76 @@ class _Capture:
         self.watch, self.follow = watch, follow
         self.kept = self.past_end = self.buffered = 0
         self.unfinished = len(parts)
+        self.writer = Writer()
         self.last_record = time.monotonic()
 
     def run(self, progress: Progress | None) -> None:
         """Consume until every partition is done (or ``follow`` stops)."""
         kafka = confluent()
-        eof = kafka.KafkaError._PARTITION_EOF  # noqa: SLF001 - librdkafka's own name
         while not self._stopped():
-            messages: list[Any] = self.consumer.consume(_CONSUME, 0.1)  # Message: see _record
+            messages: list[Any] = self.consumer.consume(_CONSUME, 0.1)  # Message: see _keep
             if messages:
                 self.watch.progress()
+                self._keep(messages, kafka)
             else:
                 self._starts_past_end()
                 self.watch.check(self._waiting(), idle_ok=self.follow is not None)
-            for message in messages:
-                error = message.error()
-                if error is None:
-                    self._record(message)
-                elif error.code() == eof:
-                    self._end_reached(
-                        self.parts[message.topic(), message.partition()], message.offset()
-                    )
-                else:
-                    self._failed(message, error, kafka)
-            if self.buffered > _BUFFERED_BYTES:
-                fullest = max(self.parts.values(), key=lambda p: p.bytes)
-                self.buffered -= fullest.flush(self.folder)
+            if self.buffered > _BUFFERED_BYTES:  # bounded memory: write every buffer out
+                for part in self.parts.values():
+                    part.flush(self.folder, self.writer)
+                self.buffered = 0
             if progress is not None:
                 progress.update(self.kept)
+
+    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:
+        """Keep the records of one ``consume`` batch; note ends of partitions and errors.
+
+        The per-record loop of the capture: attributes are read into locals (a ``Message``'s
+        methods are typed as returning ``Optional``, which a fetched record never does).
+        """
+        parts, follow, eof = self.parts, self.follow, kafka.KafkaError._PARTITION_EOF  # noqa: SLF001
+        limit = None if follow is None else follow.max_records
+        kept, size = self.kept, 0
+        for message in messages:
+            error = message.error()
+            if error is not None:
+                if error.code() != eof:
+                    self._failed(message, error, kafka)
+                self._end_reached(parts[message.topic(), message.partition()], message.offset())
+                continue
+            part = parts[message.topic(), message.partition()]
+            offset = message.offset()
+            end = part.end
+            if follow is None:
+                if end is None:
+                    self._learn_end(part)
+                    end = part.end
+                if part.done or (end is not None and offset >= end):
+                    self.past_end += 1  # fetched along with the last records: not kept
+                    if not part.done:
+                        self._finish(part)
+                    continue
+            elif limit is not None and kept >= limit:
+                self.past_end += 1
+                continue
+            kind, stamp = message.timestamp()
+            value = message.value()
+            part.offsets.append(offset)
+            part.keys.append(message.key())
+            part.values.append(value)
+            part.stamps.append(stamp if kind else None)  # kind 0: the record has no timestamp
+            part.headers.append(message.headers() or [])
+            kept += 1
+            if value is not None:
+                size += len(value)
+            if len(part.offsets) == ROWS:
+                part.flush(self.folder, self.writer)
+            if follow is None and end is not None and offset + 1 >= end:
+                self._finish(part)
+        if kept != self.kept:
+            self.last_record = time.monotonic()
+        self.kept = kept
+        self.buffered += size
 
     def _starts_past_end(self) -> None:
         """``UsageError`` for a start offset past its partition's end.
@@ -221,43 +264,11 @@ class _Capture:
         kafka = confluent()
         self.consumer.pause([kafka.TopicPartition(part.topic, part.partition)])
 
-    def _record(self, message: Any) -> None:  # noqa: ANN401 - a Message: stubs say Optional
-        part = self.parts[message.topic(), message.partition()]
-        offset = message.offset()
-        if self.follow is None:
-            if part.end is None:
-                self._learn_end(part)
-            if part.done or (part.end is not None and offset >= part.end):
-                self.past_end += 1
-                if not part.done:
-                    self._finish(part)
-                return
-        elif self.follow.max_records is not None and self.kept >= self.follow.max_records:
-            self.past_end += 1  # fetched with the last records kept: counted, not kept
-            return
-        kind, stamp = message.timestamp()
-        value = message.value()
-        part.offsets.append(offset)
-        part.keys.append(message.key())
-        part.values.append(value)
-        part.stamps.append(stamp if kind else None)  # kind 0: the record has no timestamp
-        part.headers.append(message.headers() or [])
-        size = 64 + len(value or b"")
-        part.bytes += size
-        self.buffered += size
-        self.kept += 1
-        self.last_record = time.monotonic()
-        if len(part.offsets) == ROWS:
-            self.buffered -= part.flush(self.folder)
-        if self.follow is None and part.end is not None and offset + 1 >= part.end:
-            self._finish(part)
-
     def write(self) -> None:
         """Close every file under its final name, write the labels, check the accounting."""
         for part in self.parts.values():
-            part.flush(self.folder)
-            if part.writer is not None:
-                part.writer.close()
+            part.flush(self.folder, self.writer)
+        self.writer.close(list(self.parts.values()))
         files = [p.file for _, p in sorted(self.parts.items()) if p.file is not None]
         for number, file in enumerate(files):
             final = self.folder / f"part-{number:05d}.parquet"
@@ -271,6 +282,11 @@ class _Capture:
         written = sum(p.written for p in self.parts.values())
         if written != self.kept:  # a bug of the kit, never a property of the topic
             raise RuntimeError(f"{self.kept} records kept but {written} written")
+
+    def abandon(self) -> None:
+        """Stop writing (the capture failed): the files are closed, to be removed."""
+        with contextlib.suppress(Exception):
+            self.writer.close(list(self.parts.values()))
 
     def labels(self) -> dict[str, Any]:
         """Where the capture read; a lone topic's partition count as ``settings``."""
@@ -359,6 +375,7 @@ def capture(
     consumer = watch.client(kafka.Consumer, _CONSUMER)
     folder = out.with_name(f".{out.name}.capture-{os.getpid()}")
     leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))
+    run: _Capture | None = None
     try:
         parts = _assignment(
             consumer, list(dict.fromkeys(topics)), from_offsets or {}, from_timestamp, watch
@@ -375,6 +392,8 @@ def capture(
         fsync(folder)
         folder.rename(out)  # out is absent or an empty folder: renaming over it is atomic
     except BaseException:
+        if run is not None:
+            run.abandon()
         shutil.rmtree(folder, ignore_errors=True)
         raise
     finally:
