@@ -61,7 +61,7 @@ _CONSUMER = {
 _CONSUME = 10_000
 """Records asked of librdkafka per call."""
 _BUFFERED_BYTES = 256 << 20
-"""Bytes of keys and values held across partitions before the fullest is written out."""
+"""Bytes of values held across partitions before every buffer is written out."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -31,14 +31,16 @@ def _broker_process() -> tuple[subprocess.Popen[str], str]:
     return process, process.stdout.readline().strip()
 
 
+def replay(address: str, *extra: str) -> int:
+    """``ticdc-conformance replay`` of the fixture into the cluster at ``address``."""
+    return main(["replay", "--input", str(FIXTURE), "--bootstrap-servers", address, *extra])
+
+
 def test_broker_prints_its_address_and_stops_on_sigterm() -> None:
     process, address = _broker_process()
     try:
         assert re.fullmatch(r"127\.0\.0\.1:\d+", address)
-        assert (
-            main(["replay", "--input", str(FIXTURE), "--bootstrap-servers", address, "--quiet"])
-            == 0
-        )
+        assert replay(address, "--quiet") == 0
     finally:
         process.send_signal(signal.SIGTERM)
     assert process.wait(30) == 130
@@ -62,39 +64,12 @@ def test_replay_then_capture(
     ticdc_kafka_broker: Broker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     address = ticdc_kafka_broker.bootstrap_servers
-    assert (
-        main(
-            [
-                "replay",
-                "--input",
-                str(FIXTURE),
-                "--bootstrap-servers",
-                address,
-                "--topic-map",
-                "ticdc-conformance=cli",
-                "--compression",
-                "gzip",
-            ]
-        )
-        == 0
-    )
+    assert replay(address, "--topic-map", "ticdc-conformance=cli", "--compression", "gzip") == 0
     err = capsys.readouterr().err
     assert "ticdc-conformance -> topic cli (3 partitions, created)" in err
     assert "125 read = 125 delivered; offsets as in the dump" in err
-    assert (
-        main(
-            [
-                "capture",
-                "--bootstrap-servers",
-                address,
-                "--topic",
-                "cli",
-                "--out",
-                str(tmp_path / "dump"),
-            ]
-        )
-        == 0
-    )
+    out = str(tmp_path / "dump")
+    assert main(["capture", "--bootstrap-servers", address, "--topic", "cli", "--out", out]) == 0
     err = capsys.readouterr().err
     assert re.search(r"captured cli \(3 partitions\) into .* 125 read = 125 written$", err.strip())
     assert sum(1 for _ in read_dump(tmp_path / "dump")) == 125
@@ -142,20 +117,7 @@ def test_a_topic_with_fewer_partitions_is_refused_with_status_2(
     address = ticdc_kafka_broker.bootstrap_servers
     admin = AdminClient({"bootstrap.servers": address, "log_level": 0})
     admin.create_topics([NewTopic("narrow", 2)])["narrow"].result()
-    assert (
-        main(
-            [
-                "replay",
-                "--input",
-                str(FIXTURE),
-                "--bootstrap-servers",
-                address,
-                "--topic-map",
-                "ticdc-conformance=narrow",
-            ]
-        )
-        == 2
-    )
+    assert replay(address, "--topic-map", "ticdc-conformance=narrow") == 2
     assert capsys.readouterr().err == (
         "error: topic narrow has 2 partition(s); the dump needs 3 (partitions 0-2): replay into "
         "a new topic (--topic-map) or add partitions\n"
@@ -163,20 +125,7 @@ def test_a_topic_with_fewer_partitions_is_refused_with_status_2(
 
 
 def test_an_unreachable_cluster_ends_with_status_3(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(
-            [
-                "replay",
-                "--input",
-                str(FIXTURE),
-                "--bootstrap-servers",
-                "127.0.0.1:1",
-                "--timeout",
-                "1",
-            ]
-        )
-        == 3
-    )
+    assert replay("127.0.0.1:1", "--timeout", "1") == 3
     assert "error: cannot list the cluster's topics" in capsys.readouterr().err
 
 
