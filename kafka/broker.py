@@ -266,9 +266,6 @@ def _tansu() -> Iterator[Running]:
 
 @contextlib.contextmanager
 def _kafka_container() -> Iterator[Running]:
-    reason = docker_engine()
-    if reason is not None:
-        raise BrokerUnavailableError(reason)
     from testcontainers.community.kafka import KafkaContainer  # noqa: PLC0415
 
     port = free_port()
@@ -297,8 +294,13 @@ def start(kind: Kind = "auto") -> contextlib.AbstractContextManager[Running]:
 
     ``BrokerUnavailableError`` when none of that kind can run here.
     """
-    if kind == "kafka" or (kind == "auto" and docker_engine() is None):
-        return _kafka_container()
-    if kind in {"auto", "tansu"}:
+    if kind not in {"auto", "kafka", "tansu"}:
+        raise ValueError(f"unknown broker kind {kind!r}")
+    if kind == "tansu":
         return _tansu()
-    raise ValueError(f"unknown broker kind {kind!r}")
+    reason = docker_engine()
+    if reason is None:
+        return _kafka_container()
+    if kind == "kafka":
+        raise BrokerUnavailableError(reason)
+    return _tansu()

@@ -66,7 +66,7 @@ def test_kafka_benchmark_runs() -> None:
     )  # fmt: skip
     rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows[1:]] == [
-        "| bare produce", "| replay", "| bare consume", "| capture"
+        "| bare produce", "| replay", "| reading the dump alone", "| bare consume", "| capture"
     ]  # fmt: skip
     assert len({row[1] for row in rows[1:]}) == 1  # every job moved every record
     assert int(rows[1][1]) >= 300
