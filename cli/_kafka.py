@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,6 +35,9 @@ def _stoppable() -> Iterator[None]:
         del signum, frame
         raise KeyboardInterrupt
 
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may handle signals
+        return
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
