@@ -269,7 +269,7 @@ def _produce(
                     seen = _check(deliveries, seen, watch, "sending records")
                 except KafkaException as error:  # a record the producer itself refuses
                     raise UsageError(
-                        f"{topic}/{partition} offset {offset}: {error} (the "
+                        f"{topic}/{partition} offset {offset}: {error.args[0].str()} (the "
                         "producer's settings: --config)"
                     ) from None
             sent += 1

@@ -189,3 +189,10 @@ def test_a_broker_dying_midway_breaks_the_replay(tmp_path: Path) -> None:
         with pytest.raises(BrokerError, match=r"(no broker reachable|nothing from the cluster)"):
             replay(tmp_path, config, timeout=2, progress=KillBroker(running.broker.pid))
         assert running.exited() is not None
+
+
+def test_a_record_the_producer_refuses_is_named(tmp_path: Path, config: dict[str, str]) -> None:
+    write_dump([_record(0, 0), _record(0, 1, value=bytes(5000))], tmp_path)
+    small = {**config, "message.max.bytes": "2000"}  # --config wins over replay's own limit
+    with pytest.raises(UsageError, match=r"^t/0 offset 1: .*too large \(the producer's settings"):
+        replay(tmp_path, small, topic_map={"t": "small"})
