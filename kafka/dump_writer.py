@@ -28,6 +28,14 @@ ROWS = 16_384
 written while it reads, and little is left for the end."""
 
 
+_PARQUET: dict[str, Any] = {
+    "use_dictionary": ["topic", "partition"],
+    "write_statistics": ["topic", "partition", "offset", "timestamp"],
+}
+"""No dictionary of, and no statistics over, keys, values and headers: they cost time to build
+and serve no reader (the stream checker plans by topic, partition and offset statistics)."""
+
+
 class PartFile:
     """One partition being captured: its end, its buffered columns, its Parquet file."""
 
@@ -90,7 +98,7 @@ class PartFile:
     def write(self, columns: dict[str, Any]) -> None:
         """Write one row group (in the ``Writer``'s thread)."""
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.file, DUMP_SCHEMA)
+            self.writer = pq.ParquetWriter(self.file, DUMP_SCHEMA, **_PARQUET)
         self.writer.write_batch(pa.RecordBatch.from_pydict(columns, schema=DUMP_SCHEMA))
 
 
