@@ -6,9 +6,10 @@
   existing cluster by address;
 * ``replay``: a topic dump (docs/dump-format.md) into a topic, partition by partition in offset
   order, with its keys, values, timestamps and headers, through an idempotent producer, every
-  delivery verified;
+  delivery verified (``dump_reader`` reads the dump a batch ahead);
 * ``capture``: topics into a dump, written in a hidden sibling folder and renamed when every
-  record is in, so an interrupted capture never looks complete;
+  record is in, so an interrupted capture never looks complete (``dump_writer`` writes the
+  Parquet row groups in a thread); ``progress`` is the progress line of both;
 * ``client``: librdkafka settings (security options pass through, never logged or stored);
 * ``pytest_fixtures``: the plugin's fixtures, a broker and a topic loaded from a dump.
 
