@@ -11,7 +11,9 @@ A dump is a folder (docs/dump-format.md has the full description):
   layout: ``read_dump`` yields the records file by file, in stored order;
 * ``_labels.json``: how the dump was made (protocol, profile, partitions, dispatcher, options,
   workload) and, for a simulated dump with faults, every injected fault with the findings a
-  checker must report. Spark skips files whose names start with ``_`` when it reads a folder.
+  checker must report. Spark skips files whose names start with ``_`` when it reads a folder;
+* ``_INCOMPLETE``: present while a capture writes the folder (``kafka/capture.py``) and left
+  behind when one is stopped midway; readers refuse such a folder (``dump_files``).
 
 The simulator writes dumps; a capture from a real topic writes the same columns; the Spark
 stream checker reads them. Reading needs ``pyarrow`` (the ``generators`` extra).
@@ -31,9 +33,20 @@ import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.simulator import Record
 
-__all__ = ["DUMP_SCHEMA", "LABELS_FILE", "read_dump", "read_labels", "write_dump", "write_records"]
+__all__ = [
+    "DUMP_SCHEMA",
+    "INCOMPLETE_FILE",
+    "LABELS_FILE",
+    "dump_files",
+    "read_dump",
+    "read_labels",
+    "write_dump",
+    "write_records",
+]
 
 LABELS_FILE = "_labels.json"
+INCOMPLETE_FILE = "_INCOMPLETE"
+"""The marker of a dump folder a capture has not finished (docs/dump-format.md)."""
 DUMP_SCHEMA = pa.schema(
     [
         pa.field("topic", pa.string(), nullable=False),
@@ -161,21 +174,33 @@ def write_dump(
     return count
 
 
-def _files(path: Path | str) -> list[Path]:
+def dump_files(path: Path | str) -> list[Path]:
+    """The Parquet files of a dump folder (not hidden ones), a file or a glob (or none).
+
+    ``ValueError`` when a file sits in a folder an unfinished capture left (``_INCOMPLETE``).
+    """
     path = Path(path)
     if path.is_dir():
-        return sorted(path.glob("*.parquet"))
-    if path.is_file():
-        return [path]
-    return sorted(Path(p) for p in glob.glob(str(path)))  # noqa: PTH207 - a user's glob pattern
+        # as Spark does: hidden names are files being written (write_dump, a capture)
+        files = sorted(f for f in path.glob("*.parquet") if not f.name.startswith((".", "_")))
+        folders = {path}
+    else:
+        pattern = str(path)
+        files = [path] if path.is_file() else sorted(Path(p) for p in glob.glob(pattern))  # noqa: PTH207 - a user's glob
+        folders = {file.parent for file in files}
+    for folder in sorted(folders):
+        if (folder / INCOMPLETE_FILE).exists():
+            raise ValueError(f"{folder} is an unfinished capture ({INCOMPLETE_FILE}), not a dump")
+    return files
 
 
 def read_dump(path: Path | str) -> Iterator[Record]:
     """Every record of a dump (a folder, a file or a glob), file by file in stored order.
 
-    ``FileNotFoundError`` when nothing matches; ``ValueError`` when a file lacks a column.
+    ``FileNotFoundError`` when nothing matches; ``ValueError`` when a file lacks a column or
+    belongs to an unfinished capture.
     """
-    files = _files(path)
+    files = dump_files(path)
     if not files:
         raise FileNotFoundError(f"no Parquet files at {path}")
     for file in files:

@@ -17,7 +17,8 @@ and marked ``ticdc``, ``ticdc_<protocol>`` (``-`` as ``_``), ``ticdc_decode`` /
 cases. Listed known failures are strict xfails: a listed case that passes fails the run and its
 report names the line to delete; stale entries are reported at the end.
 
-Only the hooks live here; the suite library is imported when the options ask for cases.
+Only the hooks live here; the suite library is imported when the options ask for cases. The
+Kafka fixtures (``ticdc_kafka_broker``, ``ticdc_kafka_topic``) are ``kafka/pytest_fixtures.py``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from ticdc_conformance.suites import Case, Outcome, XfailEntry
 
 __all__ = ["CaseFailedError", "TicdcCaseItem", "TicdcPropertyItem"]
+
+pytest_plugins = ["ticdc_conformance.kafka.pytest_fixtures"]
 
 _PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium")
 _DIRECTIONS = {"decoder": ("decode", "reject"), "encoder": ("encode",)}

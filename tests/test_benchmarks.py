@@ -53,3 +53,21 @@ def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
     ]  # fmt: skip
     assert int(rows[1][1]) == int(rows[2][1]) >= 300
     assert "Findings in the clean dump: 0. Check plan: files." in table
+
+
+@pytest.mark.slow
+@pytest.mark.kafka
+def test_kafka_benchmark_runs() -> None:
+    pytest.importorskip("confluent_kafka")
+    script = SCRIPT.with_name("bench_kafka.py")
+    result = subprocess.run(
+        [sys.executable, str(script), "--messages", "300"], capture_output=True, text=True,
+        check=True, timeout=300,
+    )  # fmt: skip
+    rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[1:]] == [
+        "| bare produce", "| replay", "| reading the dump alone", "| bare consume", "| capture"
+    ]  # fmt: skip
+    assert len({row[1] for row in rows[1:]}) == 1  # every job moved every record
+    assert int(rows[1][1]) >= 300
+    assert "Broker: tansu broker" in result.stdout

@@ -112,3 +112,19 @@ def test_row_groups_and_bounded_buffering(
     assert (first.num_rows, first.num_row_groups) == (20, partition_0_groups)
     by_partition = sorted(records, key=lambda r: (r.partition, r.offset))
     assert [r.offset for r in read_dump(tmp_path)] == [r.offset for r in by_partition]
+
+
+def test_readers_refuse_a_folder_an_unfinished_capture_left(tmp_path: Path) -> None:
+    """Complete-looking files under the marker (a capture killed before its rename) are no dump."""
+    from ticdc_conformance.generators.dump import INCOMPLETE_FILE, dump_files
+
+    folder = tmp_path / ".dump.capture-123"
+    write_dump(RECORDS, folder)
+    assert len(dump_files(folder)) == 2
+    (folder / INCOMPLETE_FILE).write_text("")
+    for given in (folder, folder / "part-00000.parquet", f"{folder}/part-*.parquet"):
+        with pytest.raises(ValueError, match="is an unfinished capture"):
+            list(read_dump(given))
+        with pytest.raises(ValueError, match="is an unfinished capture"):
+            dump_files(given)
+    assert dump_files(tmp_path) == []  # a parent folder reads no hidden sibling

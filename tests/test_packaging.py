@@ -12,7 +12,7 @@ import pytest
 from helpers import build_wheel
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE_FOLDERS = ("cli", "fixtures", "generators", "reference", "suites")
+PACKAGE_FOLDERS = ("cli", "fixtures", "generators", "kafka", "reference", "suites")
 
 
 def _declared() -> set[str]:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.dump import read_labels
+from ticdc_conformance.generators.dump import dump_files, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import ExitCode, UsageError
@@ -50,6 +50,10 @@ def _paths(inputs: Sequence[str]) -> list[str]:
     for given in inputs:
         if not glob.glob(given):  # noqa: PTH207 - a user's glob pattern
             raise UsageError(f"no input at {given}")
+        try:  # a folder an interrupted capture left is no dump
+            dump_files(given)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
         paths.append(given)
     return paths
 

@@ -1,0 +1,408 @@
+"""``capture``: Kafka topics into a topic dump (docs/dump-format.md, docs/kafka.md).
+
+Rules:
+
+* every partition of every topic is read with ``assign()`` (no consumer group, nothing
+  committed) from its beginning, from given offsets (``from_offsets``) or from the first
+  offset at or after a time (``from_timestamp``), up to its end: the high watermark of the
+  first fetch response for that partition (fetch responses carry it, right on every broker;
+  Tansu answers a ListOffsets query with a wrong one). Records fetched past it are counted
+  and not kept. ``follow`` reads on instead, until no record came for ``idle`` seconds or
+  ``max_records`` were kept;
+* each record is written as read: topic, partition, offset, timestamp (null when the record
+  has none), key and value (null stays null), headers (keys as text, values byte for byte or
+  null, in order, repeats kept). The timestamp type (CreateTime, LogAppendTime) is not kept;
+* the dump is written into a hidden sibling folder ``.<name>.capture-<pid>`` holding the
+  marker ``_INCOMPLETE`` (readers refuse it), and renamed to ``out`` only when every record
+  is in and on disk: ``out`` is a complete dump or absent. An interrupt or a broker failure
+  removes the sibling; a killed process leaves it, still marked;
+* every record read is accounted for: ``CaptureResult.records`` kept = rows written, plus
+  ``past_end`` fetched beyond the end and not kept;
+* ``BrokerError`` (exit status 3) when the cluster is unreachable, refuses, or gives nothing
+  for ``timeout`` seconds while partitions remain unread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ticdc_conformance.generators.dump import (
+    INCOMPLETE_FILE,
+    LABELS_FILE,
+    write_records,
+)
+from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
+from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer, fsync
+from ticdc_conformance.kafka.progress import Progress
+from ticdc_conformance.reference.errors import UsageError
+
+if TYPE_CHECKING:
+    from confluent_kafka import Consumer, KafkaError
+
+__all__ = ["CaptureResult", "Follow", "capture", "parse_offsets", "parse_timestamp"]
+
+_CONSUMER = {
+    "group.id": "ticdc-conformance-capture",  # librdkafka wants one; nothing is committed
+    "enable.partition.eof": True,
+    "enable.auto.commit": False,
+    "enable.auto.offset.store": False,
+    "auto.offset.reset": "error",  # a start offset out of range is said, never skipped
+}
+_CONSUME = 10_000
+"""Records asked of librdkafka per call."""
+_BUFFERED_BYTES = 256 << 20
+"""Bytes of values held across partitions before every buffer is written out."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Follow:
+    """Read past the end offsets, until one of these stops the capture."""
+
+    idle: float = 10.0
+    """Seconds without a new record."""
+    max_records: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CaptureResult:
+    """What a capture read and wrote."""
+
+    out: Path
+    records: int
+    """Records read and written (rows in the dump)."""
+    past_end: int
+    """Records fetched past a partition's end offset, not kept."""
+    partitions: int
+    seconds: float
+    leftovers: tuple[Path, ...]
+    """Folders of earlier captures into ``out`` that were killed midway."""
+
+
+def parse_offsets(specs: Sequence[str]) -> dict[tuple[str | None, int], int]:
+    """``[TOPIC:]PARTITION=OFFSET`` entries (comma-separated, repeatable) as a mapping."""
+    offsets: dict[tuple[str | None, int], int] = {}
+    for entry in (part.strip() for spec in specs for part in spec.split(",")):
+        where, sep, offset = entry.rpartition("=")
+        topic, colon, partition = where.rpartition(":")
+        try:
+            key, value = (topic if colon else None, int(partition)), int(offset)
+        except ValueError:
+            key, value = (None, -1), -1
+        if not sep or key[1] < 0 or value < 0:
+            raise UsageError(f"--from-offsets takes [TOPIC:]PARTITION=OFFSET, got {entry!r}")
+        offsets[key] = value
+    return offsets
+
+
+def parse_timestamp(text: str) -> int:
+    """Milliseconds since the epoch, from an integer or an ISO 8601 time with a zone."""
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise UsageError(
+            f"--from-timestamp takes milliseconds or an ISO time with a zone, got {text!r}"
+        )
+    return round(moment.timestamp() * 1000)
+
+
+class _Capture:
+    """The read loop and the files of one capture."""
+
+    def __init__(
+        self,
+        consumer: Consumer,
+        parts: dict[tuple[str, int], PartFile],
+        folder: Path,
+        watch: Watch,
+        follow: Follow | None,
+    ) -> None:
+        self.consumer, self.parts, self.folder = consumer, parts, folder
+        self.watch, self.follow = watch, follow
+        self.kept = self.past_end = self.buffered = 0
+        self.unfinished = len(parts)
+        self.writer = Writer()
+        self.last_record = time.monotonic()
+
+    def run(self, progress: Progress | None) -> None:
+        """Consume until every partition is done (or ``follow`` stops)."""
+        kafka = confluent()
+        while not self._stopped():
+            messages: list[Any] = self.consumer.consume(_CONSUME, 0.1)  # Message: see _keep
+            if messages:
+                self.watch.progress()
+                self._keep(messages, kafka)
+            else:
+                self._starts_past_end()
+                self.watch.check(self._waiting(), idle_ok=self.follow is not None)
+            if self.buffered > _BUFFERED_BYTES:  # bounded memory: write every buffer out
+                for part in self.parts.values():
+                    part.flush(self.folder, self.writer)
+                self.buffered = 0
+            if progress is not None:
+                progress.update(self.kept)
+
+    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:
+        """Keep the records of one ``consume`` batch; note ends of partitions and errors.
+
+        The per-record loop of the capture: attributes are read into locals (a ``Message``'s
+        methods are typed as returning ``Optional``, which a fetched record never does).
+        """
+        parts, follow, eof = self.parts, self.follow, kafka.KafkaError._PARTITION_EOF  # noqa: SLF001
+        limit = None if follow is None else follow.max_records
+        kept, size = self.kept, 0
+        for message in messages:
+            error = message.error()
+            if error is not None:
+                if error.code() != eof:
+                    self._failed(message, error, kafka)
+                self._end_reached(parts[message.topic(), message.partition()], message.offset())
+                continue
+            part = parts[message.topic(), message.partition()]
+            offset = message.offset()
+            end = part.end
+            if follow is None:
+                if end is None:
+                    self._learn_end(part)
+                    end = part.end
+                if part.done or (end is not None and offset >= end):
+                    self.past_end += 1  # fetched along with the last records: not kept
+                    if not part.done:
+                        self._finish(part)
+                    continue
+            elif limit is not None and kept >= limit:
+                self.past_end += 1
+                continue
+            kind, stamp = message.timestamp()
+            value = message.value()
+            part.offsets.append(offset)
+            part.keys.append(message.key())
+            part.values.append(value)
+            part.stamps.append(stamp if kind else None)  # kind 0: the record has no timestamp
+            part.headers.append(message.headers() or [])
+            kept += 1
+            if value is not None:
+                size += len(value)
+            if len(part.offsets) == ROWS:
+                part.flush(self.folder, self.writer)
+            if follow is None and end is not None and offset + 1 >= end:
+                self._finish(part)
+        if kept != self.kept:
+            self.last_record = time.monotonic()
+        self.kept = kept
+        self.buffered += size
+
+    def _starts_past_end(self) -> None:
+        """``UsageError`` for a start offset past its partition's end.
+
+        Kafka says so (``_AUTO_OFFSET_RESET``, see ``_failed``); Tansu fetches nothing, but
+        its fetch responses carry the high watermark.
+        """
+        for part in self.parts.values():
+            if part.done or part.end is not None or part.start < 0:
+                continue
+            if 0 <= self._learn_end(part) < part.start:
+                where = f"{part.topic}/{part.partition}"
+                raise UsageError(
+                    f"{where}: start offset {part.start} is outside the partition's "
+                    f"records (it ends at {part.end})"
+                )
+
+    def _failed(self, message: Any, error: KafkaError, kafka: ModuleType) -> None:  # noqa: ANN401
+        where = f"{message.topic()}/{message.partition()}"
+        if error.code() == kafka.KafkaError._AUTO_OFFSET_RESET:  # noqa: SLF001
+            start = self.parts[message.topic(), message.partition()].start
+            raise UsageError(f"{where}: start offset {start} is outside the partition's records")
+        raise self.watch.fail(f"reading {where}", kafka.KafkaException(error))
+
+    def _stopped(self) -> bool:
+        if self.follow is None:
+            return self.unfinished == 0
+        if self.follow.max_records is not None and self.kept >= self.follow.max_records:
+            return True
+        if time.monotonic() - self.last_record < self.follow.idle:
+            return False
+        if self.watch.down:  # idle because the cluster is gone is no success
+            raise BrokerError("no broker reachable when the capture went idle")
+        return True
+
+    def _waiting(self) -> str:
+        left = [f"{p.topic}/{p.partition}" for p in self.parts.values() if not p.done]
+        return f"reading {', '.join(left[:5])}{' ...' if len(left) > 5 else ''}"
+
+    def _learn_end(self, part: PartFile) -> int:
+        """The partition's high watermark from the fetch responses (cached by librdkafka)."""
+        kafka = confluent()
+        tp = kafka.TopicPartition(part.topic, part.partition)
+        _, high = self.consumer.get_watermark_offsets(tp, cached=True)
+        if high >= 0:
+            part.end = high
+        return high
+
+    def _end_reached(self, part: PartFile, offset: int) -> None:
+        if part.end is None and self._learn_end(part) < 0:
+            part.end = offset
+        if self.follow is None and not part.done and offset >= (part.end or 0):
+            self._finish(part)
+
+    def _finish(self, part: PartFile) -> None:
+        part.done = True
+        self.unfinished -= 1
+        kafka = confluent()
+        self.consumer.pause([kafka.TopicPartition(part.topic, part.partition)])
+
+    def write(self) -> None:
+        """Close every file under its final name, write the labels, check the accounting."""
+        for part in self.parts.values():
+            part.flush(self.folder, self.writer)
+        self.writer.close(list(self.parts.values()))
+        files = [p.file for _, p in sorted(self.parts.items()) if p.file is not None]
+        for number, file in enumerate(files):
+            final = self.folder / f"part-{number:05d}.parquet"
+            file.replace(final)
+            fsync(final)
+        if not files:
+            write_records([], self.folder / "part-00000.parquet")
+        text = json.dumps(self.labels(), indent=2, sort_keys=True) + "\n"
+        (self.folder / LABELS_FILE).write_text(text, encoding="utf-8")
+        fsync(self.folder / LABELS_FILE)
+        written = sum(p.written for p in self.parts.values())
+        if written != self.kept:  # a bug of the kit, never a property of the topic
+            raise RuntimeError(f"{self.kept} records kept but {written} written")
+
+    def abandon(self) -> None:
+        """Stop writing (the capture failed): the files are closed, to be removed."""
+        with contextlib.suppress(Exception):
+            self.writer.close(list(self.parts.values()))
+
+    def labels(self) -> dict[str, Any]:
+        """Where the capture read; a lone topic's partition count as ``settings``."""
+        topics: dict[str, list[dict[str, Any]]] = {}
+        for (topic, partition), part in sorted(self.parts.items()):
+            topics.setdefault(topic, []).append(
+                {
+                    "partition": partition,
+                    "records": part.written,
+                    "first": part.first,
+                    "last": part.last,
+                    "end": part.end,
+                }
+            )
+        settings = {}
+        if len(topics) == 1:
+            [(topic, partitions)] = topics.items()
+            settings = {"topic": topic, "partitions": len(partitions)}
+        return {
+            "format": "ticdc-conformance topic dump",
+            "version": 1,
+            "settings": settings,
+            "capture": {"follow": self.follow is not None, "topics": topics},
+        }
+
+
+def _assignment(
+    consumer: Consumer,
+    topics: Sequence[str],
+    from_offsets: Mapping[tuple[str | None, int], int],
+    from_timestamp: int | None,
+    watch: Watch,
+) -> dict[tuple[str, int], PartFile]:
+    """Every partition of ``topics`` with its start offset; ``UsageError`` for a missing topic."""
+    kafka = confluent()
+    try:
+        metadata = consumer.list_topics(timeout=watch.timeout).topics
+    except kafka.KafkaException as error:
+        raise watch.fail("cannot read the cluster's metadata", error, consumer) from None
+    parts: dict[tuple[str, int], PartFile] = {}
+    for topic in topics:
+        found = metadata.get(topic)
+        if found is None or found.error is not None:
+            raise UsageError(f"the cluster has no topic {topic}")
+        for partition in sorted(found.partitions):
+            start = from_offsets.get((topic, partition), from_offsets.get((None, partition)))
+            parts[topic, partition] = PartFile(
+                topic, partition, kafka.OFFSET_BEGINNING if start is None else start
+            )
+    named = {(t, p) for t, p in from_offsets if t is not None} - set(parts)
+    if named:
+        raise UsageError(f"--from-offsets names partitions the topics lack: {sorted(named)}")
+    if from_timestamp is not None:
+        asked = [kafka.TopicPartition(t, p, from_timestamp) for t, p in parts]
+        try:
+            found_offsets = consumer.offsets_for_times(asked, timeout=watch.timeout)
+        except kafka.KafkaException as error:
+            raise watch.fail("cannot look up offsets by time", error, consumer) from None
+        for tp in found_offsets:  # -1: no record at or after that time
+            parts[tp.topic, tp.partition].start = kafka.OFFSET_END if tp.offset < 0 else tp.offset
+    return parts
+
+
+def capture(
+    config: Mapping[str, str],
+    topics: Sequence[str],
+    out: Path | str,
+    *,
+    from_offsets: Mapping[tuple[str | None, int], int] | None = None,
+    from_timestamp: int | None = None,
+    follow: Follow | None = None,
+    timeout: float = 30.0,
+    progress: Progress | None = None,
+) -> CaptureResult:
+    """Capture ``topics`` of the cluster ``config`` names into the dump ``out``."""
+    out = Path(out)
+    if not topics:
+        raise UsageError("capture needs at least one --topic")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not empty: capture writes a new dump")
+    if from_offsets and from_timestamp is not None:
+        raise UsageError("give --from-offsets or --from-timestamp, not both")
+    started = time.perf_counter()
+    kafka = confluent()
+    watch = Watch(config, timeout)
+    consumer = watch.client(kafka.Consumer, _CONSUMER)
+    folder = out.with_name(f".{out.name}.capture-{os.getpid()}")
+    leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))
+    run: _Capture | None = None
+    try:
+        parts = _assignment(
+            consumer, list(dict.fromkeys(topics)), from_offsets or {}, from_timestamp, watch
+        )
+        folder.mkdir(parents=True)
+        (folder / INCOMPLETE_FILE).write_text(
+            "a capture is writing this folder, or was stopped before it finished\n"
+        )
+        run = _Capture(consumer, parts, folder, watch, follow)
+        consumer.assign([kafka.TopicPartition(t, p, part.start) for (t, p), part in parts.items()])
+        run.run(progress)
+        run.write()
+        (folder / INCOMPLETE_FILE).unlink()
+        fsync(folder)
+        folder.rename(out)  # out is absent or an empty folder: renaming over it is atomic
+    except BaseException:
+        if run is not None:
+            run.abandon()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    finally:
+        consumer.close()
+    return CaptureResult(
+        out=out,
+        records=run.kept,
+        past_end=run.past_end,
+        partitions=len(parts),
+        seconds=time.perf_counter() - started,
+        leftovers=leftovers,
+    )
