@@ -39,7 +39,7 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
         summary = generate(
             settings, messages=args.messages, seed=args.seed, faults=args.fault, folder=args.out
         )
-    except (ValueError, EncodeError, FaultPlacementError) as error:
+    except (ValueError, EncodeError, FaultPlacementError, FileExistsError) as error:
         raise UsageError(str(error)) from None
     print(
         f"wrote {summary.records} records ({summary.parquet_bytes} bytes of Parquet) and "

@@ -45,8 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ProtocolError as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # the user knows: no traceback, no words
         return ExitCode.INTERRUPTED
     except BrokenPipeError:  # the reader has gone: nothing left to say, and nowhere to say it
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -12,8 +12,10 @@ A dump is a folder (docs/dump-format.md has the full description):
 * ``_labels.json``: how the dump was made (protocol, profile, partitions, dispatcher, options,
   workload) and, for a simulated dump with faults, every injected fault with the findings a
   checker must report. Spark skips files whose names start with ``_`` when it reads a folder;
-* ``_INCOMPLETE``: present while a capture writes the folder (``kafka/capture.py``) and left
-  behind when one is stopped midway; readers refuse such a folder (``dump_files``).
+* ``_INCOMPLETE``: present while a dump is written (``publishing``: ``generate``, a capture)
+  and left behind when the writer is stopped midway; readers refuse such a folder
+  (``dump_files``). A dump is written into a hidden sibling folder and renamed into place
+  only when complete, so an interrupted writer never leaves a folder that looks like a dump.
 
 The simulator writes dumps; a capture from a real topic writes the same columns; the Spark
 stream checker reads them. Reading needs ``pyarrow`` (the ``generators`` extra).
@@ -21,8 +23,11 @@ stream checker reads them. Reading needs ``pyarrow`` (the ``generators`` extra).
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
+import os
+import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC
 from pathlib import Path
@@ -38,6 +43,8 @@ __all__ = [
     "INCOMPLETE_FILE",
     "LABELS_FILE",
     "dump_files",
+    "fsync",
+    "publishing",
     "read_dump",
     "read_labels",
     "write_dump",
@@ -126,6 +133,58 @@ class _PartFile:
         self.writer.close()
         if not self.ascending:  # records came out of offset order: sort the file (stable)
             pq.write_table(pq.read_table(self.file).sort_by("offset"), self.file)
+
+
+def fsync(path: Path) -> None:
+    """Flush a file or folder to disk (before the rename that publishes a dump)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+@contextlib.contextmanager
+def publishing(out: Path, writer: str) -> Iterator[Path]:
+    """A hidden sibling of ``out`` to write a dump into, renamed to ``out`` once complete.
+
+    The sibling (``.<name>.<writer>-<pid>``) holds ``INCOMPLETE_FILE`` while the block runs.
+    When the block ends without error the marker goes, the folder is flushed to disk and
+    renamed over ``out``: a dump already there (a folder holding ``_labels.json`` or Parquet
+    files) or an empty folder is replaced; anything else at ``out`` is a ``FileExistsError``,
+    raised before anything is written. When the block raises (Ctrl-C included), the sibling is
+    removed and ``out`` is left as it was.
+    """
+    if out.exists() and not _replaceable(out):
+        raise FileExistsError(f"{out} exists and is not a dump: choose a new or empty folder")
+    folder = out.with_name(f".{out.name}.{writer}-{os.getpid()}")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    try:
+        (folder / INCOMPLETE_FILE).write_text(
+            f"a {writer} is writing this folder, or was stopped before it finished\n"
+        )
+        yield folder
+        (folder / INCOMPLETE_FILE).unlink()
+        fsync(folder)
+        if out.exists():  # an older dump or an empty folder: moved aside, then removed
+            aside = out.with_name(f".{out.name}.replaced-{os.getpid()}")
+            out.rename(aside)
+            folder.rename(out)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            folder.rename(out)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+def _replaceable(out: Path) -> bool:
+    """Whether ``out`` is a folder ``publishing`` may replace: empty, or a dump."""
+    if not out.is_dir():
+        return False
+    names = {entry.name for entry in out.iterdir()}
+    return all(name == LABELS_FILE or name.endswith(".parquet") for name in names)
 
 
 def write_dump(

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ticdc_conformance.generators.dump import write_dump
+from ticdc_conformance.generators.dump import publishing, write_dump
 from ticdc_conformance.generators.faults import inject_faults
 from ticdc_conformance.generators.simulator import StreamSettings, simulate
 from ticdc_conformance.generators.workload import shop_workload
@@ -36,6 +36,9 @@ def generate(
 ) -> GenerateSummary:
     """Simulate, inject faults and write a dump with its labels to ``folder``.
 
+    The dump appears at ``folder`` only once complete (``dump.publishing``); an older dump
+    there is replaced, anything else is a ``FileExistsError``.
+
     The ``shop`` workload of ``seed`` runs until the log holds ``messages`` records; one fault
     of each kind in ``faults`` goes in; every ``ddl_every`` transactions a DDL changes a
     table's schema. The same arguments always write the same dump.
@@ -55,8 +58,9 @@ def generate(
             for fault in injected
         ],
     }  # fmt: skip
-    count = write_dump(log.records(), folder, labels=labels)
-    size = sum(f.stat().st_size for f in folder.glob("*.parquet"))
+    with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
+        count = write_dump(log.records(), scratch, labels=labels)
+        size = sum(f.stat().st_size for f in scratch.glob("*.parquet"))
     return GenerateSummary(
         records=count, faults=len(injected), seconds=time.perf_counter() - started,
         parquet_bytes=size,

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import shutil
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,13 +34,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ticdc_conformance.generators.dump import (
-    INCOMPLETE_FILE,
-    LABELS_FILE,
-    write_records,
-)
+from ticdc_conformance.generators.dump import LABELS_FILE, fsync, publishing, write_records
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
-from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer, fsync
+from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer
 from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
@@ -373,28 +367,22 @@ def capture(
     kafka = confluent()
     watch = Watch(config, timeout)
     consumer = watch.client(kafka.Consumer, _CONSUMER)
-    folder = out.with_name(f".{out.name}.capture-{os.getpid()}")
-    leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))
+    leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))  # killed captures
     run: _Capture | None = None
     try:
         parts = _assignment(
             consumer, list(dict.fromkeys(topics)), from_offsets or {}, from_timestamp, watch
         )
-        folder.mkdir(parents=True)
-        (folder / INCOMPLETE_FILE).write_text(
-            "a capture is writing this folder, or was stopped before it finished\n"
-        )
-        run = _Capture(consumer, parts, folder, watch, follow)
-        consumer.assign([kafka.TopicPartition(t, p, part.start) for (t, p), part in parts.items()])
-        run.run(progress)
-        run.write()
-        (folder / INCOMPLETE_FILE).unlink()
-        fsync(folder)
-        folder.rename(out)  # out is absent or an empty folder: renaming over it is atomic
+        with publishing(out, "capture") as folder:  # out appears only once the dump is whole
+            run = _Capture(consumer, parts, folder, watch, follow)
+            consumer.assign(
+                [kafka.TopicPartition(t, p, part.start) for (t, p), part in parts.items()]
+            )
+            run.run(progress)
+            run.write()
     except BaseException:
         if run is not None:
             run.abandon()
-        shutil.rmtree(folder, ignore_errors=True)
         raise
     finally:
         consumer.close()

@@ -4,13 +4,11 @@ Columns are buffered as Python lists and handed on as one row group (``PartFile.
 ``ROWS`` records are in, or when the capture holds too many bytes. A ``Writer`` converts and
 writes the row groups in a thread of its own, in the order they come (pyarrow releases the GIL
 while it encodes and compresses, so this overlaps with reading the next records). A file has a
-hidden name (``.writing-<topic>-<partition>.parquet``) until the capture renames it. ``fsync``
-makes a file or folder durable before the rename that publishes a dump.
+hidden name (``.writing-<topic>-<partition>.parquet``) until the capture renames it.
 """
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from pathlib import Path
@@ -21,7 +19,7 @@ import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import DUMP_SCHEMA
 
-__all__ = ["ROWS", "PartFile", "Writer", "fsync"]
+__all__ = ["ROWS", "PartFile", "Writer"]
 
 ROWS = 16_384
 """Rows per Parquet row group: a quarter of ``write_dump``'s, so that most of a capture is
@@ -139,12 +137,3 @@ class Writer:
                 part.writer.close()
         if self._error is not None:
             raise self._error
-
-
-def fsync(path: Path) -> None:
-    """Flush a file or folder to disk (before the rename that publishes a dump)."""
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)

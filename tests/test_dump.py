@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -10,7 +14,10 @@ import pytest
 
 from ticdc_conformance.generators.dump import (
     DUMP_SCHEMA,
+    INCOMPLETE_FILE,
     LABELS_FILE,
+    dump_files,
+    publishing,
     read_dump,
     read_labels,
     write_dump,
@@ -128,3 +135,59 @@ def test_readers_refuse_a_folder_an_unfinished_capture_left(tmp_path: Path) -> N
         with pytest.raises(ValueError, match="is an unfinished capture"):
             dump_files(given)
     assert dump_files(tmp_path) == []  # a parent folder reads no hidden sibling
+
+
+def test_publishing_shows_the_dump_only_once_it_is_complete(tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    with publishing(out, "test") as folder:
+        assert folder.name.startswith(".dump.test-")
+        assert (folder / INCOMPLETE_FILE).exists()
+        assert not out.exists()
+        write_dump([], folder, labels={"a": 1})
+        with pytest.raises(ValueError, match="unfinished"):
+            dump_files(folder)
+    assert sorted(p.name for p in out.iterdir()) == [LABELS_FILE, "part-00000.parquet"]
+    assert [p.name for p in tmp_path.iterdir()] == ["dump"]
+
+
+def test_publishing_leaves_nothing_when_interrupted_and_replaces_only_a_dump(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "dump"
+
+    def interrupted() -> None:
+        with publishing(out, "test") as folder:
+            write_dump([], folder)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        interrupted()
+    assert list(tmp_path.iterdir()) == []
+    with publishing(out, "test") as folder:
+        write_dump([], folder, labels={"old": True})
+    with publishing(out, "test") as folder:  # an older dump is replaced
+        write_dump([], folder, labels={"new": True})
+    assert read_labels(out) == {"new": True}
+    assert [p.name for p in tmp_path.iterdir()] == ["dump"]
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="is not a dump"), publishing(out, "test"):
+        pass
+    assert (out / "notes.txt").read_text() == "mine"
+
+
+def test_an_interrupted_generate_leaves_no_dump(tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ticdc_conformance.cli", "generate", "--protocol", "open",
+         "--messages", "200000", "--out", str(out)],
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    for _ in range(600):  # until it writes its hidden sibling
+        if any(tmp_path.glob(f".dump.generate-*/{INCOMPLETE_FILE}")) or process.poll() is not None:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert b"Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
