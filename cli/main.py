@@ -12,7 +12,7 @@ from typing import IO
 
 from ticdc_conformance.cli import _suite_commands
 from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
-from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.generators.simulator import StreamSettings, split_sink_options
 from ticdc_conformance.reference import CODECS, Message, ProtocolError
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError
@@ -166,11 +166,12 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
         raise _UsageError(f"generate needs the generators extra: {error}") from None
 
     try:
+        options, raw = split_sink_options(_parse_options(args.option))
         settings = StreamSettings(
             protocol=args.protocol, profile=args.profile, partitions=args.partitions,
             dispatcher=DispatchRule(partition=args.dispatcher, index_name=args.index_name,
                                     columns=tuple(args.columns or ())),
-            options=tuple(_parse_options(args.option).items()),
+            options=tuple(options.items()), output_raw_change_event=raw,
         )  # fmt: skip
         settings.codec_config()
         summary = generate(
@@ -270,7 +271,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KIND", help="inject one fault of KIND (repeatable; kinds below)",
     )  # fmt: skip
     generate.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                          help="an encoder option, as for encode")  # fmt: skip
+                          help="an encoder option, as for encode, or the sink option "
+                          "output-raw-change-event=true|false (default false: key-changing "
+                          "UPDATEs split into DELETE and INSERT)")  # fmt: skip
     generate.add_argument("--seed", type=int, default=1)
     generate.add_argument("--out", required=True, help="dump folder to write")
     _suite_commands.add_parsers(commands)
