@@ -248,6 +248,10 @@ class _Shop:
         """One transaction's statements, and the net changes TiCDC reads, at commit ts ``ts``."""
         for _ in range(self.rng.randint(1, 4)):
             self._statement()
+        return self.commit(ts)
+
+    def commit(self, ts: int) -> list[RowChangedEvent]:
+        """The open transaction's net change of each row key it wrote, at commit ts ``ts``."""
         rows = []
         for (which, key), (before, after) in self.changes.items():
             if before == after:  # nothing written, or nothing left (insert then delete)

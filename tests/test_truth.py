@@ -1,0 +1,208 @@
+"""The simulator's truth: folding any generated stream gives the workload's final tables.
+
+This is the consumer check's oracle. For every protocol, profile and dispatcher, one partition
+or several, with key-changing UPDATEs split or sent whole, with and without a replay (a fault
+TiCDC may produce): folding the decoded stream per key in commit-ts order
+(``reference.fold``) gives exactly the tables the workload left upstream
+(``generators.truth``), as the protocol is documented to deliver them. In the same streams,
+no transaction carries two changes of one key and no two live rows share a handle.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ticdc_conformance.generators.faults import inject_faults
+from ticdc_conformance.generators.oracle import ORACLE_CONFIGS
+from ticdc_conformance.generators.simulator import StreamSettings, TopicLog, Transaction, simulate
+from ticdc_conformance.generators.truth import (
+    Upstream,
+    WorkloadError,
+    expected_tables,
+    final_tables,
+    observed_tables,
+    shop_truth,
+)
+from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
+from ticdc_conformance.reference import CODECS, DecodedRow, RowChangedEvent
+from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.reference.fold import TableName, fold_rows, handle_key_of
+from ticdc_conformance.reference.message import SchemaCodec
+
+FAMILIES = [
+    (protocol, profile) for protocol in sorted(CODECS) for profile in CODECS[protocol].PROFILES
+]
+DISPATCHERS = ["default", "table", "index-value", "rowid", "ts"]
+"""Every rule one setting can apply to all three shop tables (``columns`` and ``index-name``
+name columns only one table has)."""
+KEYS: dict[TableName, tuple[str, ...]] = {
+    (t.schema, t.name): tuple(t.columns[i].name for i in t.handle_key()) for t in SHOP_TABLES
+}
+
+
+def decoded_rows(log: TopicLog) -> Iterator[DecodedRow]:
+    """Every row of the log, partition by partition in offset order, as a consumer decodes it."""
+    codec = log.settings.codec
+    for deliveries in log.partitions:
+        decoder = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
+        for offset, delivery in enumerate(deliveries):
+            feed = codec.decode if decoder is None else decoder.feed
+            yield from (
+                e for e in feed(delivery.message, message_index=offset) if isinstance(e, DecodedRow)
+            )
+
+
+def two_changes_of_one_key(rows: list[DecodedRow]) -> list[tuple[object, ...]]:
+    """Keys that one transaction (table and commit ts) changes twice, exact replays aside.
+
+    The halves of a split UPDATE that kept its handle (a new email) are one change upstream.
+    """
+    changes: dict[tuple[object, ...], Counter[str]] = defaultdict(Counter)
+    for row in dict.fromkeys(rows):  # an exact replay decodes to an equal row
+        keys = KEYS[(row.schema, row.table)]
+        images = {image for image in (row.before, row.after) if image is not None}
+        for key in {handle_key_of(image, keys) for image in images}:
+            changes[(row.schema, row.table, row.commit_ts, key)][row.op] += 1
+    split = Counter({"delete": 1, "insert": 1})
+    return [key for key, ops in changes.items() if ops.total() > 1 and ops != split]
+
+
+def stream(
+    protocol: str,
+    profile: str,
+    dispatcher: str,
+    partitions: int,
+    *,
+    raw: bool,
+    replay: bool,
+    seed: int,
+) -> tuple[Upstream, TopicLog]:
+    """A generated stream and its truth (``Upstream`` checks TiDB's rules as it goes)."""
+    options = tuple(ORACLE_CONFIGS[protocol].items())  # Debezium with watermarks and type names
+    stream_settings = StreamSettings(
+        protocol=protocol,
+        profile=profile,
+        partitions=partitions,
+        dispatcher=DispatchRule(partition=dispatcher),
+        options=options,
+        output_raw_change_event=raw,
+    )
+    upstream = Upstream()
+    log = simulate(upstream.track(shop_workload(seed, ddl_every=40)), stream_settings, messages=200)
+    if replay:
+        inject_faults(log, ["replay"], seed)
+    return upstream, log
+
+
+@settings(max_examples=60)
+@given(
+    family=st.sampled_from(FAMILIES),
+    dispatcher=st.sampled_from(DISPATCHERS),
+    partitions=st.sampled_from([1, 2, 4]),
+    raw=st.booleans(),
+    replay=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_folding_a_generated_stream_gives_the_workload_final_tables(
+    family: tuple[str, str], dispatcher: str, partitions: int, raw: bool, replay: bool, seed: int
+) -> None:
+    protocol, profile = family
+    upstream, log = stream(
+        protocol, profile, dispatcher, partitions, raw=raw, replay=replay, seed=seed
+    )
+    rows = list(decoded_rows(log))
+    assert two_changes_of_one_key(rows) == []
+    folded = fold_rows(rows, KEYS)
+    assert observed_tables(folded, upstream.infos) == expected_tables(upstream, protocol, profile)
+    assert upstream.transactions > 50
+
+
+@pytest.mark.parametrize("protocol", ["open", "simple-json", "debezium"])
+def test_a_consumer_that_keeps_the_old_key_of_a_whole_update_is_caught(protocol: str) -> None:
+    # the fold is a real check: a tolerant upsert keyed by the new image ends with extra rows
+    upstream, log = stream(protocol, "tiflow", "default", 2, raw=True, replay=False, seed=5)
+    rows = list(decoded_rows(log))
+    upserts = [replace(r, before=None) if r.op == "update" else r for r in rows]
+    expected = expected_tables(upstream, protocol, "tiflow")
+    assert observed_tables(fold_rows(rows, KEYS), upstream.infos) == expected
+    assert observed_tables(fold_rows(upserts, KEYS), upstream.infos) != expected
+
+
+def test_a_transaction_changing_a_key_twice_is_found_in_the_stream() -> None:
+    _, log = stream("open", "ticdc", "ts", 1, raw=True, replay=False, seed=6)
+    rows = list(decoded_rows(log))
+    assert two_changes_of_one_key(rows) == []
+    update = next(r for r in rows if r.op == "update")
+    assert two_changes_of_one_key([*rows, replace(update, after=update.before)]) != []
+
+
+def test_the_labels_rebuild_the_truth() -> None:
+    upstream, _ = stream("craft", "tiflow", "default", 3, raw=False, replay=False, seed=8)
+    again = shop_truth(8, ddl_every=40, items=upstream.items)
+    assert again.tables == upstream.tables
+    assert again.transactions == upstream.transactions
+
+
+ORDERS = SHOP_TABLES[0]
+ROW = (1, 2, None, 1, None, "2026-01-01 00:00:00.000", None)
+
+
+def change(
+    op: str, before: tuple[object, ...] | None, after: tuple[object, ...] | None, ts: int = 9
+) -> RowChangedEvent:
+    return RowChangedEvent(commit_ts=ts, table=ORDERS, op=op, before=before, after=after)  # type: ignore[arg-type]
+
+
+MOVED = (2, *ROW[1:])
+BROKEN = [
+    (
+        "a key changed twice",
+        [change("insert", None, ROW, 1)],
+        [change("update", ROW, MOVED), change("insert", None, ROW)],
+        "changed twice",
+    ),
+    (
+        "an insert onto a live handle",
+        [change("insert", None, ROW, 1)],
+        [change("insert", None, ROW)],
+        "share handle",
+    ),
+    (
+        "an old image that is not the live row",
+        [change("insert", None, ROW, 1)],
+        [change("delete", MOVED, None)],
+        "not the live row",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("before", "rows", "message"), [c[1:] for c in BROKEN], ids=[c[0] for c in BROKEN]
+)
+def test_what_tidb_cannot_commit_is_a_workload_error(
+    before: list[RowChangedEvent], rows: list[RowChangedEvent], message: str
+) -> None:
+    items = [Transaction(commit_ts=r.commit_ts, rows=(r,)) for r in before]
+    with pytest.raises(WorkloadError, match=message):
+        final_tables([*items, Transaction(commit_ts=9, rows=tuple(rows))])
+
+
+def test_unique_keys_other_than_the_handle_are_checked() -> None:
+    customers = SHOP_TABLES[1]
+    one = (1, "a@x", None, 0.0, 0, None)
+    other = (2, "a@x", None, 0.0, 0, None)
+    items = [
+        Transaction(
+            commit_ts=ts,
+            rows=(RowChangedEvent(commit_ts=ts, table=customers, op="insert", after=image),),
+        )
+        for ts, image in ((1, one), (2, other))
+    ]
+    with pytest.raises(WorkloadError, match="share the unique key"):
+        final_tables(items)
