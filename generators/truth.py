@@ -74,6 +74,18 @@ class Upstream:
         self.transactions = 0
         """Transactions applied so far."""
         self._unique: dict[tuple[TableName, tuple[int, ...]], dict[Image, HandleKey]] = {}
+        self._keys: dict[int, tuple[TableInfo, tuple[int, ...], list[tuple[int, ...]]]] = {}
+
+    def keys(self, table: TableInfo) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+        """(handle-key positions, every unique key's positions) of ``table``, worked out once."""
+        known = self._keys.get(id(table))
+        if known is None or known[0] is not table:
+            known = self._keys[id(table)] = (table, table.handle_key(), _unique_keys(table))
+        return known[1], known[2]
+
+    def handle(self, table: TableInfo, image: Image) -> HandleKey:
+        """The handle key of a row image of ``table``."""
+        return tuple(image[i] for i in self.keys(table)[0])
 
     def track(self, workload: Iterable[WorkloadItem]) -> Iterator[WorkloadItem]:
         """``workload``, applying each item as it passes (feed it to ``simulate``)."""
@@ -91,7 +103,8 @@ class Upstream:
         self.transactions += 1
         touched: set[tuple[TableName, HandleKey]] = set()
         for row in item.rows:
-            keys = {(_name(row.table), k) for k in _handles(row)}
+            images = (row.before, row.after)
+            keys = {(_name(row.table), self.handle(row.table, i)) for i in images if i is not None}
             if keys & touched:
                 raise WorkloadError(
                     f"commit ts {item.commit_ts}: {sorted(keys & touched)} "
@@ -108,23 +121,23 @@ class Upstream:
 
     def _remove(self, row: RowChangedEvent) -> None:
         assert row.before is not None
-        name, key = _name(row.table), _handle(row.table, row.before)
+        name, key = _name(row.table), self.handle(row.table, row.before)
         live = self.tables.get(name, {}).pop(key, None)
         if live != row.before:
             raise WorkloadError(
                 f"commit ts {row.commit_ts}: {row.op} of {name} {key} whose "
                 f"old image is not the live row {live}"
             )
-        for columns in _unique_keys(row.table):
+        for columns in self.keys(row.table)[1]:
             self._unique[(name, columns)].pop(tuple(row.before[i] for i in columns), None)
 
     def _add(self, table: TableInfo, image: Image, ts: int) -> None:
-        name, key = _name(table), _handle(table, image)
+        name, key = _name(table), self.handle(table, image)
         rows = self.tables.setdefault(name, {})
         if key in rows:
             raise WorkloadError(f"commit ts {ts}: two live rows of {name} share handle {key}")
         rows[key] = image
-        for columns in _unique_keys(table):
+        for columns in self.keys(table)[1]:
             values = tuple(image[i] for i in columns)
             holders = self._unique.setdefault((name, columns), {})
             if None not in values and holders.setdefault(values, key) != key:
@@ -135,14 +148,6 @@ class Upstream:
 
 def _name(table: TableInfo) -> TableName:
     return (table.schema, table.name)
-
-
-def _handle(table: TableInfo, image: Image) -> HandleKey:
-    return tuple(image[i] for i in table.handle_key())
-
-
-def _handles(row: RowChangedEvent) -> set[HandleKey]:
-    return {_handle(row.table, image) for image in (row.before, row.after) if image is not None}
 
 
 def final_tables(workload: Iterable[WorkloadItem], items: int | None = None) -> Upstream:

@@ -10,13 +10,16 @@ no transaction carries two changes of one key and no two live rows share a handl
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Iterator
+import os
+import resource
+import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from truth_helpers import KEYS, OneChangePerKey, decoded_rows
 
 from ticdc_conformance.generators.faults import inject_faults
 from ticdc_conformance.generators.oracle import ORACLE_CONFIGS
@@ -30,10 +33,9 @@ from ticdc_conformance.generators.truth import (
     shop_truth,
 )
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
-from ticdc_conformance.reference import CODECS, DecodedRow, RowChangedEvent
+from ticdc_conformance.reference import CODECS, RowChangedEvent
 from ticdc_conformance.reference.dispatch import DispatchRule
-from ticdc_conformance.reference.fold import TableName, fold_rows, handle_key_of
-from ticdc_conformance.reference.message import SchemaCodec
+from ticdc_conformance.reference.fold import fold_rows
 
 FAMILIES = [
     (protocol, profile) for protocol in sorted(CODECS) for profile in CODECS[protocol].PROFILES
@@ -41,36 +43,6 @@ FAMILIES = [
 DISPATCHERS = ["default", "table", "index-value", "rowid", "ts"]
 """Every rule one setting can apply to all three shop tables (``columns`` and ``index-name``
 name columns only one table has)."""
-KEYS: dict[TableName, tuple[str, ...]] = {
-    (t.schema, t.name): tuple(t.columns[i].name for i in t.handle_key()) for t in SHOP_TABLES
-}
-
-
-def decoded_rows(log: TopicLog) -> Iterator[DecodedRow]:
-    """Every row of the log, partition by partition in offset order, as a consumer decodes it."""
-    codec = log.settings.codec
-    for deliveries in log.partitions:
-        decoder = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
-        for offset, delivery in enumerate(deliveries):
-            feed = codec.decode if decoder is None else decoder.feed
-            yield from (
-                e for e in feed(delivery.message, message_index=offset) if isinstance(e, DecodedRow)
-            )
-
-
-def two_changes_of_one_key(rows: list[DecodedRow]) -> list[tuple[object, ...]]:
-    """Keys that one transaction (table and commit ts) changes twice, exact replays aside.
-
-    The halves of a split UPDATE that kept its handle (a new email) are one change upstream.
-    """
-    changes: dict[tuple[object, ...], Counter[str]] = defaultdict(Counter)
-    for row in dict.fromkeys(rows):  # an exact replay decodes to an equal row
-        keys = KEYS[(row.schema, row.table)]
-        images = {image for image in (row.before, row.after) if image is not None}
-        for key in {handle_key_of(image, keys) for image in images}:
-            changes[(row.schema, row.table, row.commit_ts, key)][row.op] += 1
-    split = Counter({"delete": 1, "insert": 1})
-    return [key for key, ops in changes.items() if ops.total() > 1 and ops != split]
 
 
 def stream(
@@ -116,9 +88,9 @@ def test_folding_a_generated_stream_gives_the_workload_final_tables(
     upstream, log = stream(
         protocol, profile, dispatcher, partitions, raw=raw, replay=replay, seed=seed
     )
-    rows = list(decoded_rows(log))
-    assert two_changes_of_one_key(rows) == []
-    folded = fold_rows(rows, KEYS)
+    check = OneChangePerKey()
+    folded = fold_rows(map(check.see, decoded_rows(log)), KEYS)
+    assert check.twice == []
     assert observed_tables(folded, upstream.infos) == expected_tables(upstream, protocol, profile)
     assert upstream.transactions > 50
 
@@ -135,11 +107,14 @@ def test_a_consumer_that_keeps_the_old_key_of_a_whole_update_is_caught(protocol:
 
 
 def test_a_transaction_changing_a_key_twice_is_found_in_the_stream() -> None:
-    _, log = stream("open", "ticdc", "ts", 1, raw=True, replay=False, seed=6)
+    _, log = stream("open", "ticdc", "ts", 1, raw=True, replay=True, seed=6)
     rows = list(decoded_rows(log))
-    assert two_changes_of_one_key(rows) == []
     update = next(r for r in rows if r.op == "update")
-    assert two_changes_of_one_key([*rows, replace(update, after=update.before)]) != []
+    for broken, found in ((rows, False), ([*rows, replace(update, after=update.before)], True)):
+        check = OneChangePerKey()
+        for row in broken:
+            check.see(row)
+        assert bool(check.twice) is found
 
 
 def test_the_labels_rebuild_the_truth() -> None:
@@ -206,3 +181,30 @@ def test_unique_keys_other_than_the_handle_are_checked() -> None:
     ]
     with pytest.raises(WorkloadError, match="share the unique key"):
         final_tables(items)
+
+
+SCALE = int(os.environ.get("TICDC_TRUTH_MESSAGES", "20000"))
+"""Messages of the one large stream (``TICDC_TRUTH_MESSAGES=3000000`` for the scale check)."""
+
+
+@pytest.mark.slow
+def test_a_large_stream_keeps_tidb_rules_and_folds_to_the_truth(
+    record_property: Callable[[str, object], None],
+) -> None:
+    started = time.perf_counter()
+    rule = DispatchRule(partition="index-value")
+    settings = StreamSettings(protocol="open", partitions=4, dispatcher=rule)
+    upstream = Upstream()  # raises WorkloadError at the first transaction TiDB could not commit
+    log = simulate(upstream.track(shop_workload(1)), settings, messages=SCALE)
+    records = len(log)
+    check = OneChangePerKey()
+    folded = fold_rows(map(check.see, decoded_rows(log, release=True)), KEYS)
+    assert check.twice == []
+    assert observed_tables(folded, upstream.infos) == expected_tables(upstream, "open", "tiflow")
+    assert records >= SCALE
+    # the measured numbers, in the JUnit XML report (--junitxml)
+    record_property("messages", records)
+    record_property("rows", check.rows)
+    record_property("transactions", upstream.transactions)
+    record_property("seconds", round(time.perf_counter() - started))
+    record_property("peak_rss_mib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
