@@ -11,7 +11,7 @@ from ticdc_conformance.generators.dump import write_dump
 from ticdc_conformance.generators.faults import inject_faults
 from ticdc_conformance.generators.simulator import StreamSettings, simulate
 from ticdc_conformance.generators.truth import Upstream
-from ticdc_conformance.generators.workload import shop_workload
+from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload
 
 __all__ = ["GenerateSummary", "generate"]
 
@@ -52,8 +52,8 @@ def generate(
         "format": "ticdc-conformance topic dump",
         "version": 1,
         "settings": settings.describe(),
-        "workload": {"name": "shop", "seed": seed, "messages": messages, "ddl_every": ddl_every,
-                     "items": upstream.items},
+        "workload": {"name": "shop", "version": SHOP_VERSION, "seed": seed, "messages": messages,
+                     "ddl_every": ddl_every, "items": upstream.items},
         "faults": [
             {"kind": fault.kind,
              "findings": [{"rule": f.rule, "partition": f.partition, "offset": f.offset,

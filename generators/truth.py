@@ -158,10 +158,22 @@ def final_tables(workload: Iterable[WorkloadItem], items: int | None = None) -> 
     return upstream
 
 
-def shop_truth(seed: int, *, ddl_every: int, items: int) -> Upstream:
-    """The truth of a dump of the ``shop`` workload, from its labels' ``workload`` member."""
-    from ticdc_conformance.generators.workload import shop_workload  # noqa: PLC0415
+def shop_truth(workload: Mapping[str, object]) -> Upstream:
+    """The truth of a dump of the ``shop`` workload, from its labels' ``workload`` member.
 
+    ``ValueError`` for another workload, or another version of this one (docs/dump-format.md).
+    """
+    from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload  # noqa: PLC0415
+
+    name, version = workload.get("name"), workload.get("version")
+    if (name, version) != ("shop", SHOP_VERSION):
+        raise ValueError(
+            f"the truth of workload {name!r} version {version!r} is unknown here; "
+            f"this kit writes 'shop' version {SHOP_VERSION}"
+        )
+    seed, ddl_every, items = (workload.get(k) for k in ("seed", "ddl_every", "items"))
+    if not (isinstance(seed, int) and isinstance(ddl_every, int) and isinstance(items, int)):
+        raise ValueError("the workload member needs the integers seed, ddl_every and items")
     return final_tables(shop_workload(seed, ddl_every=ddl_every), items)
 
 

@@ -119,9 +119,12 @@ def test_a_transaction_changing_a_key_twice_is_found_in_the_stream() -> None:
 
 def test_the_labels_rebuild_the_truth() -> None:
     upstream, _ = stream("craft", "tiflow", "default", 3, raw=False, replay=False, seed=8)
-    again = shop_truth(8, ddl_every=40, items=upstream.items)
+    labels = {"name": "shop", "version": 2, "seed": 8, "ddl_every": 40, "items": upstream.items}
+    again = shop_truth(labels)
     assert again.tables == upstream.tables
     assert again.transactions == upstream.transactions
+    with pytest.raises(ValueError, match="'shop' version 2"):
+        shop_truth({**labels, "version": 1})
 
 
 ORDERS = SHOP_TABLES[0]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import groupby
 
-from ticdc_conformance.generators.simulator import TopicLog
+from ticdc_conformance.generators.simulator import Record, TopicLog
 from ticdc_conformance.generators.workload import SHOP_TABLES
-from ticdc_conformance.reference import DecodedRow
+from ticdc_conformance.reference import CODECS, DecodedRow, Message
 from ticdc_conformance.reference.fold import TableName, handle_key_of
 from ticdc_conformance.reference.message import SchemaCodec
 
@@ -21,16 +22,27 @@ def decoded_rows(log: TopicLog, *, release: bool = False) -> Iterator[DecodedRow
 
     ``release`` drops each partition's records once decoded, to bound memory on large logs.
     """
-    codec = log.settings.codec
     for partition, deliveries in enumerate(log.partitions):
-        decoder = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
-        feed = codec.decode if decoder is None else decoder.feed
-        for offset, delivery in enumerate(deliveries):
-            for event in feed(delivery.message, message_index=offset):
-                if isinstance(event, DecodedRow):
-                    yield event
+        yield from partition_rows(log.settings.protocol, (d.message for d in deliveries))
         if release:
             log.partitions[partition] = []
+
+
+def partition_rows(protocol: str, messages: Iterable[Message]) -> Iterator[DecodedRow]:
+    """The rows of one partition's messages in offset order (Simple: one stateful decoder)."""
+    codec = CODECS[protocol]
+    feed = codec.new_decoder().feed if isinstance(codec, SchemaCodec) else codec.decode
+    for offset, message in enumerate(messages):
+        for event in feed(message, message_index=offset):
+            if isinstance(event, DecodedRow):
+                yield event
+
+
+def dump_rows(protocol: str, records: Iterable[Record]) -> Iterator[DecodedRow]:
+    """The rows of a dump's records, partition by partition in offset order."""
+    ordered = sorted(records, key=lambda r: (r.partition, r.offset))
+    for _, group in groupby(ordered, key=lambda r: r.partition):
+        yield from partition_rows(protocol, (Message(key=r.key, value=r.value) for r in group))
 
 
 class OneChangePerKey:
