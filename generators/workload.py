@@ -49,6 +49,7 @@ from ticdc_conformance.reference import (
     DDLEvent,
     DecimalValue,
     IndexInfo,
+    Operation,
     ResolvedEvent,
     RowChangedEvent,
     TableInfo,
@@ -261,7 +262,7 @@ class _Shop:
             if before == after:  # nothing written, or nothing left (insert then delete)
                 continue
             table = self.tables[which]
-            op = "insert" if before is None else "delete" if after is None else "update"
+            op: Operation = "insert" if before is None else "delete" if after is None else "update"
             row_id = key if table.name in _ROWID_TABLES else None
             rows.append(
                 RowChangedEvent(

@@ -94,7 +94,7 @@ SINK_ORDER = [
 def test_sink_order(profile: str, raw: bool, expected: str) -> None:
     rows = [insert(12), NEW_EMAIL, other(7), delete(11), NOTE_ONLY, insert(10), NEW_ID, other(5)]
     sent = sink_order(rows, profile, output_raw_change_event=raw)  # type: ignore[arg-type]
-    shown = [f"{r.table.name}.{r.op[0]}{(r.after or r.before or (None,))[0]}" for r in sent]
+    shown = [f"{r.table.name}.{op[0]}{key}" for r, (op, key) in zip(sent, ops(sent), strict=True)]
     # tables keep the order the transaction first touched them in
     assert shown == [f"t.{o}" for o in expected.split()] + ["u.i5", "u.i7"]
 

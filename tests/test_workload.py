@@ -66,7 +66,7 @@ def kinds(row: RowChangedEvent) -> str:
 
 
 def test_every_kind_of_key_change_occurs() -> None:
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for transaction in items(3, 4000):
         ops = Counter((row.table.name, row.op) for row in transaction.rows)
         seen.update(kinds(row) for row in transaction.rows if row.op == "update")
