@@ -107,7 +107,7 @@ class Upstream:
             keys = {(_name(row.table), self.handle(row.table, i)) for i in images if i is not None}
             if keys & touched:
                 raise WorkloadError(
-                    f"commit ts {item.commit_ts}: {sorted(keys & touched)} "
+                    f"commit ts {item.commit_ts}: {keys & touched} "
                     "changed twice in one transaction"
                 )
             touched |= keys

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ticdc_conformance.reference import (
@@ -122,14 +124,7 @@ def test_an_old_image_without_the_key_columns_keeps_the_key() -> None:
     ids=["open-h", "flags"],
 )
 def test_the_message_marks_the_handle_key(marked: DecodedColumn) -> None:
-    event = DecodedRow(
-        commit_ts=1,
-        schema="s",
-        table="t",
-        op="insert",
-        before=None,
-        after=(marked, DecodedColumn("v", "a", flags=0)),
-    )
+    event = replace(ins(1, (1, "a")), after=(marked, DecodedColumn("v", "a", flags=0)))
     assert list(fold_rows([event])[("s", "t")]) == [(1,)]
 
 
@@ -138,31 +133,8 @@ def test_the_message_marks_the_handle_key(marked: DecodedColumn) -> None:
     [
         (ins(1, (1, "a")), None, "marks no handle-key column"),
         (row("insert", None, after=(1, "a")), KEYS, "without commit ts"),
-        (
-            DecodedRow(
-                commit_ts=1,
-                schema="s",
-                table="t",
-                op="insert",
-                before=None,
-                after=image((1, "a")),
-                handle_key_only=True,
-            ),
-            KEYS,
-            "handle-key-only",
-        ),
-        (
-            DecodedRow(
-                commit_ts=1,
-                schema="s",
-                table="t",
-                op="insert",
-                before=None,
-                after=(DecodedColumn("v", "a"),),
-            ),
-            KEYS,
-            "lacks a handle-key column",
-        ),
+        (replace(ins(1, (1, "a")), handle_key_only=True), KEYS, "handle-key-only"),
+        (replace(ins(1, (1, "a")), after=(DecodedColumn("v", "a"),)), KEYS, "lacks a handle-key"),
     ],
 )
 def test_what_cannot_be_folded(
