@@ -107,8 +107,7 @@ class Upstream:
             keys = {(_name(row.table), self.handle(row.table, i)) for i in images if i is not None}
             if keys & touched:
                 raise WorkloadError(
-                    f"commit ts {item.commit_ts}: {keys & touched} "
-                    "changed twice in one transaction"
+                    f"commit ts {item.commit_ts}: {keys & touched} changed twice in one transaction"
                 )
             touched |= keys
         for row in item.rows:  # old images out first: a transaction's order is not TiDB's
@@ -184,8 +183,14 @@ def _keyed(
     return {tuple(row[name] for name in names): row for row in rows}
 
 
-def expected_tables(upstream: Upstream, protocol: str, profile: str) -> CanonicalTables:
-    """The truth as ``protocol`` is documented to deliver it (its losses applied)."""
+def expected_tables(
+    upstream: Upstream, protocol: str, profile: str, *, tables: Iterable[TableName] | None = None
+) -> CanonicalTables:
+    """The truth as ``protocol`` is documented to deliver it (its losses applied).
+
+    ``tables`` limits it to those tables (a large truth reduced one table at a time).
+    """
+    wanted = set(upstream.tables if tables is None else tables)
     return {
         name: _keyed(
             upstream.infos[name],
@@ -195,7 +200,7 @@ def expected_tables(upstream: Upstream, protocol: str, profile: str) -> Canonica
             ),
         )
         for name, rows in upstream.tables.items()
-        if rows
+        if rows and name in wanted
     }
 
 

@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import groupby
 
-from ticdc_conformance.generators.simulator import Record, TopicLog
+from ticdc_conformance.generators.simulator import (
+    Record,
+    StreamSettings,
+    TopicLog,
+    WorkloadItem,
+    simulate,
+)
 from ticdc_conformance.generators.workload import SHOP_TABLES
-from ticdc_conformance.reference import CODECS, DecodedRow, Message
+from ticdc_conformance.reference import CODECS, DecodedRow, Message, ResolvedEvent
 from ticdc_conformance.reference.fold import TableName, handle_key_of
 from ticdc_conformance.reference.message import SchemaCodec
 
@@ -26,6 +32,55 @@ def decoded_rows(log: TopicLog, *, release: bool = False) -> Iterator[DecodedRow
         yield from partition_rows(log.settings.protocol, (d.message for d in deliveries))
         if release:
             log.partitions[partition] = []
+
+
+def windows(workload: Iterable[WorkloadItem], transactions: int) -> Iterator[list[WorkloadItem]]:
+    """``workload`` in windows of about ``transactions`` transactions, each ending at a checkpoint.
+
+    A checkpoint flushes every partition, so simulating window after window writes the records
+    one simulation writes (offsets aside) for a protocol without BOOTSTRAP messages, and holds
+    one window's log at a time.
+    """
+    window: list[WorkloadItem] = []
+    for item in workload:
+        window.append(item)
+        if isinstance(item, ResolvedEvent) and len(window) >= transactions:
+            yield window
+            window = []
+    if window:
+        yield window
+
+
+class WindowedStream:
+    """The decoded rows of about ``messages`` records, simulated window by window (``windows``).
+
+    ``check`` sees every row; its memory of each transaction is dropped at a window's end, where
+    every row at or below the window's last checkpoint has been delivered.
+    """
+
+    def __init__(
+        self,
+        workload: Iterable[WorkloadItem],
+        settings: StreamSettings,
+        messages: int,
+        check: OneChangePerKey,
+    ) -> None:
+        self.workload, self.settings, self.messages, self.check = (
+            workload,
+            settings,
+            messages,
+            check,
+        )
+        self.records = 0
+
+    def __iter__(self) -> Iterator[DecodedRow]:
+        for window in windows(self.workload, 20_000):
+            log = simulate(window, self.settings)
+            self.records += len(log)
+            yield from map(self.check.see, decoded_rows(log, release=True))
+            self.check.seen.clear()
+            if self.records >= self.messages:
+                return
 
 
 def partition_rows(protocol: str, messages: Iterable[Message]) -> Iterator[DecodedRow]:
