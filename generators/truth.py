@@ -77,10 +77,12 @@ class Upstream:
         self._keys: dict[int, tuple[TableInfo, tuple[int, ...], list[tuple[int, ...]]]] = {}
 
     def keys(self, table: TableInfo) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
-        """(handle-key positions, every unique key's positions) of ``table``, worked out once."""
+        """(handle-key positions, the other unique keys' positions) of ``table``, found once."""
         known = self._keys.get(id(table))
         if known is None or known[0] is not table:
-            known = self._keys[id(table)] = (table, table.handle_key(), _unique_keys(table))
+            handle = table.handle_key()  # the tables themselves keep it unique
+            unique = [key for key in _unique_keys(table) if key != handle]
+            known = self._keys[id(table)] = (table, handle, unique)
         return known[1], known[2]
 
     def handle(self, table: TableInfo, image: Image) -> HandleKey:
