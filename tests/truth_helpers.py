@@ -34,8 +34,8 @@ def decoded_rows(log: TopicLog, *, release: bool = False) -> Iterator[DecodedRow
             log.partitions[partition] = []
 
 
-def windows(workload: Iterable[WorkloadItem], transactions: int) -> Iterator[list[WorkloadItem]]:
-    """``workload`` in windows of about ``transactions`` transactions, each ending at a checkpoint.
+def windows(workload: Iterable[WorkloadItem], items: int) -> Iterator[list[WorkloadItem]]:
+    """``workload`` in windows of at least ``items`` items, each ending at a checkpoint.
 
     A checkpoint flushes every partition, so simulating window after window writes the records
     one simulation writes (offsets aside) for a protocol without BOOTSTRAP messages, and holds
@@ -44,7 +44,7 @@ def windows(workload: Iterable[WorkloadItem], transactions: int) -> Iterator[lis
     window: list[WorkloadItem] = []
     for item in workload:
         window.append(item)
-        if isinstance(item, ResolvedEvent) and len(window) >= transactions:
+        if isinstance(item, ResolvedEvent) and len(window) >= items:
             yield window
             window = []
     if window:
@@ -65,12 +65,10 @@ class WindowedStream:
         messages: int,
         check: OneChangePerKey,
     ) -> None:
-        self.workload, self.settings, self.messages, self.check = (
-            workload,
-            settings,
-            messages,
-            check,
-        )
+        self.workload = workload
+        self.settings = settings
+        self.messages = messages
+        self.check = check
         self.records = 0
 
     def __iter__(self) -> Iterator[DecodedRow]:
