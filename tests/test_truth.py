@@ -205,7 +205,7 @@ def test_a_workload_simulated_window_by_window_writes_the_same_records() -> None
         ]
 
 
-SCALE = int(os.environ.get("TICDC_TRUTH_MESSAGES", "20000"))
+SCALE = int(os.environ.get("TICDC_TRUTH_MESSAGES", "10000"))
 """Messages of the one large stream (``TICDC_TRUTH_MESSAGES=3000000`` for the scale check)."""
 
 

@@ -72,7 +72,7 @@ class WindowedStream:
         self.records = 0
 
     def __iter__(self) -> Iterator[DecodedRow]:
-        for window in windows(self.workload, 20_000):
+        for window in windows(self.workload, min(self.messages, 20_000)):
             log = simulate(window, self.settings)
             self.records += len(log)
             yield from map(self.check.see, decoded_rows(log, release=True))
