@@ -9,7 +9,7 @@ from typing import IO
 
 from ticdc_conformance.cli._args import PROFILES, PROTOCOLS, Commands, parse_options
 from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
-from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.generators.simulator import StreamSettings, split_sink_options
 from ticdc_conformance.reference import ExitCode
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import EncodeError, UsageError
@@ -24,6 +24,7 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
     except ImportError as error:
         raise UsageError(f"generate needs the generators extra: {error}") from None
     try:
+        options, raw = split_sink_options(parse_options(args.option))
         settings = StreamSettings(
             protocol=args.protocol,
             profile=args.profile,
@@ -33,7 +34,8 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
                 index_name=args.index_name,
                 columns=tuple(args.columns or ()),
             ),
-            options=tuple(parse_options(args.option).items()),
+            options=tuple(options.items()),
+            output_raw_change_event=raw,
         )
         settings.codec_config()
         summary = generate(
@@ -92,7 +94,9 @@ def add_parsers(commands: Commands) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="an encoder option, as for encode",
+        help="an encoder option, as for encode, or the sink option "
+        "output-raw-change-event=true|false (default false: key-changing UPDATEs split into "
+        "DELETE and INSERT)",
     )
     generate.add_argument("--seed", type=int, default=1, help="workload seed (1)")
     generate.add_argument("--out", required=True, type=Path, help="dump folder to write")

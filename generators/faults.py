@@ -14,8 +14,10 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
 * ``watermark-regression``: an older watermark is sent again after a newer one;
 * ``missing-ddl`` / ``missing-watermark``: one partition lacks a broadcast DDL / watermark;
 * ``wrong-partition``: a row message lands on a partition its dispatcher does not choose;
-* ``reordered-versions``: two row messages of one table swap places, so an older version of
-  a row follows a newer one;
+* ``reordered-versions``: a flush of a partition's rows is cut at a transaction boundary and
+  its later part sent first, so older rows of a table follow newer ones; whole transactions
+  move, so none is cut in two (each message of the part sent late that carries such an older
+  row is a finding);
 * ``corrupted-message``: a row message's value bytes no longer decode;
 * ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces;
 * ``oversized-batch``: (Open, Craft) a flush split by ``max-batch-size`` goes out as one message
@@ -48,10 +50,10 @@ from ticdc_conformance.generators._placement import (
     rows_carried,
     segment_before,
 )
-from ticdc_conformance.generators.simulator import StreamSettings, TopicLog
+from ticdc_conformance.generators.simulator import Delivery, StreamSettings, TopicLog
 from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference.dispatch import partition_of
-from ticdc_conformance.reference.events import ResolvedEvent
+from ticdc_conformance.reference.events import ResolvedEvent, RowChangedEvent
 
 __all__ = [
     "FAULT_KINDS",
@@ -223,27 +225,62 @@ def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
     raise FaultPlacementError("no row message can move to another partition cleanly")
 
 
+def _flushes(deliveries: list[Delivery], indexes: list[int]) -> list[tuple[int, int]]:
+    """(first, last) index of every run of row messages from one flush among ``indexes``."""
+    runs: list[list[int]] = []
+    for i in indexes:
+        if runs and i == runs[-1][-1] + 1 and deliveries[i].rows is deliveries[i - 1].rows:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [(run[0], run[-1]) for run in runs]
+
+
+def _cuts(rows: Sequence[RowChangedEvent]) -> list[int]:
+    """Transaction boundaries in ``rows`` with a table on both sides."""
+    return [
+        k
+        for k in range(1, len(rows))
+        if rows[k - 1].commit_ts != rows[k].commit_ts
+        and {r.table.name for r in rows[:k]} & {r.table.name for r in rows[k:]}
+    ]
+
+
 def _reordered_versions(inj: Injector, zone: int) -> list[Mark]:
-    for p, _, _, rows in inj.stretches(zone):
+    for p, _, _, indexes in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
-        for i, j in itertools.pairwise(rows):
-            if j != i + 1:
+        for first, last in _flushes(deliveries, indexes):
+            rows = deliveries[first].rows
+            cuts = _cuts(rows)
+            if not cuts:
                 continue
-            older, newer = inj.decode_rows(deliveries[i]), inj.decode_rows(deliveries[j])
-            newest_of: dict[tuple[str, str], int] = {}
-            for row in newer:
-                key = (row.schema, row.table)
-                newest_of[key] = min(newest_of.get(key, row_ts(row)), row_ts(row))
-            shared = [
-                    row_ts(r) for r in older
-                    if (r.schema, r.table) in newest_of
-                    and row_ts(r) < newest_of[(r.schema, r.table)]
-                ]  # fmt: skip
-            if not shared:
-                continue
-            deliveries[i], deliveries[j] = deliveries[j], deliveries[i]
-            return [Mark("commit-ts-order", p, deliveries[j], min(shared))]
-    raise FaultPlacementError("no two neighbouring row messages of one table")
+            # the flush cut at a transaction boundary, the later part sent first: whole
+            # transactions move, so no transaction's run of rows is cut in two (§6.3)
+            cut = inj.rng.choice(cuts)
+            earlier, later = rows[:cut], rows[cut:]
+            template = deliveries[first]
+            moved, behind = (
+                [dataclasses.replace(d, rows=part) for d in inj.encode_rows(template, part)]
+                for part in (later, earlier)
+            )
+            deliveries[first : last + 1] = moved + behind
+            newest: dict[tuple[str, str], int] = {}
+            for row in later:
+                name = (row.table.schema, row.table.name)
+                newest[name] = max(newest.get(name, 0), row.commit_ts)
+            marks = []
+            for delivery in behind:  # what a checker sees: rows older than their table's newest
+                older = []
+                for decoded in inj.decode_rows(delivery):
+                    name, ts = (decoded.schema, decoded.table), row_ts(decoded)
+                    if ts < newest.get(name, 0):
+                        older.append(ts)
+                    else:
+                        newest[name] = ts
+                if older:
+                    marks.append(Mark("commit-ts-order", p, delivery, min(older)))
+            return marks
+    raise FaultPlacementError("no flush holds two transactions that share a table")
 
 
 def _corrupted(message: Message) -> list[Message]:

@@ -10,7 +10,8 @@ from pathlib import Path
 from ticdc_conformance.generators.dump import publishing, write_dump
 from ticdc_conformance.generators.faults import inject_faults
 from ticdc_conformance.generators.simulator import StreamSettings, simulate
-from ticdc_conformance.generators.workload import shop_workload
+from ticdc_conformance.generators.truth import Upstream
+from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload
 
 __all__ = ["GenerateSummary", "generate"]
 
@@ -41,16 +42,21 @@ def generate(
 
     The ``shop`` workload of ``seed`` runs until the log holds ``messages`` records; one fault
     of each kind in ``faults`` goes in; every ``ddl_every`` transactions a DDL changes a
-    table's schema. The same arguments always write the same dump.
+    table's schema. The labels' ``workload`` member says how many workload ``items`` the
+    stream holds, so ``truth.shop_truth`` rebuilds its final tables. The same arguments always
+    write the same dump.
     """
     started = time.perf_counter()
-    log = simulate(shop_workload(seed, ddl_every=ddl_every), settings, messages=messages)
+    upstream = Upstream()  # checks TiDB's rules on every transaction
+    workload = upstream.track(shop_workload(seed, ddl_every=ddl_every))
+    log = simulate(workload, settings, messages=messages)
     injected = inject_faults(log, faults, seed)
     labels = {
         "format": "ticdc-conformance topic dump",
         "version": 1,
         "settings": settings.describe(),
-        "workload": {"name": "shop", "seed": seed, "messages": messages, "ddl_every": ddl_every},
+        "workload": {"name": "shop", "version": SHOP_VERSION, "seed": seed, "messages": messages,
+                     "ddl_every": ddl_every, "items": upstream.items},
         "faults": [
             {"kind": fault.kind,
              "findings": [{"rule": f.rule, "partition": f.partition, "offset": f.offset,

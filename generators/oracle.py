@@ -26,21 +26,30 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from ticdc_conformance.reference import (
     CODECS,
     ColumnInfo,
     DecimalValue,
+    DecodedColumn,
     DecodedRow,
     RowChangedEvent,
+    TableInfo,
     TimestampValue,
     Value,
 )
 from ticdc_conformance.reference.losses import replace_invalid_utf8, replaced_text_types
 from ticdc_conformance.reference.message import SchemaCodec
 
-__all__ = ["ORACLE_CONFIGS", "Canonical", "disagreements", "observed", "projected"]
+__all__ = [
+    "ORACLE_CONFIGS",
+    "Canonical",
+    "disagreements",
+    "observed",
+    "observed_image",
+    "projected",
+    "projected_image",
+]
 
 Canonical = None | int | float | Decimal | bytes | str
 """A value reduced to its meaning (see the module docstring)."""
@@ -148,18 +157,29 @@ class Projection:
     after: dict[str, Canonical] | None
 
 
+def projected_image(
+    table: TableInfo, values: Sequence[Value], protocol: str, profile: str
+) -> dict[str, Canonical]:
+    """A row image of ``table`` as ``protocol`` is documented to deliver it, by column name."""
+    loss = _LOSSES[protocol]
+    return {
+        column.name: loss(column, canonical(column, value), profile)
+        for column, value in zip(table.columns, values, strict=True)
+        if not column.is_virtual
+    }
+
+
+def observed_image(table: TableInfo, decoded: Sequence[DecodedColumn]) -> dict[str, Canonical]:
+    """A decoded row image reduced the same way, typed by ``table``'s columns."""
+    columns = {column.name: column for column in table.columns}
+    return {c.name: canonical(columns[c.name], c.value) for c in decoded}
+
+
 def projected(event: RowChangedEvent, protocol: str, profile: str) -> Projection:
     """The change as ``protocol`` is documented to deliver it."""
-    loss = _LOSSES[protocol]
 
     def image(values: Sequence[Value] | None) -> dict[str, Canonical] | None:
-        if values is None:
-            return None
-        return {
-            column.name: loss(column, canonical(column, value), profile)
-            for column, value in zip(event.table.columns, values, strict=True)
-            if not column.is_virtual
-        }
+        return None if values is None else projected_image(event.table, values, protocol, profile)
 
     return Projection(
         op=event.op, commit_ts=event.commit_ts, schema=event.table.schema,
@@ -169,12 +189,9 @@ def projected(event: RowChangedEvent, protocol: str, profile: str) -> Projection
 
 def observed(row: DecodedRow, event: RowChangedEvent) -> Projection:
     """A decoded row reduced the same way, typed by the change's table."""
-    columns = {column.name: column for column in event.table.columns}
 
-    def image(decoded: Sequence[Any] | None) -> dict[str, Canonical] | None:
-        if decoded is None:
-            return None
-        return {c.name: canonical(columns[c.name], c.value) for c in decoded}
+    def image(decoded: Sequence[DecodedColumn] | None) -> dict[str, Canonical] | None:
+        return None if decoded is None else observed_image(event.table, decoded)
 
     return Projection(
         op=row.op, commit_ts=row.commit_ts, schema=row.schema, table=row.table,

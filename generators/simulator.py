@@ -3,7 +3,8 @@
 A workload is an ordered sequence of transactions, DDLs and resolved (checkpoint) events. The
 simulator does what TiCDC's Kafka sink does with them (ground truth §6):
 
-* rows: key-changing UPDATEs split per profile unless ``output-raw-change-event`` (§6.5), then
+* rows: each table's rows of a transaction in TiCDC's sorter order, key-changing UPDATEs split
+  per profile unless ``output-raw-change-event`` (§6.5, ``reference.updates.sink_order``), then
   each row dispatched to a partition by the dispatcher rule (§6.1) and queued there;
 * a DDL or resolved event first flushes every partition's queued rows (TiCDC writes a DDL only
   after all earlier DML, and a checkpoint only once the rows below it are written), then its
@@ -24,7 +25,7 @@ simulation picks the commit time).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -34,9 +35,10 @@ from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
 from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.reference.tables import Profile, TableInfo
-from ticdc_conformance.reference.updates import split_key_updates
+from ticdc_conformance.reference.updates import sink_order
 
 __all__ = [
+    "RAW_CHANGE_EVENT",
     "Delivery",
     "DeliveryKind",
     "Record",
@@ -46,9 +48,27 @@ __all__ = [
     "WorkloadItem",
     "physical_ms",
     "simulate",
+    "split_sink_options",
 ]
 
 DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
+
+
+RAW_CHANGE_EVENT = "output-raw-change-event"
+"""TiCDC's Kafka sink option (``[sink.kafka-config]``, tiflow and ticdc ``pkg/config/sink.go``)
+that sends key-changing UPDATEs whole. It acts before any encoder, so every protocol has it."""
+
+
+def split_sink_options(options: Mapping[str, str]) -> tuple[dict[str, str], bool]:
+    """``options`` as (the encoder's options, ``output-raw-change-event``).
+
+    ``ValueError`` when ``output-raw-change-event`` is neither ``true`` nor ``false``.
+    """
+    encoder = dict(options)
+    raw = encoder.pop(RAW_CHANGE_EVENT, "false")
+    if raw not in ("true", "false"):
+        raise ValueError(f"{RAW_CHANGE_EVENT} takes true or false, got {raw!r}")
+    return encoder, raw == "true"
 
 
 def physical_ms(ts: int) -> int:
@@ -224,9 +244,11 @@ class _Producer:
 
     def add_rows(self, transaction: Transaction) -> None:
         settings = self.settings
-        rows = transaction.rows
-        if not settings.output_raw_change_event:
-            rows = tuple(split_key_updates(rows, settings.profile))
+        rows = sink_order(
+            transaction.rows,
+            settings.profile,
+            output_raw_change_event=settings.output_raw_change_event,
+        )
         now = physical_ms(transaction.commit_ts)
         for row in rows:
             if self.encode_bootstrap is not None:

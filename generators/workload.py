@@ -3,20 +3,44 @@
 Not Hypothesis: a plain ``random.Random(seed)`` drives it, so a seed always gives the same
 workload, and millions of events cost no more than the codecs' own work.
 
-The workload ("shop"): three tables that between them hold the traps consumers get wrong —
-``shop.orders`` (BIGINT primary key, DECIMAL, ENUM, nullable VARCHAR with HTML characters,
-DATETIME(3), TIMESTAMP(6)), ``shop.customers`` (INT primary key, a NOT NULL unique email whose
-change splits the UPDATE, DOUBLE, BIT(8), a nullable BLOB) and ``shop.samples`` (no primary key,
-a NOT NULL unique (host, at) handle, FLOAT, BIGINT UNSIGNED up to 2^64 - 1). Transactions of one
-to four rows insert new rows, update or delete live ones; a resolved event follows every
-``resolved_every`` transactions; every ``ddl_every`` transactions an ``ALTER TABLE … COMMENT``
-moves one table to a new schema version.
+The workload ("shop"): three tables, one for each way TiDB keeps a row, and between them the
+traps consumers get wrong:
+
+* ``shop.orders``: a BIGINT AUTO_INCREMENT primary key, clustered, so the id is the row key;
+  DECIMAL, ENUM, nullable VARCHAR with HTML characters, DATETIME(3), TIMESTAMP(6).
+* ``shop.customers``: an INT PRIMARY KEY NONCLUSTERED and a NOT NULL unique email; rows live
+  under TiDB's hidden ``_tidb_rowid`` (the events' ``row_id``). DOUBLE, BIT(8), a nullable BLOB.
+* ``shop.samples``: no primary key; the NOT NULL unique (host, at) is TiCDC's handle key, and
+  rows live under ``_tidb_rowid``. FLOAT, BIGINT UNSIGNED up to 2^64 - 1.
+
+A transaction runs one to four statements (insert, update, delete; a quarter of the updates
+and deletes pick a row the transaction already touched), and the workload yields what TiCDC
+reads of it, which follows TiDB's rules:
+
+* One change per row key, the net effect of the statements: insert then update is an insert
+  of the last image; update then update one update from the first old image to the last new
+  one; update then delete a delete of the first old image; insert then delete nothing. A
+  transaction left with no change writes nothing.
+* Key changes: 15% of the updates of ``orders`` and ``customers`` give the row a new id, 15%
+  of those of ``customers`` a new email, 20% of those of ``samples`` a new (host, at). A new
+  clustered id is a new row key, so TiDB removes the row and adds it again (pingcap/tidb
+  ``pkg/executor/write.go`` ``updateRecord``): TiCDC reads a DELETE and an INSERT. The others
+  keep the row key and are UPDATEs whose key changes, which TiCDC splits unless
+  ``output-raw-change-event`` (``ticdc_conformance.reference.updates``).
+* Every id, email and (host, at) comes from a counter and is never used again, so handles and
+  unique keys stay unique among live rows at any stream length, and no two changes of one
+  transaction touch one handle.
+
+A resolved event follows every ``resolved_every`` transactions; every ``ddl_every``
+transactions an ``ALTER TABLE … COMMENT`` moves one table to a new schema version.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
+import time
 from collections.abc import Iterator
 
 from ticdc_conformance.generators.simulator import Transaction, WorkloadItem
@@ -25,6 +49,7 @@ from ticdc_conformance.reference import (
     DDLEvent,
     DecimalValue,
     IndexInfo,
+    Operation,
     ResolvedEvent,
     RowChangedEvent,
     TableInfo,
@@ -32,7 +57,11 @@ from ticdc_conformance.reference import (
     Value,
 )
 
-__all__ = ["SHOP_TABLES", "START_TS", "shop_workload"]
+__all__ = ["SHOP_TABLES", "SHOP_VERSION", "START_TS", "shop_workload"]
+
+SHOP_VERSION = 2
+"""The workload's version: a seed gives the same items as long as it stays. Version 2 writes
+one net change per row key per transaction, key-changing updates and never-reused keys."""
 
 START_TS = 1_767_225_600_000 << 18
 """2026-01-01T00:00:00Z as a TiDB TSO."""
@@ -73,8 +102,16 @@ _SAMPLES = TableInfo(
 )  # fmt: skip
 SHOP_TABLES = (_ORDERS, _CUSTOMERS, _SAMPLES)
 
+_ROWID_TABLES = frozenset({"customers", "samples"})
+"""Tables whose rows live under ``_tidb_rowid`` rather than their primary key."""
+_NEW_ID = {"orders": 0.15, "customers": 0.15}
+"""Share of a table's updates that give the row a new primary key."""
+_NEW_UNIQUE = {"customers": 0.15, "samples": 0.2}
+"""Share of a table's updates that give the row a new unique key (email; (host, at))."""
 _NOTES = ("", "gift <wrap> & card", "leave at door", "call first", "fragile")
 _NAMES = ("Ada", "Grace", "Linus", "Zoë", "Ngozi", "O'Brien")
+_FIRST_SAMPLE = 1_767_225_600
+"""2026-01-01T00:00:00Z, Unix seconds: the ``at`` of sample serial 0."""
 
 
 def _datetime(rng: random.Random, fsp: int) -> str:
@@ -85,10 +122,10 @@ def _datetime(rng: random.Random, fsp: int) -> str:
     return text + ("." + "".join(str(rng.randint(0, 9)) for _ in range(fsp)) if fsp else "")
 
 
-def _image(table: TableInfo, key: int, rng: random.Random) -> tuple[Value, ...]:
-    if table.name == "orders":
+def _values(table: str, rng: random.Random) -> tuple[Value, ...]:
+    """A row's values after its key columns (id; id and email; host and at)."""
+    if table == "orders":
         return (
-            key,
             rng.randint(1, 5000),
             DecimalValue(f"{rng.randint(0, 99999)}.{rng.randint(0, 99):02d}"),
             rng.randint(1, 3),
@@ -96,25 +133,23 @@ def _image(table: TableInfo, key: int, rng: random.Random) -> tuple[Value, ...]:
             _datetime(rng, 3),
             rng.choice((None, TimestampValue(_datetime(rng, 6), "UTC"))),
         )
-    if table.name == "customers":
+    if table == "customers":
         return (
-            key,
-            f"user{key}.{rng.randint(0, 3)}@example.com",
             rng.choice((None, *_NAMES)),
             rng.uniform(-1e6, 1e6),
             rng.randint(0, 255),
             rng.choice((None, b"", bytes(rng.randrange(256) for _ in range(rng.randint(1, 24))))),
         )
     counter = rng.choice((0, 2**63, 2**64 - 1, rng.randrange(2**64)))
-    at = f"2026-01-01 {key // 3600 % 24:02d}:{key // 60 % 60:02d}:{key % 60:02d}"
-    return (f"host-{key % 7}", at, rng.choice((None, 0.5, 1e-7, 3.25e10)), counter)
+    return (rng.choice((None, 0.5, 1e-7, 3.25e10)), counter)
 
 
 class _LiveRows:
-    """The rows a table holds, with a random pick in constant time."""
+    """The rows a table holds by row key, with a random pick and a removal in constant time."""
 
     def __init__(self) -> None:
         self.keys: list[int] = []
+        self.where: dict[int, int] = {}
         self.images: dict[int, tuple[Value, ...]] = {}
 
     def __len__(self) -> int:
@@ -122,54 +157,136 @@ class _LiveRows:
 
     def put(self, key: int, image: tuple[Value, ...]) -> None:
         if key not in self.images:
+            self.where[key] = len(self.keys)
             self.keys.append(key)
         self.images[key] = image
 
-    def pop_random(self, rng: random.Random) -> tuple[int, tuple[Value, ...]]:
-        index = rng.randrange(len(self.keys))
-        key, last = self.keys[index], self.keys.pop()
+    def remove(self, key: int) -> None:
+        index, last = self.where.pop(key), self.keys.pop()
         if last != key:
-            self.keys[index] = last
-        return key, self.images.pop(key)
+            self.keys[index], self.where[last] = last, index
+        del self.images[key]
+
+    def pick(self, rng: random.Random) -> int:
+        return self.keys[rng.randrange(len(self.keys))]
+
+
+_Change = list[tuple[Value, ...] | None]
+"""[image when the transaction began (None: the row did not exist), image now]."""
+
+
+class _Shop:
+    """TiDB's side of the workload: the live rows, the counters and the open transaction."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.tables = list(SHOP_TABLES)
+        self.live = [_LiveRows() for _ in self.tables]
+        self.ids = [itertools.count(1) for _ in self.tables]
+        self.rowids = [itertools.count(1) for _ in self.tables]
+        self.serials = itertools.count(1)
+        """Emails and (host, at) handles: every value is new."""
+        self.changes: dict[tuple[int, int], _Change] = {}
+
+    def _unique(self, table: str) -> tuple[Value, ...]:
+        """A new email, or a new (host, at): never used before."""
+        serial = next(self.serials)
+        if table == "customers":
+            return (f"user{serial}@example.com",)
+        at = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(_FIRST_SAMPLE + serial))
+        return (f"host-{serial % 7}", at)
+
+    def _set(self, which: int, key: int, image: tuple[Value, ...] | None) -> None:
+        """One statement's write of a row key, folded into the transaction's net change."""
+        live = self.live[which]
+        self.changes.setdefault((which, key), [live.images.get(key), None])[1] = image
+        if image is None:
+            live.remove(key)
+        else:
+            live.put(key, image)
+
+    def _insert(self, which: int) -> None:
+        name = self.tables[which].name
+        values = _values(name, self.rng)
+        if name == "samples":
+            self._set(which, next(self.rowids[which]), (*self._unique(name), *values))
+            return
+        ident = next(self.ids[which])
+        if name == "orders":
+            self._set(which, ident, (ident, *values))
+        else:
+            image = (ident, *self._unique(name), *values)
+            self._set(which, next(self.rowids[which]), image)
+
+    def _update(self, which: int, key: int) -> None:
+        name = self.tables[which].name
+        before = self.live[which].images[key]
+        roll = self.rng.random()
+        keys = before[:1] if name == "orders" else before[:2]
+        if roll < _NEW_ID.get(name, 0):
+            keys = (next(self.ids[which]), *keys[1:])
+        elif roll < _NEW_ID.get(name, 0) + _NEW_UNIQUE.get(name, 0):
+            keys = (keys[0], *self._unique(name)) if name == "customers" else self._unique(name)
+        after = (*keys, *_values(name, self.rng))
+        if name == "orders" and keys[0] != key:  # a new clustered key: a new row key
+            self._set(which, key, None)
+            assert isinstance(keys[0], int)
+            key = keys[0]
+        self._set(which, key, after)
+
+    def _statement(self) -> None:
+        rng = self.rng
+        which = rng.randrange(len(self.tables))
+        live = self.live[which]
+        choice = rng.random()
+        if choice < 0.5 or len(live) < 3:
+            self._insert(which)
+            return
+        touched = [k for w, k in self.changes if w == which and k in live.images]
+        key = rng.choice(touched) if touched and rng.random() < 0.25 else live.pick(rng)
+        if choice < 0.85:
+            self._update(which, key)
+        else:
+            self._set(which, key, None)
+
+    def transaction(self, ts: int) -> list[RowChangedEvent]:
+        """One transaction's statements, and the net changes TiCDC reads, at commit ts ``ts``."""
+        for _ in range(self.rng.randint(1, 4)):
+            self._statement()
+        return self.commit(ts)
+
+    def commit(self, ts: int) -> list[RowChangedEvent]:
+        """The open transaction's net change of each row key it wrote, at commit ts ``ts``."""
+        rows = []
+        for (which, key), (before, after) in self.changes.items():
+            if before == after:  # nothing written, or nothing left (insert then delete)
+                continue
+            table = self.tables[which]
+            op: Operation = "insert" if before is None else "delete" if after is None else "update"
+            row_id = key if table.name in _ROWID_TABLES else None
+            rows.append(
+                RowChangedEvent(
+                    commit_ts=ts, table=table, op=op, before=before, after=after, row_id=row_id
+                )
+            )
+        self.changes.clear()
+        return rows
 
 
 def shop_workload(
     seed: int, *, resolved_every: int = 8, ddl_every: int = 500
 ) -> Iterator[WorkloadItem]:
     """An endless, seeded stream of transactions over ``SHOP_TABLES`` (see the module doc)."""
-    rng = random.Random(seed)
-    tables = list(SHOP_TABLES)
-    live = [_LiveRows() for _ in tables]
-    next_key = [1, 1, 1]
+    shop = _Shop(seed)
+    rng, tables = shop.rng, shop.tables
     ts = START_TS
     count = 0
     while True:
         count += 1
         ts += rng.randint(1, 50) << 18
-        rows = []
-        for _ in range(rng.randint(1, 4)):
-            which = rng.randrange(len(tables))
-            table, rows_of = tables[which], live[which]
-            choice = rng.random()
-            if choice < 0.5 or len(rows_of) < 3:
-                key = next_key[which]
-                next_key[which] += 1
-                after = _image(table, key, rng)
-                rows_of.put(key, after)
-                rows.append(RowChangedEvent(commit_ts=ts, table=table, op="insert", after=after))
-                continue
-            key, before = rows_of.pop_random(rng)
-            if choice < 0.85:
-                after = _image(table, key, rng)
-                if table.name == "samples":  # the handle (host, at) stays; values change
-                    after = (*before[:2], *after[2:])
-                rows_of.put(key, after)
-                rows.append(RowChangedEvent(commit_ts=ts, table=table, op="update",
-                                            before=before, after=after))  # fmt: skip
-            else:
-                rows.append(RowChangedEvent(commit_ts=ts, table=table, op="delete",
-                                            before=before))  # fmt: skip
-        yield Transaction(commit_ts=ts, rows=tuple(rows))
+        rows = shop.transaction(ts)
+        if rows:
+            yield Transaction(commit_ts=ts, rows=tuple(rows))
         if count % ddl_every == 0:
             ts += 1 << 18
             which = rng.randrange(len(tables))

@@ -1,15 +1,35 @@
-"""How TiCDC splits an UPDATE that changes a key, per profile (ground truth §6.5).
+"""The order TiCDC sends a transaction's rows in, and its split of key-changing UPDATEs (§6.5).
 
-Kafka sinks split by default (``output-raw-change-event = false``): the UPDATE becomes a
-DELETE of the old image and an INSERT of the new one, with the same commit ts.
+TiCDC handles a transaction one table at a time (tiflow ``SingleTableTxn``, the new
+architecture's per-table dispatcher), so every rule below applies to one table's rows of one
+transaction, and tables keep the order in which the transaction first touched them.
 
-* ``tiflow``: an UPDATE is split when a column carrying the UniqueKey or HandleKey flag has a
-  different value string (``ColumnValueString``) in the two images. If any row of the
-  transaction was split, the transaction's rows are re-sorted: DELETEs, then UPDATEs, then
-  INSERTs. TiCDC uses Go's unstable ``sort.Slice``; this module sorts stably, so rows of one
-  kind keep their order here, which TiCDC does not promise.
-* ``ticdc``: an UPDATE is split when a primary-key or unique-index column differs; the DELETE
-  stays in place and the INSERTs are appended at the end of the transaction.
+* Sorter order, both profiles: TiCDC's sorter keys a transaction's rows by DML kind, DELETEs
+  before UPDATEs before INSERTs, then by row key (tiflow
+  ``cdc/processor/sourcemanager/sorter/pebble/encoding/key.go`` ``EncodeKey``, ticdc
+  ``logservice/eventstore/format.go`` ``DMLOrder``). The row key order is the order of the
+  int row handle (``RowChangedEvent.effective_row_id``); rows without one keep their order.
+* Which UPDATE changes a key: profile ``tiflow`` splits when a column carrying the UniqueKey
+  or HandleKey flag has a different value string (``ColumnValueString``) in the two images
+  (tiflow ``cdc/model/sink.go`` ``ShouldSplitUpdateEvent``); profile ``ticdc`` when a column
+  of the primary key or of a unique index, or one with the UniqueKey flag, differs (ticdc
+  ``pkg/common/event/codec.go`` ``IsUKChanged``).
+* Split, ``output-raw-change-event = false`` (the default): the UPDATE becomes a DELETE of
+  the old image and an INSERT of the new one, with the same commit ts.
+
+  - ``tiflow``: if any row was split, the table's rows are sorted again by kind, DELETEs,
+    UPDATEs, INSERTs (``TrySplitAndSortUpdateEvent``). Go's ``sort.Sort`` is unstable in
+    general but sorts 12 elements or fewer by insertion sort, which is stable; this module
+    sorts stably, which is exact up to 12 rows and keeps rows of one kind in order beyond.
+  - ``ticdc``: the DELETE stays where the UPDATE was and the INSERTs go after the table's
+    other rows (ticdc ``pkg/eventservice/event_scanner.go`` ``appendRow``, ``commitTxn``).
+* ``output-raw-change-event = true``: the UPDATE is sent whole, old and new image.
+
+An UPDATE that gives a row a new clustered primary key (an integer primary key, or any
+clustered one) never reaches TiCDC as an UPDATE: TiDB removes the old record and adds a new
+one under the new row key (pingcap/tidb ``pkg/executor/write.go`` ``updateRecord``), so
+TiCDC reads a DELETE and an INSERT whatever ``output-raw-change-event`` says. Only a change
+of a unique key, or of a NONCLUSTERED primary key, keeps the row key and is an UPDATE.
 """
 
 from __future__ import annotations
@@ -25,7 +45,7 @@ from ticdc_conformance.reference.tables import (
     Profile,
 )
 
-__all__ = ["changes_key", "split_key_updates"]
+__all__ = ["changes_key", "sink_order", "split_key_updates"]
 
 _ORDER = {"delete": 0, "update": 1, "insert": 2}
 
@@ -62,7 +82,7 @@ def _halves(row: RowChangedEvent) -> tuple[RowChangedEvent, RowChangedEvent]:
 
 
 def split_key_updates(rows: Sequence[RowChangedEvent], profile: Profile) -> list[RowChangedEvent]:
-    """The rows of one transaction as TiCDC of ``profile`` sends them to a Kafka sink."""
+    """One table's rows of one transaction, key-changing UPDATEs split as ``profile`` does."""
     if profile == "tiflow":
         out: list[RowChangedEvent] = []
         split = False
@@ -83,3 +103,22 @@ def split_key_updates(rows: Sequence[RowChangedEvent], profile: Profile) -> list
         else:
             kept.append(row)
     return kept + inserts
+
+
+def sink_order(
+    rows: Sequence[RowChangedEvent], profile: Profile, *, output_raw_change_event: bool = False
+) -> list[RowChangedEvent]:
+    """The rows of one transaction as TiCDC of ``profile`` hands them to a Kafka sink.
+
+    Table by table (in the order the transaction first touched them): the sorter's order,
+    then the split of key-changing UPDATEs unless ``output_raw_change_event``.
+    """
+    tables: dict[tuple[str, str, int | None], list[RowChangedEvent]] = {}
+    for row in rows:
+        table = row.table
+        tables.setdefault((table.schema, table.name, table.partition_id), []).append(row)
+    out: list[RowChangedEvent] = []
+    for group in tables.values():
+        group.sort(key=lambda r: (_ORDER[r.op], r.effective_row_id()))
+        out.extend(group if output_raw_change_event else split_key_updates(group, profile))
+    return out

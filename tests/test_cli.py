@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.reference import CODECS, DecodedColumn, DecodedRow, Message
+from ticdc_conformance.reference.decoding import decode_messages
 
 EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 
@@ -187,12 +190,34 @@ def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:
     assert (out / "part-00000.parquet").stat().st_size > 0
 
 
+@pytest.mark.parametrize("protocol", sorted(CODECS))
+def test_generate_sends_key_changing_updates_whole_with_output_raw_change_event(
+    tmp_path: Path, protocol: str
+) -> None:
+    out = tmp_path / "dump"
+    args = f"--protocol {protocol} --messages 200 --partitions 1 --out {out}".split()
+    result = run("generate", *args, "--option", "output-raw-change-event=true")
+    assert result.returncode == 0, result.stderr
+    settings = json.loads((out / "_labels.json").read_text())["settings"]
+    assert settings["output-raw-change-event"] is True
+    assert settings["options"] == {}  # a sink option, not the encoder's
+    events = decode_messages(protocol, [Message(key=r.key, value=r.value) for r in read_dump(out)])
+    rows = [e for e in events if isinstance(e, DecodedRow) and e.op == "update"]
+    moved = [r for r in rows if r.before and r.after and first(r.before) != first(r.after)]
+    assert moved  # an UPDATE that gives the row a new handle, unsplit
+
+
+def first(image: tuple[DecodedColumn, ...]) -> object:
+    return image[0].value
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [(["--fault", "missing-schema"], "Simple protocol only"),
      (["--protocol", "debezium", "--fault", "replay"], "needs watermarks"),
      (["--option", "max-batch-size=x"], "whole number"),
      (["--dispatcher", "columns"], "at least one column"),
+     (["--option", "output-raw-change-event=yes"], "takes true or false"),
      (["--partitions", "0"], "at least one partition")],
 )  # fmt: skip
 def test_generate_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:

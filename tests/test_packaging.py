@@ -20,6 +20,11 @@ def _declared() -> set[str]:
     return set(config["tool"]["setuptools"]["packages"])
 
 
+def _dist_info(wheel: Path) -> str:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    return f"{wheel.name.split('-')[0]}-{version}.dist-info"
+
+
 def test_package_list_matches_the_folders() -> None:
     """setuptools cannot prefix discovered packages, so every folder (code or data) is listed."""
     on_disk = {"ticdc_conformance"} | {
@@ -36,7 +41,7 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     wheel = build_wheel(tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
-    assert tops == {"ticdc_conformance", wheel.name.split("-")[0] + "-0.1.0.dist-info"}
+    assert tops == {"ticdc_conformance", _dist_info(wheel)}
     for data in ("ticdc_conformance/reference/schemas/change-event.schema.json",
                  "ticdc_conformance/reference/schemas/decoded-event.schema.json",
                  "ticdc_conformance/reference/schemas/simple-message.avsc",
@@ -50,9 +55,7 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
                  "ticdc_conformance/fixtures/data/simple_avro/tiflow.types.json.m001.value",
                  "ticdc_conformance/fixtures/data/streams/open.tiflow.clean.parquet"):  # fmt: skip
         assert data in names
-    entry_points = zipfile.ZipFile(wheel).read(
-        wheel.name.split("-")[0] + "-0.1.0.dist-info/entry_points.txt"
-    )
+    entry_points = zipfile.ZipFile(wheel).read(_dist_info(wheel) + "/entry_points.txt")
     assert b"[pytest11]\nticdc_conformance = ticdc_conformance.suites.plugin" in entry_points
 
 

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from ticdc_conformance.cli.main import main
-from ticdc_conformance.fixtures import default_root, load_manifest
+from ticdc_conformance.fixtures import default_root, kit_version, load_manifest
 from ticdc_conformance.reference.forms import json_schema
 from ticdc_conformance.suites import load_cases
 from ticdc_conformance.suites import testee as runner
@@ -90,7 +90,8 @@ def test_the_reference_testee_passes_every_case_and_speaks_the_schema(
     assert status == 0, err
     assert sorted(report) == sorted(c["id"] for c in MANIFEST["cases"])
     assert {r["status"] for r in report.values()} == {"pass"}
-    assert err.startswith("testee ticdc-conformance reference 0.1.0: decode open (tiflow, ticdc);")
+    hello = f"testee ticdc-conformance reference {kit_version()}: decode open (tiflow, ticdc);"
+    assert err.startswith(hello)
     assert f"{len(MANIFEST['cases'])} case(s), 0 unexpected result(s)" in err
     # every line both ways follows the published JSON Schema
     request_schema, response_schema = validators()
@@ -320,7 +321,7 @@ def test_only_what_the_testee_declares_is_run(
         protocol="open", profile="tiflow", direction="reject"
     )
     assert sorted(report) == sorted(want)
-    assert "testee ticdc-conformance reference 0.1.0: decode open (tiflow)\n" in err
+    assert f"testee ticdc-conformance reference {kit_version()}: decode open (tiflow)\n" in err
     assert ("warning: the testee declares /capabilities/decode/canal-json, which this kit "
             "does not know; ignored\n") in err  # fmt: skip
     skipped = len(ids(protocol="open", profile="ticdc", direction="decode")) + len(

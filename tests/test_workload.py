@@ -1,0 +1,105 @@
+"""The shop workload writes only what TiDB can commit, and every kind of key change."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import islice
+
+import pytest
+
+from ticdc_conformance.generators.simulator import Transaction
+from ticdc_conformance.generators.truth import final_tables
+from ticdc_conformance.generators.workload import _Shop, shop_workload
+from ticdc_conformance.reference import RowChangedEvent, Value
+
+ORDERS, CUSTOMERS = 0, 1
+A: tuple[Value, ...] = (7, 1, None, 1, None, "2026-01-01 00:00:00.000", None)
+B, C = (7, 2, *A[2:]), (7, 3, *A[2:])
+
+
+def net(*statements: tuple[Value, ...] | None, live: bool) -> list[tuple[str, object, object]]:
+    """The rows one transaction writes for ``statements`` on orders row 7 (live before or not)."""
+    shop = _Shop(1)
+    if live:
+        shop._set(ORDERS, 7, A)
+        shop.commit(1)
+    for image in statements:
+        shop._set(ORDERS, 7, image)
+    return [(r.op, r.before, r.after) for r in shop.commit(2)]
+
+
+NET_EFFECT = [
+    ("insert then update: an insert of the last image", (B, C), False, [("insert", None, C)]),
+    ("update then update: one update, first old to last new", (B, C), True, [("update", A, C)]),
+    ("update then delete: a delete of the first old image", (B, None), True, [("delete", A, None)]),
+    ("insert then delete: nothing", (B, None), False, []),
+    ("update back to the old image: nothing", (B, A), True, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("statements", "live", "expected"), [c[1:] for c in NET_EFFECT], ids=[c[0] for c in NET_EFFECT]
+)
+def test_a_transaction_writes_each_row_key_once(
+    statements: tuple[tuple[Value, ...] | None, ...],
+    live: bool,
+    expected: list[tuple[str, object, object]],
+) -> None:
+    assert net(*statements, live=live) == expected
+
+
+def items(seed: int, count: int) -> list[Transaction]:
+    workload = islice(shop_workload(seed), count)
+    return [item for item in workload if isinstance(item, Transaction)]
+
+
+def kinds(row: RowChangedEvent) -> str:
+    """What a row does to its keys."""
+    assert row.before is not None
+    assert row.after is not None
+    changed = [
+        c.name
+        for c, old, new in zip(row.table.columns, row.before, row.after, strict=True)
+        if old != new and c.name in ("id", "email", "host", "at")
+    ]
+    return f"{row.table.name} {row.op} {'+'.join(changed) or 'values'}"
+
+
+def test_every_kind_of_key_change_occurs() -> None:
+    seen: Counter[str] = Counter()
+    for transaction in items(3, 4000):
+        ops = Counter((row.table.name, row.op) for row in transaction.rows)
+        seen.update(kinds(row) for row in transaction.rows if row.op == "update")
+        # a new clustered id: TiDB removes the row and adds it again, in one transaction
+        if ops[("orders", "delete")] and ops[("orders", "insert")]:
+            seen["orders delete+insert"] += 1
+    for kind in (
+        "customers update id",
+        "customers update email",
+        "customers update values",
+        "samples update host+at",
+        "orders update values",
+        "orders delete+insert",
+    ):
+        assert seen[kind] > 20, (kind, seen)
+    assert not [kind for kind in seen if kind.startswith("orders update id")]
+
+
+def test_rows_under_tidb_rowid_keep_it_through_key_changes() -> None:
+    for transaction in items(4, 3000):
+        for row in transaction.rows:
+            expected = row.table.name in ("customers", "samples")
+            assert (row.row_id is not None) is expected
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_handles_and_unique_keys_stay_unique_and_each_key_changes_once(seed: int) -> None:
+    # final_tables checks TiDB's rules at every transaction (WorkloadError otherwise)
+    upstream = final_tables(shop_workload(seed, ddl_every=40), 10_000)
+    assert upstream.transactions > 8_000
+    assert all(len(rows) > 300 for rows in upstream.tables.values())
+
+
+def test_a_seed_always_gives_the_same_workload() -> None:
+    assert items(11, 500) == items(11, 500)
+    assert items(11, 500) != items(12, 500)
