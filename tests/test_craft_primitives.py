@@ -120,7 +120,11 @@ def test_ticdc_encode_chunk() -> None:
     # TestEncodeChunk (§7.2): string, nullable string and varint chunks of three elements
     for write, read, values in [
         (primitives.write_bytes_chunk, primitives.read_bytes_chunk, [b"a", b"b", b"c"]),
-        (primitives.write_nullable_bytes_chunk, primitives.read_nullable_bytes_chunk, [b"a", b"b", b"c"]),
+        (
+            primitives.write_nullable_bytes_chunk,
+            primitives.read_nullable_bytes_chunk,
+            [b"a", b"b", b"c"],
+        ),
         (primitives.write_varint_chunk, primitives.read_varint_chunk, [1, 2, 3]),
     ]:
         out = bytearray()

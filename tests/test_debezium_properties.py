@@ -282,7 +282,11 @@ INSERT = b'{"payload":{"source":{"db":"d","table":"t","commit_ts":5},"op":"c","b
 def test_decode_errors_name_the_member(value: bytes, path: str) -> None:
     with pytest.raises(DecodeError) as caught:
         debezium.decode(Message(key=None, value=value), message_index=3)
-    assert (caught.value.pointer, caught.value.part, caught.value.message_index) == (path, "value", 3)
+    assert (caught.value.pointer, caught.value.part, caught.value.message_index) == (
+        path,
+        "value",
+        3,
+    )
 
 
 def test_decode_errors_in_the_key_name_the_key() -> None:

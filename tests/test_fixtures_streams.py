@@ -49,7 +49,9 @@ def test_one_clean_stream_and_one_per_fault_kind() -> None:
     # TiCDC's default Debezium output (no WATERMARK): a clean stream only
     expected.add("stream.debezium.tiflow.clean-without-watermarks")
     # key-changing UPDATEs sent whole: a clean stream per family
-    expected |= {f"stream.{protocol}.{profile}.clean-raw-change-event" for protocol, profile in FAMILIES}
+    expected |= {
+        f"stream.{protocol}.{profile}.clean-raw-change-event" for protocol, profile in FAMILIES
+    }
     assert set(ids) == expected
     assert len(ids) == len(expected)
     for stream in STREAMS:
@@ -154,7 +156,9 @@ def _changes(stream: dict[str, object]) -> Counter[str]:
                 row.after, keys
             )
             seen["update changes the email"] += old.get("email") != new.get("email")
-    seen["delete and insert of one handle"] = sum(ops == {"delete", "insert"} for ops in halves.values())
+    seen["delete and insert of one handle"] = sum(
+        ops == {"delete", "insert"} for ops in halves.values()
+    )
     return seen
 
 

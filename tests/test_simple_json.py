@@ -313,4 +313,6 @@ def test_options_by_tidb_names() -> None:
         with pytest.raises(EncodeError, match=problem):
             simple_avro.config_from_options(options)
     # one Config serves both encodings: the codec is the encoding
-    assert simple_avro.config_from_options({"tz": "Asia/Shanghai"}) == simple.Config(time_zone="Asia/Shanghai")
+    assert simple_avro.config_from_options({"tz": "Asia/Shanghai"}) == simple.Config(
+        time_zone="Asia/Shanghai"
+    )

@@ -175,9 +175,7 @@ def test_column_order_by_profile() -> None:
     t = TableInfo(schema="s", name="t", columns=(C(name="moved", type="int", column_id=3), C(name="a", type="int", column_id=1), C(name="b", type="int", column_id=2)))  # fmt: skip
     for encoding in ("json", "avro"):
         for profile, order in (("tiflow", ["a", "b", "moved"]), ("ticdc", ["moved", "a", "b"])):
-            [decoded] = codec(encoding).decode(
-                codec(encoding).encode_bootstrap(t, config(profile))
-            )
+            [decoded] = codec(encoding).decode(codec(encoding).encode_bootstrap(t, config(profile)))
             assert isinstance(decoded, DecodedBootstrap)
             assert [c.name for c in decoded.table_info.columns] == order
 

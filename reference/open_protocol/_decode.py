@@ -296,9 +296,7 @@ def _check_key(document: Json, entry: Entry) -> _Key:
     kind = raw.get("t")
     if type(kind) is not int or kind not in _KINDS:
         entry.fail("t must be 1 (row), 2 (DDL) or 3 (resolved)", "t")
-    return _Key(
-        commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location
-    )
+    return _Key(commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location)
 
 
 def _resolved(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:

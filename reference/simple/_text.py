@@ -22,4 +22,3 @@ def avro_text(value: str | bytes) -> str:
     """A value for an Avro string: raw bytes pass through as goavro writes Go strings."""
     text = go_text(value)
     return text if text is value else RawText(text)
-
