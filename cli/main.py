@@ -2,8 +2,9 @@
 
 Each command lives in a module of its own that adds its parser and sets its handler
 (``(args, stdout) -> exit status``): ``_codec`` (encode, decode, demo), ``_generate``,
-``_fixtures``, ``_run``, ``_stream`` (check-stream), ``_kafka`` (broker, replay, capture). A
-handler parses nothing and decides no policy: it calls the library and prints.
+``_fixtures``, ``_run``, ``_stream`` (check-stream), ``_consumer`` (expected-state,
+check-consumer), ``_kafka`` (broker, replay, capture). A handler parses nothing and decides
+no policy: it calls the library and prints.
 
 How a command ends (``ExitCode``): the handler's status; a ``ProtocolError`` prints one line,
 ``error: …``, and ends with the status its class names (1 invalid input, 2 usage, 3 a broken
@@ -18,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from ticdc_conformance.cli import _codec, _fixtures, _generate, _kafka, _run, _stream
+from ticdc_conformance.cli import _codec, _consumer, _fixtures, _generate, _kafka, _run, _stream
 from ticdc_conformance.reference.errors import ExitCode, ProtocolError
 
 __all__ = ["main"]
@@ -32,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         "130 interrupted.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (_codec, _generate, _fixtures, _run, _stream, _kafka):
+    for module in (_codec, _generate, _fixtures, _run, _stream, _consumer, _kafka):
         module.add_parsers(commands)
     return parser
 

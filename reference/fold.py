@@ -35,7 +35,14 @@ from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent, Dec
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.reference.values import Value
 
-__all__ = ["FoldedTables", "HandleKey", "TableName", "fold_rows", "handle_key_of"]
+__all__ = [
+    "FoldedTables",
+    "HandleKey",
+    "TableName",
+    "fold_rows",
+    "handle_key_of",
+    "marked_handle_key",
+]
 
 TableName = tuple[str, str]
 """(schema, table)."""
@@ -46,7 +53,7 @@ FoldedTables = dict[TableName, dict[HandleKey, Image]]
 """Every table's live rows: handle key → the row's last image, as decoded."""
 
 
-def _marked(image: Image) -> tuple[str, ...]:
+def marked_handle_key(image: Image) -> tuple[str, ...]:
     """The columns the message marks as the handle key (Open ``h``, the HandleKey flag)."""
 
     def marked(column: DecodedColumn) -> bool:
@@ -74,7 +81,7 @@ class _Fold:
     def columns(self, row: DecodedRow, image: Image) -> Sequence[str]:
         name = (row.schema, row.table)
         if name not in self.handle_keys:
-            marked = _marked(image)
+            marked = marked_handle_key(image)
             if not marked:
                 raise ValueError(
                     f"{row.schema}.{row.table}: the message marks no handle-key column; "

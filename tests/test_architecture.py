@@ -40,6 +40,11 @@ ALLOWED = {
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
     "suites.stream": arrows("generators reference", third_party="pyarrow pyspark"),
+    "suites.consumer": arrows(
+        "generators reference",
+        lazy="suites.stream",
+        third_party="pyarrow pyspark adbc_driver_postgresql psycopg pgserver",
+    ),
     "suites.plugin": arrows(lazy="fixtures reference suites suites.gate", third_party="pytest"),
     "kafka": arrows(
         "generators reference",
@@ -48,14 +53,14 @@ ALLOWED = {
     ),
     "cli": arrows(
         "fixtures generators reference",
-        lazy="fixtures.builder kafka suites suites.gate suites.stream suites.testee",
+        lazy="fixtures.builder kafka suites suites.consumer suites.gate suites.stream suites.testee",
     ),
 }
 """Part → the parts and third-party packages it may import."""
 
 ONLY_IN = {
     "pytest": {"suites/plugin.py", "kafka/pytest_fixtures.py"},
-    "pyspark": {"suites/stream/spark.py"},
+    "pyspark": {"suites/stream/spark.py", "suites/consumer/spark.py"},
 }
 """Third-party packages only these modules may import (the plugin's, the Spark job)."""
 

@@ -20,11 +20,18 @@ from itertools import islice
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from truth_helpers import KEYS, OneChangePerKey, WindowedStream, decoded_rows, windows
+from truth_helpers import (
+    DISPATCHERS,
+    FAMILIES,
+    KEYS,
+    OneChangePerKey,
+    WindowedStream,
+    decoded_rows,
+    stream,
+    windows,
+)
 
-from ticdc_conformance.generators.faults import inject_faults
-from ticdc_conformance.generators.oracle import ORACLE_CONFIGS
-from ticdc_conformance.generators.simulator import StreamSettings, TopicLog, Transaction, simulate
+from ticdc_conformance.generators.simulator import StreamSettings, Transaction, simulate
 from ticdc_conformance.generators.truth import (
     Upstream,
     WorkloadError,
@@ -34,44 +41,9 @@ from ticdc_conformance.generators.truth import (
     shop_truth,
 )
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
-from ticdc_conformance.reference import CODECS, Profile, RowChangedEvent
+from ticdc_conformance.reference import Profile, RowChangedEvent
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.fold import fold_rows
-
-PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
-FAMILIES = [
-    (p, profile) for p in sorted(CODECS) for profile in PROFILES if profile in CODECS[p].PROFILES
-]
-DISPATCHERS = ["default", "table", "index-value", "rowid", "ts"]
-"""Every rule one setting can apply to all three shop tables (``columns`` and ``index-name``
-name columns only one table has)."""
-
-
-def stream(
-    protocol: str,
-    profile: Profile,
-    dispatcher: str,
-    partitions: int,
-    *,
-    raw: bool,
-    replay: bool,
-    seed: int,
-) -> tuple[Upstream, TopicLog]:
-    """A generated stream and its truth (``Upstream`` checks TiDB's rules as it goes)."""
-    options = tuple(ORACLE_CONFIGS[protocol].items())  # Debezium with watermarks and type names
-    stream_settings = StreamSettings(
-        protocol=protocol,
-        profile=profile,
-        partitions=partitions,
-        dispatcher=DispatchRule(partition=dispatcher),
-        options=options,
-        output_raw_change_event=raw,
-    )
-    upstream = Upstream()
-    log = simulate(upstream.track(shop_workload(seed, ddl_every=40)), stream_settings, messages=200)
-    if replay:
-        inject_faults(log, ["replay"], seed)
-    return upstream, log
 
 
 @settings(max_examples=60)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from itertools import groupby
 
+from ticdc_conformance.generators.faults import inject_faults
+from ticdc_conformance.generators.oracle import ORACLE_CONFIGS
 from ticdc_conformance.generators.simulator import (
     Record,
     StreamSettings,
@@ -12,8 +14,10 @@ from ticdc_conformance.generators.simulator import (
     WorkloadItem,
     simulate,
 )
-from ticdc_conformance.generators.workload import SHOP_TABLES
-from ticdc_conformance.reference import CODECS, DecodedRow, Message, ResolvedEvent
+from ticdc_conformance.generators.truth import Upstream
+from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
+from ticdc_conformance.reference import CODECS, DecodedRow, Message, Profile, ResolvedEvent
+from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.fold import TableName, handle_key_of
 from ticdc_conformance.reference.message import SchemaCodec
 
@@ -125,3 +129,39 @@ class OneChangePerKey:
                 if sorted(op for op, _ in self.seen[where]) != ["delete", "insert"]:
                     self.twice.append(where)
         return row
+
+
+PROFILES: tuple[Profile, ...] = ("tiflow", "ticdc")
+FAMILIES = [
+    (p, profile) for p in sorted(CODECS) for profile in PROFILES if profile in CODECS[p].PROFILES
+]
+DISPATCHERS = ["default", "table", "index-value", "rowid", "ts"]
+"""Every rule one setting can apply to all three shop tables (``columns`` and ``index-name``
+name columns only one table has)."""
+
+
+def stream(
+    protocol: str,
+    profile: Profile,
+    dispatcher: str,
+    partitions: int,
+    *,
+    raw: bool,
+    replay: bool,
+    seed: int,
+) -> tuple[Upstream, TopicLog]:
+    """A generated stream and its truth (``Upstream`` checks TiDB's rules as it goes)."""
+    options = tuple(ORACLE_CONFIGS[protocol].items())  # Debezium with watermarks and type names
+    stream_settings = StreamSettings(
+        protocol=protocol,
+        profile=profile,
+        partitions=partitions,
+        dispatcher=DispatchRule(partition=dispatcher),
+        options=options,
+        output_raw_change_event=raw,
+    )
+    upstream = Upstream()
+    log = simulate(upstream.track(shop_workload(seed, ddl_every=40)), stream_settings, messages=200)
+    if replay:
+        inject_faults(log, ["replay"], seed)
+    return upstream, log

@@ -1,0 +1,269 @@
+"""The commands ``expected-state`` and ``check-consumer`` (docs/consumers.md, "Check yours").
+
+``expected-state`` runs the reference consumer (``reference.consumer``) over a dump and writes
+the expected state (``expected``). ``check-consumer`` compares what a consumer produced (a
+snapshot of its tables, its applied log, or both) with the expected state, computing it first
+when ``--input`` is a dump. ``--engine plain`` checks in Python; ``spark`` runs the state rules
+as a Spark job (the rows stay on the executors; only counts and samples reach the driver); the
+default picks Spark for an expected state of more than ``SPARK_ABOVE_ROWS`` rows.
+
+Exit codes as ``check-stream``: 0 conforms, 1 a rule of severity error was broken, 2 usage,
+3 the check could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from ticdc_conformance.generators.dump import read_dump, read_labels
+from ticdc_conformance.reference import CODECS
+from ticdc_conformance.reference.consumer import Consumed, Coordinates, consume
+from ticdc_conformance.reference.errors import ExitCode, UsageError
+from ticdc_conformance.reference.fold import TableName
+from ticdc_conformance.reference.message import Message
+from ticdc_conformance.suites.consumer.actual import Snapshot, read_applied_log
+from ticdc_conformance.suites.consumer.catalog import LOG_RULES, RULES, STATE_RULES
+from ticdc_conformance.suites.consumer.check import Tally, check_log, check_snapshot
+from ticdc_conformance.suites.consumer.expected import (
+    ExpectedState,
+    is_expected_state,
+    read_expected_state,
+    write_expected_state,
+)
+
+__all__ = [
+    "SPARK_ABOVE_ROWS",
+    "add_check_arguments",
+    "add_expected_arguments",
+    "build_report",
+    "check_consumer",
+    "consume_dump",
+    "print_summary",
+    "run_check",
+    "run_expected_state",
+]
+
+SPARK_ABOVE_ROWS = 200_000
+
+
+def _handle_keys(values: Sequence[str]) -> dict[TableName, tuple[str, ...]]:
+    keys: dict[TableName, tuple[str, ...]] = {}
+    for value in values:
+        table, _, columns = value.partition("=")
+        schema, _, name = table.partition(".")
+        if not (schema and name and columns):
+            raise UsageError(f"--handle-key {value!r}: write it schema.table=column,column")
+        keys[(schema, name)] = tuple(columns.split(","))
+    return keys
+
+
+def _messages(dump: Path) -> Iterator[tuple[Coordinates, Message]]:
+    records = sorted(read_dump(dump), key=lambda r: (r.topic, r.partition, r.offset))
+    for r in records:
+        yield Coordinates(r.topic, r.partition, r.offset), Message(key=r.key, value=r.value)
+
+
+def resolve_input(given: str) -> tuple[Path, dict[str, Any]]:
+    """A dump (folder or Parquet file) or a stream fixture id: its path and its labels."""
+    if given.startswith("stream."):
+        from ticdc_conformance import fixtures  # noqa: PLC0415
+
+        for stream in fixtures.load_manifest()["streams"]:
+            if stream["id"] == given:
+                root = fixtures.default_root()
+                labels = json.loads((root / str(stream["labels"])).read_text(encoding="utf-8"))
+                return root / str(stream["records"]), labels
+        raise UsageError(f"--input {given}: no such stream fixture (`fixtures list`)")
+    path = Path(given)
+    if path.is_dir():
+        return path, read_labels(path)
+    sidecar = path.with_name(path.name.removesuffix(".parquet") + ".labels.json")
+    if path.is_file():
+        labels = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+        return path, labels
+    raise UsageError(f"--input {given}: no dump, expected state or stream fixture there")
+
+
+def consume_dump(
+    given: str, protocol: str | None, handle_keys: Mapping[TableName, Sequence[str]]
+) -> tuple[str, Consumed]:
+    """The reference consumer over a dump; the protocol from its labels or the flag."""
+    dump, labels = resolve_input(given)
+    protocol = protocol or (labels.get("settings") or {}).get("protocol")
+    if protocol not in CODECS:
+        raise UsageError(f"--input {given}: say --protocol (one of {', '.join(CODECS)})")
+    return protocol, consume(protocol, _messages(dump), handle_keys=handle_keys)
+
+
+def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments both commands share, then ``expected-state``'s own."""
+    parser.add_argument(
+        "--input",
+        required=True,
+        help="a dump (folder or Parquet file) or a stream fixture id; for check-consumer "
+        "also an expected-state folder",
+    )
+    parser.add_argument("--protocol", choices=sorted(CODECS), help="default: the dump's labels")
+    parser.add_argument(
+        "--handle-key",
+        action="append",
+        default=[],
+        metavar="SCHEMA.TABLE=COL,COL",
+        help="a table's handle-key columns, when its messages do not mark them",
+    )
+
+
+def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
+    """``expected-state``: write the expected state of a dump."""
+    protocol, consumed = consume_dump(args.input, args.protocol, _handle_keys(args.handle_key))
+    manifest = write_expected_state(consumed, protocol, args.out)
+    rows = sum(t["rows"] for t in manifest["tables"])
+    out.write(
+        f"{manifest['messages']} messages: {manifest['changes']} changes and "
+        f"{manifest['ddls']} DDLs applied, {manifest['pending']} pending above watermark "
+        f"{manifest['watermark']}, {len(manifest['not_applied'])} not applied; "
+        f"{len(manifest['tables'])} tables, {rows} rows in {args.out}\n"
+    )
+    return ExitCode.OK
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """``check-consumer``'s own arguments."""
+    parser.add_argument(
+        "--actual",
+        help="the consumer's tables: a folder of <schema>.<table>.parquet|csv|jsonl, "
+        "or a postgresql:// URI",
+    )
+    parser.add_argument("--applied-log", type=Path, help="the consumer's applied log (JSON Lines)")
+    parser.add_argument("--report", type=Path, help="write the JSON report here")
+    parser.add_argument("--samples", type=int, default=20, help="samples kept per rule")
+    parser.add_argument(
+        "--transactional",
+        action="store_true",
+        help="check transaction-split: the consumer claims transactional consistency",
+    )
+    parser.add_argument("--engine", choices=("auto", "plain", "spark"), default="auto")
+    parser.add_argument("--master", default="local[*]", help="the Spark master (spark engine)")
+
+
+def _expected(args: argparse.Namespace, scratch: Path) -> ExpectedState:
+    if is_expected_state(Path(args.input)):
+        return read_expected_state(Path(args.input))
+    protocol, consumed = consume_dump(args.input, args.protocol, _handle_keys(args.handle_key))
+    write_expected_state(consumed, protocol, scratch)
+    return read_expected_state(scratch)
+
+
+def check_consumer(
+    expected: ExpectedState,
+    *,
+    actual: str | None,
+    applied_log: Path | None,
+    samples: int = 20,
+    transactional: bool = False,
+    engine: str = "plain",
+    master: str = "local[*]",
+) -> Tally:
+    """Run the rules that the given sources allow; return their tally."""
+    tally = Tally(samples)
+    if actual is not None:
+        snapshot = Snapshot(actual)
+        if engine == "spark":
+            from ticdc_conformance.suites.consumer import spark  # noqa: PLC0415
+
+            spark.check_snapshot(spark.session(master), expected, snapshot, tally)
+        else:
+            check_snapshot(expected, snapshot, tally)
+    if applied_log is not None:
+        check_log(expected, read_applied_log(applied_log), tally, transactional=transactional)
+    return tally
+
+
+def build_report(
+    tally: Tally, args: argparse.Namespace, engine: str, seconds: float
+) -> dict[str, Any]:
+    """The JSON report: what was checked, and per rule its count and samples."""
+    ran = [*(STATE_RULES if args.actual else ()), *(LOG_RULES if args.applied_log else ())]
+    if not args.transactional:
+        ran = [rule for rule in ran if rule.id != "transaction-split"]
+    rules = [
+        {
+            "id": rule.id,
+            "severity": rule.severity,
+            "description": rule.description,
+            "source": rule.source,
+            "count": tally.counts.get(rule.id, 0),
+            "samples": tally.found.get(rule.id, []),
+        }
+        for rule in ran
+    ]
+    return {
+        "format": "ticdc-conformance consumer check",
+        "version": 1,
+        "input": str(args.input),
+        "actual": args.actual,
+        "applied_log": None if args.applied_log is None else str(args.applied_log),
+        "engine": engine,
+        "checked": dict(tally.checked),
+        "errors": sum(r["count"] for r in rules if RULES[r["id"]].severity == "error"),
+        "seconds": round(seconds, 3),
+        "rules": rules,
+    }
+
+
+def print_summary(report: Mapping[str, Any], out: IO[str]) -> None:
+    """The readable summary: what was checked, one line per rule, samples under broken ones."""
+    checked = ", ".join(f"{n} {what}" for what, n in report["checked"].items()) or "nothing"
+    lines = [f"checked: {checked} ({report['engine']}, {report['seconds']:.1f} s)"]
+    for rule in report["rules"]:
+        mark = "ok  " if rule["count"] == 0 else rule["severity"][:4].upper()
+        lines.append(f"{mark} {rule['id']:<21} {rule['count']:>8}  {rule['description']}")
+        for sample in rule["samples"][:3]:
+            where = f" from {sample['source']}" if sample.get("source") else ""
+            detail = sample.get("detail") or ", ".join(
+                f"{c['column']}: expected {c['expected']!r}, got {c['actual']!r}"
+                for c in sample.get("columns", ())
+            )
+            lines.append(f"       {sample['table']} key {sample['key']}{where}: {detail}")
+    verdict = "FAIL" if report["errors"] else "PASS"
+    lines.append(f"{verdict}: {report['errors']} error(s)")
+    out.write("\n".join(lines) + "\n")
+
+
+def _engine(requested: str, expected: ExpectedState) -> str:
+    if requested != "auto":
+        return requested
+    rows = sum(table.rows for table in expected.tables)
+    return "spark" if rows > SPARK_ABOVE_ROWS else "plain"
+
+
+def run_check(args: argparse.Namespace, out: IO[str]) -> int:
+    """``check-consumer``: check, print the summary, write the report, return the exit code."""
+    if args.actual is None and args.applied_log is None:
+        raise UsageError("say --actual, --applied-log or both")
+    if args.samples < 0:
+        raise UsageError("--samples must be 0 or more")
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="expected-") as scratch:
+        expected = _expected(args, Path(scratch))
+        engine = _engine(args.engine, expected)
+        tally = check_consumer(
+            expected,
+            actual=args.actual,
+            applied_log=args.applied_log,
+            samples=args.samples,
+            transactional=args.transactional,
+            engine=engine,
+            master=args.master,
+        )
+    report = build_report(tally, args, engine, time.perf_counter() - started)
+    print_summary(report, out)
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return ExitCode.FAILURE if report["errors"] else ExitCode.OK
