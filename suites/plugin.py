@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 
 __all__ = ["CaseFailedError", "TicdcCaseItem", "TicdcPropertyItem"]
 
-pytest_plugins = ["ticdc_conformance.kafka.pytest_fixtures"]
+pytest_plugins = [
+    "ticdc_conformance.kafka.pytest_fixtures",
+    "ticdc_conformance.suites.consumer.pytest_fixtures",
+]
 
 _PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium")
 _DIRECTIONS = {"decoder": ("decode", "reject"), "encoder": ("encode",)}

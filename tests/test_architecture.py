@@ -45,7 +45,9 @@ ALLOWED = {
         lazy="suites.stream",
         third_party="pyarrow pyspark adbc_driver_postgresql psycopg pgserver",
     ),
-    "suites.plugin": arrows(lazy="fixtures reference suites suites.gate", third_party="pytest"),
+    "suites.plugin": arrows(
+        lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"
+    ),
     "kafka": arrows(
         "generators reference",
         lazy="fixtures",
@@ -59,7 +61,11 @@ ALLOWED = {
 """Part → the parts and third-party packages it may import."""
 
 ONLY_IN = {
-    "pytest": {"suites/plugin.py", "kafka/pytest_fixtures.py"},
+    "pytest": {
+        "suites/plugin.py",
+        "kafka/pytest_fixtures.py",
+        "suites/consumer/pytest_fixtures.py",
+    },
     "pyspark": {"suites/stream/spark.py", "suites/consumer/spark.py"},
 }
 """Third-party packages only these modules may import (the plugin's, the Spark job)."""

@@ -3,5 +3,13 @@
 ``expected`` writes and reads the expected state (``reference.consumer``'s result on disk),
 ``actual`` reads what a consumer produced (table snapshots in files or PostgreSQL, an applied
 log), ``values`` compares one value type-aware, ``check`` runs the rules of ``catalog`` in plain
-Python and ``spark`` at scale; ``job`` is the ``check-consumer`` command.
+Python and ``spark`` at scale; ``job`` holds the ``expected-state`` and ``check-consumer``
+commands and ``assert_consumer_conforms``, their twin for tests; ``pytest_fixtures`` the
+plugin's ``ticdc_expected_state``. Needs pyarrow (the ``consumer`` extra).
 """
+
+from __future__ import annotations
+
+from ticdc_conformance.suites.consumer.job import assert_consumer_conforms
+
+__all__ = ["assert_consumer_conforms"]

@@ -1,9 +1,9 @@
 """The consumer rules: what a consumer's tables and applied log must show.
 
 Each rule has an id, a severity (``error`` fails a check), a one-line description and the
-TiCDC source it rests on; docs/rules/consumer.md explains each under its id. The state rules
-compare a snapshot of the consumer's tables with the expected final state; the log rules read
-the consumer's applied log against the expected change log (``reference.consumer``).
+TiCDC source it rests on; docs/rules/consumer.md explains each under its id (``doc``). The
+state rules compare a snapshot of the consumer's tables with the expected final state; the log
+rules read the consumer's applied log against the expected change log (``reference.consumer``).
 ``transaction-split`` is opt-in: only consumers that claim transactional consistency keep it.
 """
 
@@ -25,6 +25,11 @@ class Rule:
     description: str
     source: str
     """The TiCDC source the rule rests on (a path in pingcap/ticdc)."""
+
+    @property
+    def doc(self) -> str:
+        """The rule's anchor in the rule catalog."""
+        return f"docs/rules/consumer.md#{self.id}"
 
 
 STATE_RULES = (

@@ -60,8 +60,12 @@ class Tally:
 
     def add(self, rule: str, finding: Finding) -> None:
         """Count one finding of ``rule``; keep it while the rule has room for samples."""
-        assert rule in RULES, rule
         self.counts[rule] += 1
+        self.keep(rule, finding)
+
+    def keep(self, rule: str, finding: Finding) -> None:
+        """Keep ``finding`` as a sample of ``rule`` (counted elsewhere) while there is room."""
+        assert rule in RULES, rule
         kept = self.found.setdefault(rule, [])
         if len(kept) < self.samples:
             kept.append(finding)

@@ -14,6 +14,7 @@ Exit codes as ``check-stream``: 0 conforms, 1 a rule of severity error was broke
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import tempfile
 import time
@@ -41,6 +42,7 @@ __all__ = [
     "SPARK_ABOVE_ROWS",
     "add_check_arguments",
     "add_expected_arguments",
+    "assert_consumer_conforms",
     "build_report",
     "check_consumer",
     "consume_dump",
@@ -198,6 +200,7 @@ def build_report(
             "severity": rule.severity,
             "description": rule.description,
             "source": rule.source,
+            "doc": rule.doc,
             "count": tally.counts.get(rule.id, 0),
             "samples": tally.found.get(rule.id, []),
         }
@@ -267,3 +270,39 @@ def run_check(args: argparse.Namespace, out: IO[str]) -> int:
     if args.report:
         args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     return ExitCode.FAILURE if report["errors"] else ExitCode.OK
+
+
+def assert_consumer_conforms(
+    expected: ExpectedState,
+    *,
+    actual: str | Path | None = None,
+    applied_log: str | Path | None = None,
+    transactional: bool = False,
+    samples: int = 5,
+) -> None:
+    """Check a consumer's output; an ``AssertionError`` with the summary if a rule is broken.
+
+    The test-side twin of ``check-consumer`` (plain Python): ``actual`` is a snapshot source
+    (a folder of table files or a ``postgresql://`` URI), ``applied_log`` an applied log.
+    """
+    if actual is None and applied_log is None:
+        raise UsageError("give actual, applied_log or both")
+    args = argparse.Namespace(
+        input=str(expected.folder),
+        actual=None if actual is None else str(actual),
+        applied_log=None if applied_log is None else Path(applied_log),
+        transactional=transactional,
+    )
+    started = time.perf_counter()
+    tally = check_consumer(
+        expected,
+        actual=args.actual,
+        applied_log=args.applied_log,
+        samples=samples,
+        transactional=transactional,
+    )
+    report = build_report(tally, args, "plain", time.perf_counter() - started)
+    if report["errors"]:
+        summary = io.StringIO()
+        print_summary(report, summary)
+        raise AssertionError("the consumer does not conform:\n" + summary.getvalue())

@@ -19,16 +19,29 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, Observation, SparkSession
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 from pyspark.sql import types as T  # noqa: N812
 
 from ticdc_conformance.suites.consumer.actual import Snapshot
 from ticdc_conformance.suites.consumer.check import Tally, row_difference
 from ticdc_conformance.suites.consumer.expected import KEY_COLUMN, ExpectedState, ExpectedTable
-from ticdc_conformance.suites.stream.spark import session
+from ticdc_conformance.suites.stream import spark as stream_spark
 
 __all__ = ["actual_columns", "check_snapshot", "session"]
+
+
+def session(master: str | None = None) -> SparkSession:
+    """The stream checker's session; in local mode, two shuffle partitions per core.
+
+    Spark's default of 200 shuffle partitions makes a local join of a few million rows pay
+    for 200 tasks per stage, several times per table.
+    """
+    spark = stream_spark.session(master)
+    if spark.sparkContext.master.startswith("local"):
+        cores = spark.sparkContext.defaultParallelism
+        spark.conf.set("spark.sql.shuffle.partitions", str(2 * cores))
+    return spark
 
 
 def _as_text(column: str, kind: T.DataType) -> Column:
@@ -68,54 +81,84 @@ def _read_actual(spark: SparkSession, snapshot: Snapshot, table: ExpectedTable) 
     return None if arrow is None else spark.createDataFrame(arrow)
 
 
-_FINDINGS = T.StructType(
-    [
-        T.StructField("rule", T.StringType()),
-        T.StructField("key", T.StringType()),
-        T.StructField("finding", T.StringType()),
-    ]
+_DIFFERENCES = T.StructType(
+    [T.StructField("key", T.StringType()), T.StructField("columns", T.StringType())]
 )
+_CANDIDATE = "candidate"
 
 
-def _findings(table: ExpectedTable) -> Any:  # noqa: ANN401 - a mapInArrow function
-    """The findings of the joined rows that are not plainly equal (the module doc)."""
-    name = f"{table.schema}.{table.table}"
+def _differences(table: ExpectedTable) -> Any:  # noqa: ANN401 - a mapInArrow function
+    """The rows whose unequal texts differ in meaning, with their differing columns."""
 
-    def findings(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def differences(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            out: dict[str, list[str]] = {"rule": [], "key": [], "finding": []}
+            keys, found = [], []
             for row in batch.to_pylist():
-                key = row[KEY_COLUMN]
                 expected = {c: row[f"e_{c}"] for c in table.columns}
                 actual = {c: row[f"a_{c}"] for c in table.columns}
-                found: list[tuple[str, dict[str, Any]]] = []
-                if row["_copies"] is None:
-                    found.append(
-                        ("row-missing", {"detail": "no row at this key", "expected": expected})
-                    )
-                elif row["_expected"] is None:
-                    found.append(("row-unexpected", {"actual": actual}))
-                elif differing := row_difference(table, expected, actual):
-                    found.append(("row-differs", {"columns": differing}))
-                found += [("row-unexpected", {"detail": "a key held twice"})] * (
-                    (row["_copies"] or 1) - 1
-                )
-                for rule, finding in found:
-                    out["rule"].append(rule)
-                    out["key"].append(key)
-                    out["finding"].append(json.dumps({"table": name, "key": key, **finding}))
-            yield pa.RecordBatch.from_pydict(out, schema=pa.schema([(f, pa.string()) for f in out]))
+                if differing := row_difference(table, expected, actual):
+                    keys.append(row[KEY_COLUMN])
+                    found.append(json.dumps(differing, ensure_ascii=False))
+            yield pa.RecordBatch.from_pydict(
+                {"key": keys, "columns": found},
+                schema=pa.schema([("key", pa.string()), ("columns", pa.string())]),
+            )
 
-    return findings
+    return differences
 
 
 def _missing_table(wanted: DataFrame, table: ExpectedTable, tally: Tally) -> None:
     name = f"{table.schema}.{table.table}"
     tally.counts["row-missing"] += table.rows
     rows = wanted.select(KEY_COLUMN).limit(tally.samples).collect() if tally.samples else []
-    kept = tally.found.setdefault("row-missing", [])
-    room = tally.samples - len(kept)
-    kept += [{"table": name, "key": row[0], "detail": "no such table"} for row in rows[:room]]
+    for row in rows:
+        tally.keep("row-missing", {"table": name, "key": row[0], "detail": "no such table"})
+
+
+def _joined(wanted: DataFrame, read: DataFrame, table: ExpectedTable) -> DataFrame:
+    """Expected and actual rows side by side, and ``_rule``: what a row may break."""
+    actual = (
+        actual_columns(read, table)
+        .groupBy(KEY_COLUMN)
+        .agg(
+            F.count(F.lit(1)).alias("_copies"),
+            *(F.first(F.col(f"`{c}`")).alias(f"a_{c}") for c in table.columns),
+        )
+    )
+    expected_rows = wanted.select(
+        KEY_COLUMN,
+        F.lit(True).alias("_expected"),  # noqa: FBT003 - a Spark literal
+        *(F.col(f"`{c}`").alias(f"e_{c}") for c in table.columns),
+    )
+    unequal = F.lit(False)  # noqa: FBT003
+    for column in table.columns:
+        unequal = unequal | ~F.col(f"e_{column}").eqNullSafe(F.col(f"a_{column}"))
+    rule = (
+        F.when(F.col("_copies").isNull(), "row-missing")
+        .when(F.col("_expected").isNull(), "row-unexpected")
+        .when(unequal, _CANDIDATE)
+        .when(F.col("_copies") > 1, "twice")
+    )
+    return expected_rows.join(actual, KEY_COLUMN, "full_outer").withColumn("_rule", rule)
+
+
+def _sample(row: Any, table: ExpectedTable, rule: str) -> dict[str, Any]:  # noqa: ANN401
+    name = f"{table.schema}.{table.table}"
+    if rule == "row-missing":
+        expected = {c: row[f"e_{c}"] for c in table.columns}
+        return {
+            "table": name,
+            "key": row[KEY_COLUMN],
+            "detail": "no row at this key",
+            "expected": expected,
+        }
+    if row["_copies"] > 1:
+        return {"table": name, "key": row[KEY_COLUMN], "detail": "a key held twice"}
+    return {
+        "table": name,
+        "key": row[KEY_COLUMN],
+        "actual": {c: row[f"a_{c}"] for c in table.columns},
+    }
 
 
 def _check_table(
@@ -131,40 +174,53 @@ def _check_table(
     if read is None:
         _missing_table(wanted, table, tally)
         return
-    tally.checked["actual rows"] += read.count()
-    actual = (
-        actual_columns(read, table)
-        .groupBy(KEY_COLUMN)
-        .agg(
-            F.count(F.lit(1)).alias("_copies"),
-            *(F.first(F.col(f"`{c}`")).alias(f"a_{c}") for c in table.columns),
-        )
+    observed = Observation()
+    joined = _joined(wanted, read, table).observe(
+        observed, F.sum("_copies").alias("actual"), F.count(F.lit(1)).alias("keys")
     )
-    expected_rows = wanted.select(
-        KEY_COLUMN,
-        F.lit(True).alias("_expected"),  # noqa: FBT003 - a Spark literal
-        *(F.col(f"`{c}`").alias(f"e_{c}") for c in table.columns),
-    )
-    joined = expected_rows.join(actual, KEY_COLUMN, "full_outer")
-    unequal = [~F.col(f"e_{c}").eqNullSafe(F.col(f"a_{c}")) for c in table.columns]
-    suspicious = F.col("_expected").isNull() | F.col("_copies").isNull() | (F.col("_copies") > 1)
-    for column in unequal:
-        suspicious = suspicious | column
-    findings = joined.filter(suspicious).mapInArrow(_findings(table), _FINDINGS).persist()
+    suspicious = joined.filter(F.col("_rule").isNotNull()).persist()
     try:
-        for row in findings.groupBy("rule").count().collect():
-            tally.counts[row["rule"]] += row["count"]
+        totals = suspicious.groupBy("_rule").agg(
+            F.count(F.lit(1)).alias("rows"),
+            F.sum(F.when(F.col("_copies") > 1, F.col("_copies") - 1)).alias("twice"),
+        )
+        counts = {row["_rule"]: (row["rows"], row["twice"] or 0) for row in totals.collect()}
+        tally.checked["actual rows"] += observed.get["actual"] or 0
+        for rule in ("row-missing", "row-unexpected"):
+            tally.counts[rule] += counts.get(rule, (0, 0))[0]
+        tally.counts["row-unexpected"] += sum(twice for _, twice in counts.values())
         if tally.samples:
-            order = Window.partitionBy("rule").orderBy("key")
-            first = findings.withColumn("n", F.row_number().over(order)).filter(
-                F.col("n") <= tally.samples
-            )
-            for row in first.orderBy("rule", "n").collect():
-                kept = tally.found.setdefault(row["rule"], [])
-                if len(kept) < tally.samples:
-                    kept.append(json.loads(row["finding"]))
+            picks = [
+                suspicious.filter(condition).limit(tally.samples)
+                for condition in (
+                    F.col("_rule") == "row-missing",
+                    F.col("_rule") == "row-unexpected",
+                    F.col("_copies") > 1,
+                )
+            ]
+            for row in picks[0].unionAll(picks[1]).unionAll(picks[2]).collect():
+                rule = "row-missing" if row["_rule"] == "row-missing" else "row-unexpected"
+                tally.keep(rule, _sample(row, table, rule))
+        if counts.get(_CANDIDATE):
+            candidates = suspicious.filter(F.col("_rule") == _CANDIDATE).coalesce(2)
+            differing = candidates.mapInArrow(_differences(table), _DIFFERENCES).persist()
+            try:
+                tally.counts["row-differs"] += differing.count()
+                name = f"{table.schema}.{table.table}"
+                for row in differing.limit(tally.samples).collect() if tally.samples else []:
+                    kept = tally.found.setdefault("row-differs", [])
+                    if len(kept) < tally.samples:
+                        kept.append(
+                            {
+                                "table": name,
+                                "key": row["key"],
+                                "columns": json.loads(row["columns"]),
+                            }
+                        )
+            finally:
+                differing.unpersist()
     finally:
-        findings.unpersist()
+        suspicious.unpersist()
 
 
 def check_snapshot(
