@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, Observation, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 from pyspark.sql import types as T  # noqa: N812
 
@@ -174,18 +174,14 @@ def _check_table(
     if read is None:
         _missing_table(wanted, table, tally)
         return
-    observed = Observation()
-    joined = _joined(wanted, read, table).observe(
-        observed, F.sum("_copies").alias("actual"), F.count(F.lit(1)).alias("keys")
-    )
-    suspicious = joined.filter(F.col("_rule").isNotNull()).persist()
+    tally.checked["actual rows"] += read.count()  # Parquet: from the footers alone
+    suspicious = _joined(wanted, read, table).filter(F.col("_rule").isNotNull()).persist()
     try:
         totals = suspicious.groupBy("_rule").agg(
             F.count(F.lit(1)).alias("rows"),
             F.sum(F.when(F.col("_copies") > 1, F.col("_copies") - 1)).alias("twice"),
         )
         counts = {row["_rule"]: (row["rows"], row["twice"] or 0) for row in totals.collect()}
-        tally.checked["actual rows"] += observed.get["actual"] or 0
         for rule in ("row-missing", "row-unexpected"):
             tally.counts[rule] += counts.get(rule, (0, 0))[0]
         tally.counts["row-unexpected"] += sum(twice for _, twice in counts.values())
