@@ -38,7 +38,7 @@ def session(master: str | None = None) -> SparkSession:
     for 200 tasks per stage, several times per table.
     """
     spark = stream_spark.session(master)
-    if spark.sparkContext.master.startswith("local"):
+    if str(spark.sparkContext.master).startswith("local"):
         cores = spark.sparkContext.defaultParallelism
         spark.conf.set("spark.sql.shuffle.partitions", str(2 * cores))
     return spark
