@@ -160,7 +160,6 @@ class _Reader:
     watermarks: dict[tuple[str, int], int | None] = field(default_factory=dict)
     seen: dict[object, _Seen] = field(default_factory=dict)
     not_applied: list[NotApplied] = field(default_factory=list)
-    indexes: dict[tuple[str, int], int] = field(default_factory=dict)
     messages: int = 0
     decoded: int = 0
 
@@ -169,8 +168,6 @@ class _Reader:
         if partition not in self.decoders:
             self.decoders[partition] = PartitionDecoder(self.protocol)
             self.watermarks[partition] = None
-        index = self.indexes.get(partition, 0)
-        self.indexes[partition] = index + 1
         self.messages += 1
         try:
             events = self.decoders[partition].decode(message, message_index=where.offset)

@@ -330,3 +330,19 @@ def test_spark_finds_what_plain_python_finds(expected: ExpectedState, tmp_path: 
     assert on_spark.checked == plain.checked
     for rule in ("row-differs", "row-unexpected"):
         assert sorted(map(str, on_spark.found[rule])) == sorted(map(str, plain.found[rule]))
+
+
+def test_expected_state_writes_the_documented_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "expected"
+    assert main(["expected-state", "--input", STREAM, "--out", str(out)]) == 0
+    manifest = json.loads((out / "expected-state.json").read_text())
+    assert manifest["format"] == "ticdc-conformance expected state"
+    assert manifest["changes"] + manifest["ddls"] == pq.read_metadata(out / "log.parquet").num_rows
+    for table in manifest["tables"]:
+        assert pq.read_metadata(out / table["file"]).num_rows == table["rows"]
+    assert f"{manifest['messages']} messages" in capsys.readouterr().out
+    bad_key = ["expected-state", "--input", STREAM, "--out", str(out), "--handle-key", "nodot=a"]
+    assert main(bad_key) == 2
+    assert "schema.table=column" in capsys.readouterr().err
