@@ -35,15 +35,15 @@ ALLOWED = {
     "reference": arrows(third_party="fastavro"),
     "generators": arrows("reference", third_party="hypothesis pyarrow"),
     "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
-    "fixtures.builder": arrows("fixtures generators reference"),
+    "fixtures.builder": arrows("fixtures generators reference", lazy="suites.consumer"),
     "suites": arrows(lazy="suites.gate"),
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
     "suites.stream": arrows("generators reference", third_party="pyarrow pyspark"),
     "suites.consumer": arrows(
-        "generators reference",
-        lazy="suites.stream",
-        third_party="pyarrow pyspark adbc_driver_postgresql psycopg pgserver",
+        "generators reference suites.stream",
+        lazy="fixtures",
+        third_party="pyarrow pyspark pytest adbc_driver_postgresql psycopg pgserver",
     ),
     "suites.plugin": arrows(
         lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"
