@@ -39,6 +39,7 @@ from ticdc_conformance.suites.consumer.check import Tally
 from ticdc_conformance.suites.consumer.expected import (
     KEY_COLUMN,
     ExpectedState,
+    is_expected_state,
     read_expected_state,
     write_expected_state,
 )
@@ -71,6 +72,25 @@ def perturb(expected: ExpectedState, out: Path) -> int:
     return findings
 
 
+def _expected_state(args: argparse.Namespace, out: Path, work: Path) -> str:
+    """Generate (or take) the dump, write its expected state; say what was done."""
+    dump = args.input
+    started = time.perf_counter()
+    if dump is None:
+        dump = work / "dump"
+        settings = StreamSettings(protocol="open", partitions=3)
+        generate(settings, messages=args.messages, seed=1, faults=(), folder=dump)
+    generated = time.perf_counter() - started
+    started = time.perf_counter()
+    protocol, consumed = consume_dump(str(dump), None, {})
+    write_expected_state(consumed, protocol, out)
+    return (
+        f"Dump: {consumed.messages} messages ({generated:.1f} s to generate); expected state "
+        f"(plain reference consumer): {len(consumed.log)} changes applied in "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+
+
 def best(job: Callable[[], object], repeat: int) -> float:
     """The least of ``repeat`` wall-clock times of ``job``."""
     times = []
@@ -86,25 +106,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=20_000)
     parser.add_argument("--input", type=Path, help="an existing dump instead of generating")
+    parser.add_argument(
+        "--expected",
+        type=Path,
+        help="an expected-state folder: used if it holds one, else written there and kept",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-consumer-"))
     try:
-        dump = args.input
-        started = time.perf_counter()
-        if dump is None:
-            dump = work / "dump"
-            settings = StreamSettings(protocol="open", partitions=3)
-            generate(settings, messages=args.messages, seed=1, faults=(), folder=dump)
-        generated = time.perf_counter() - started
-        started = time.perf_counter()
-        protocol, consumed = consume_dump(str(dump), None, {})
-        changes = len(consumed.log)
-        write_expected_state(consumed, protocol, work / "expected")
-        del consumed
-        expected_seconds = time.perf_counter() - started
-        expected = read_expected_state(work / "expected")
+        folder = args.expected or work / "expected"
+        if is_expected_state(folder):
+            source = "The expected state of an earlier run"
+        else:
+            source = _expected_state(args, folder, work)
+        expected = read_expected_state(folder)
         rows = sum(t.rows for t in expected.tables)
         planted = perturb(expected, work / "actual")
         spark = consumer_spark.session("local[2]")
@@ -115,7 +132,8 @@ def main() -> int:
                 actual = spark.read.parquet(str(work / "actual" / Path(table.file).name))
                 keys = [wanted[c] == actual[c] for c in table.key]
                 joined = wanted.join(actual, keys[0] if len(keys) == 1 else keys, "full_outer")
-                joined.count()
+                # every column of every row: a count would let Spark read the keys alone
+                joined.write.format("noop").mode("overwrite").save()
 
         tallies: list[Tally] = []
 
@@ -141,15 +159,14 @@ def main() -> int:
             ),
             "",
             (
-                f"Dump: {args.messages} messages generated in {generated:.1f} s; expected "
-                f"state (plain reference consumer): {changes} changes applied into {rows} "
-                f"rows in {expected_seconds:.1f} s. Perturbed copy: {planted} findings "
-                f"planted, {found} found."
+                f"{source}; {rows} rows. Perturbed copy: {planted} findings planted, "
+                f"{found} found. The floor reads both datasets whole and joins them on the "
+                "handle key (written to Spark's `noop` sink: a count would read the keys only)."
             ),
             "",
             "| job | seconds | ratio |",
             "|---|---:|---:|",
-            f"| bare full outer join + count | {floor:.2f} | 1.00 |",
+            f"| bare full outer join, every column | {floor:.2f} | 1.00 |",
             f"| check-consumer state rules | {measured:.2f} | {measured / floor:.2f} |",
             "",
         ]

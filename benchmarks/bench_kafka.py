@@ -239,7 +239,7 @@ def main() -> None:
 
 
 def _versions() -> str:
-    import confluent_kafka  # noqa: PLC0415
+    import confluent_kafka
 
     return f"{version('confluent-kafka')} (librdkafka {confluent_kafka.libversion()[0]})"
 

@@ -79,8 +79,8 @@ def _decode(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _demo(args: argparse.Namespace, out: IO[str]) -> int:
-    from ticdc_conformance.cli._run import print_reference_check  # noqa: PLC0415
-    from ticdc_conformance.suites.gate import example_round_trips  # noqa: PLC0415
+    from ticdc_conformance.cli._run import print_reference_check
+    from ticdc_conformance.suites.gate import example_round_trips
 
     del args
     for trip in example_round_trips():

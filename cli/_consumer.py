@@ -17,7 +17,7 @@ _EXTRA = "the consumer check needs pyarrow (the generators or consumer extra)"
 
 def _expected_state(args: argparse.Namespace, out: IO[str]) -> int:
     try:
-        from ticdc_conformance.suites.consumer.job import run_expected_state  # noqa: PLC0415
+        from ticdc_conformance.suites.consumer.job import run_expected_state
     except ImportError as error:
         raise UsageError(f"{_EXTRA}: {error}") from None
     return run_expected_state(args, out)
@@ -25,7 +25,7 @@ def _expected_state(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _check_consumer(args: argparse.Namespace, out: IO[str]) -> int:
     try:
-        from ticdc_conformance.suites.consumer.job import run_check  # noqa: PLC0415
+        from ticdc_conformance.suites.consumer.job import run_check
     except ImportError as error:
         raise UsageError(f"{_EXTRA}: {error}") from None
     return run_check(args, out)
@@ -35,7 +35,7 @@ def add_parsers(commands: Commands) -> None:
     """Add ``expected-state`` and ``check-consumer``."""
     job: ModuleType | None
     try:
-        from ticdc_conformance.suites.consumer import job  # noqa: PLC0415
+        from ticdc_conformance.suites.consumer import job
     except ImportError:  # without pyarrow: the commands still parse and say what is missing
         job = None
     expected = commands.add_parser(

@@ -23,7 +23,7 @@ def _root(args: argparse.Namespace) -> Path | None:
 
 
 def _build(args: argparse.Namespace, out: IO[str]) -> int:
-    from ticdc_conformance.fixtures.builder import build  # noqa: PLC0415 - the builder
+    from ticdc_conformance.fixtures.builder import build
 
     del out
     manifest = build(Path(args.out))
@@ -53,7 +53,7 @@ def _verify(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _list(args: argparse.Namespace, out: IO[str]) -> int:
-    from ticdc_conformance.suites.gate import load_cases  # noqa: PLC0415
+    from ticdc_conformance.suites.gate import load_cases
 
     for case in load_cases(_root(args), protocols=args.protocol, ids=args.case):
         out.write(f"{case.id}\t{case.tier}\t{case.comparison}\t{case.description}\n")
@@ -61,7 +61,7 @@ def _list(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _show(args: argparse.Namespace, out: IO[str]) -> int:
-    from ticdc_conformance.suites.gate import load_cases  # noqa: PLC0415
+    from ticdc_conformance.suites.gate import load_cases
 
     cases = load_cases(_root(args), ids=[args.case])
     if not cases:

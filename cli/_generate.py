@@ -20,7 +20,7 @@ __all__ = ["add_parsers"]
 def _generate(args: argparse.Namespace, out: IO[str]) -> int:
     del out
     try:  # pyarrow (the generators extra) is needed here only
-        from ticdc_conformance.generators.generate import generate  # noqa: PLC0415
+        from ticdc_conformance.generators.generate import generate
     except ImportError as error:
         raise UsageError(f"generate needs the generators extra: {error}") from None
     try:

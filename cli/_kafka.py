@@ -53,7 +53,7 @@ def _run(work: Callable[[], int]) -> int:
 
 
 def _config(args: argparse.Namespace) -> dict[str, str]:
-    from ticdc_conformance.kafka.client import parse_config  # noqa: PLC0415
+    from ticdc_conformance.kafka.client import parse_config
 
     config = parse_config(args.config, args.config_file)
     config["bootstrap.servers"] = args.bootstrap_servers
@@ -63,7 +63,7 @@ def _config(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _broker(args: argparse.Namespace, out: IO[str]) -> int:
-    from ticdc_conformance.kafka import broker  # noqa: PLC0415
+    from ticdc_conformance.kafka import broker
 
     def work() -> int:
         try:
@@ -91,8 +91,8 @@ def _serve(running: Running, out: IO[str]) -> int:
 
 def _replay(args: argparse.Namespace, out: IO[str]) -> int:
     del out
-    from ticdc_conformance.kafka.progress import Progress  # noqa: PLC0415
-    from ticdc_conformance.kafka.replay import replay  # noqa: PLC0415
+    from ticdc_conformance.kafka.progress import Progress
+    from ticdc_conformance.kafka.replay import replay
 
     config = _config(args)
     topic_map: dict[str, str] = {}
@@ -141,13 +141,13 @@ def _replay(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _capture(args: argparse.Namespace, out: IO[str]) -> int:
     del out
-    from ticdc_conformance.kafka.capture import (  # noqa: PLC0415
+    from ticdc_conformance.kafka.capture import (
         Follow,
         capture,
         parse_offsets,
         parse_timestamp,
     )
-    from ticdc_conformance.kafka.progress import Progress  # noqa: PLC0415
+    from ticdc_conformance.kafka.progress import Progress
 
     config = _config(args)
     offsets = parse_offsets(args.from_offsets)
@@ -218,7 +218,7 @@ def _connection(parser: argparse.ArgumentParser) -> None:
 
 def add_parsers(commands: Commands) -> None:
     """Add ``broker``, ``replay`` and ``capture`` to the CLI's subcommands."""
-    from ticdc_conformance.kafka.client import COMPRESSIONS  # noqa: PLC0415 - no Kafka import
+    from ticdc_conformance.kafka.client import COMPRESSIONS
 
     broker = commands.add_parser(
         "broker",

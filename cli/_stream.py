@@ -13,7 +13,7 @@ __all__ = ["add_parsers"]
 
 def _check_stream(args: argparse.Namespace, out: IO[str]) -> int:
     try:  # pyarrow and, when the check runs, pyspark (the spark extra)
-        from ticdc_conformance.suites.stream.job import run  # noqa: PLC0415
+        from ticdc_conformance.suites.stream.job import run
     except ImportError as error:
         raise UsageError(f"check-stream needs the spark extra: {error}") from None
     return run(args, out)
@@ -32,7 +32,7 @@ def add_parsers(commands: Commands) -> None:
     )
     check.set_defaults(handler=_check_stream)
     try:
-        from ticdc_conformance.suites.stream.job import add_arguments  # noqa: PLC0415
+        from ticdc_conformance.suites.stream.job import add_arguments
     except ImportError:  # without pyarrow: the command still parses and says what is missing
         check.add_argument("rest", nargs=argparse.REMAINDER)
         return

@@ -168,7 +168,7 @@ def _fraction(fsp: int) -> st.SearchStrategy[str]:
 
 
 # naive wall-clock times: Hypothesis draws naive datetimes between naive bounds
-_TIMESTAMP_RANGE = (dt.datetime(1970, 1, 1, 0, 0, 1), dt.datetime(2038, 1, 19, 3, 14, 7))  # noqa: DTZ001
+_TIMESTAMP_RANGE = (dt.datetime(1970, 1, 1, 0, 0, 1), dt.datetime(2038, 1, 19, 3, 14, 7))  # noqa: DTZ001 - TIMESTAMP bounds as naive UTC, as MySQL states them
 
 
 def _timestamps(fsp: int) -> st.SearchStrategy[str]:

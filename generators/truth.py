@@ -164,7 +164,7 @@ def shop_truth(workload: Mapping[str, object]) -> Upstream:
 
     ``ValueError`` for another workload, or another version of this one (docs/dump-format.md).
     """
-    from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload  # noqa: PLC0415
+    from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload
 
     name, version = workload.get("name"), workload.get("version")
     if (name, version) != ("shop", SHOP_VERSION):

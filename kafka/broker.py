@@ -155,7 +155,7 @@ def docker_engine() -> str | None:
     if "DOCKER_HOST" not in os.environ and not Path("/var/run/docker.sock").exists():
         return "no Docker engine: DOCKER_HOST is unset and /var/run/docker.sock is absent"
     try:
-        import docker  # noqa: PLC0415 - testcontainers' client, the kafka extra
+        import docker
     except ImportError:
         return "the docker client (testcontainers, the kafka extra) is not installed"
     with warnings.catch_warnings():
@@ -266,7 +266,7 @@ def _tansu() -> Iterator[Running]:
 
 @contextlib.contextmanager
 def _kafka_container() -> Iterator[Running]:
-    from testcontainers.community.kafka import KafkaContainer  # noqa: PLC0415
+    from testcontainers.community.kafka import KafkaContainer
 
     port = free_port()
     container: Any = KafkaContainer().with_kraft()

@@ -149,13 +149,13 @@ class _Capture:
             if progress is not None:
                 progress.update(self.kept)
 
-    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:
+    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:  # noqa: C901 - hot loop, inline
         """Keep the records of one ``consume`` batch; note ends of partitions and errors.
 
         The per-record loop of the capture: attributes are read into locals (a ``Message``'s
         methods are typed as returning ``Optional``, which a fetched record never does).
         """
-        parts, follow, eof = self.parts, self.follow, kafka.KafkaError._PARTITION_EOF  # noqa: SLF001
+        parts, follow, eof = self.parts, self.follow, kafka.KafkaError._PARTITION_EOF  # noqa: SLF001 - librdkafka's code, public in its docs
         limit = None if follow is None else follow.max_records
         kept, size = self.kept, 0
         for message in messages:
@@ -215,9 +215,9 @@ class _Capture:
                     f"records (it ends at {part.end})"
                 )
 
-    def _failed(self, message: Any, error: KafkaError, kafka: ModuleType) -> None:  # noqa: ANN401
+    def _failed(self, message: Any, error: KafkaError, kafka: ModuleType) -> None:  # noqa: ANN401 - a confluent-kafka Message
         where = f"{message.topic()}/{message.partition()}"
-        if error.code() == kafka.KafkaError._AUTO_OFFSET_RESET:  # noqa: SLF001
+        if error.code() == kafka.KafkaError._AUTO_OFFSET_RESET:  # noqa: SLF001 - librdkafka's code, public in its docs
             start = self.parts[message.topic(), message.partition()].start
             raise UsageError(f"{where}: start offset {start} is outside the partition's records")
         raise self.watch.fail(f"reading {where}", kafka.KafkaException(error))

@@ -89,7 +89,7 @@ class BrokerError(RunBrokenError):
 def confluent() -> ModuleType:
     """``confluent_kafka``, or a ``UsageError`` naming the extra that brings it."""
     try:
-        import confluent_kafka.admin  # noqa: PLC0415 - the kafka extra, imported when a command runs
+        import confluent_kafka.admin
     except ImportError as error:
         raise UsageError(f"this command needs the kafka extra (confluent-kafka): {error}") from None
     return confluent_kafka
@@ -214,7 +214,7 @@ class Watch:
                 f"nothing from the cluster for {now - self._moved:.0f} s while {doing}{said}"
             )
 
-    def fail(self, what: str, error: BaseException, client: Any = None) -> BrokerError:  # noqa: ANN401
+    def fail(self, what: str, error: BaseException, client: Any = None) -> BrokerError:  # noqa: ANN401 - a confluent-kafka client of any kind
         """A ``BrokerError`` for a call of ``client`` that raised ``error``, redacted.
 
         It names librdkafka's error and the last one its callback reported (the cause, often:

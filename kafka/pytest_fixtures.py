@@ -84,8 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def ticdc_kafka_broker(request: pytest.FixtureRequest) -> Iterator[Broker]:
     """The run's broker: started on 127.0.0.1 and stopped at the end, or an existing one."""
-    from ticdc_conformance.kafka import broker  # noqa: PLC0415 - only when a test asks
-    from ticdc_conformance.kafka.client import parse_config  # noqa: PLC0415
+    from ticdc_conformance.kafka import broker
+    from ticdc_conformance.kafka.client import parse_config
 
     kind: str = request.config.getoption("--ticdc-kafka")
     config = parse_config(request.config.getoption("--ticdc-kafka-config"))
@@ -108,7 +108,7 @@ def _source(source: str | Path) -> Path:
     """A stream fixture id's records file, or the dump path given."""
     if not _is_stream(source):
         return Path(source)
-    from ticdc_conformance import fixtures  # noqa: PLC0415
+    from ticdc_conformance import fixtures
 
     for stream in fixtures.load_manifest()["streams"]:
         if stream["id"] == source:
@@ -121,9 +121,9 @@ def ticdc_kafka_topic(
     ticdc_kafka_broker: Broker,
 ) -> Iterator[Callable[..., LoadedTopic]]:
     """A factory: ``ticdc_kafka_topic(source, *, compression=None)`` → ``LoadedTopic``."""
-    from ticdc_conformance.kafka.client import confluent  # noqa: PLC0415
-    from ticdc_conformance.kafka.dump_reader import plan_dump  # noqa: PLC0415
-    from ticdc_conformance.kafka.replay import replay  # noqa: PLC0415
+    from ticdc_conformance.kafka.client import confluent
+    from ticdc_conformance.kafka.dump_reader import plan_dump
+    from ticdc_conformance.kafka.replay import replay
 
     config = {
         **ticdc_kafka_broker.config,

@@ -158,7 +158,7 @@ class SchemaCodec(Protocol):
     A BOOTSTRAP encoder, and a stateful decoder that types rows by the schemas it has seen.
     """
 
-    def encode_bootstrap(self, table: TableInfo, config: Any = None) -> Message:  # noqa: ANN401
+    def encode_bootstrap(self, table: TableInfo, config: Any = None) -> Message:  # noqa: ANN401 - each codec's own Config
         """The BOOTSTRAP message of ``table``."""
         ...
 

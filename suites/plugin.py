@@ -88,14 +88,14 @@ class TicdcPropertyItem(pytest.Item):
     """A Hypothesis round trip for one protocol and profile, of a decoder or an encoder."""
 
     def __init__(self, *, protocol: str, profile: str, kind: str, adapter: Callable[..., Any],
-                 examples: int, **kwargs: Any) -> None:  # noqa: ANN401  # fmt: skip
+                 examples: int, **kwargs: Any) -> None:  # noqa: ANN401 - pytest passes its own keywords through  # fmt: skip
         super().__init__(**kwargs)
         self.protocol, self.profile, self.kind = protocol, profile, kind
         self.adapter, self.examples = adapter, examples
 
     def runtest(self) -> None:
         """Run the property; Hypothesis shrinks and reports a failing row."""
-        from ticdc_conformance.suites.gate._property import (  # noqa: PLC0415
+        from ticdc_conformance.suites.gate._property import (
             encoder_round_trip_property,
             round_trip_property,
         )
@@ -106,8 +106,8 @@ class TicdcPropertyItem(pytest.Item):
     def repr_failure(
         self,
         excinfo: pytest.ExceptionInfo[BaseException],
-        style: Any = None,  # noqa: ANN401
-    ) -> Any:  # noqa: ANN401
+        style: Any = None,  # noqa: ANN401 - pytest's repr_failure signature
+    ) -> Any:  # noqa: ANN401 - pytest's repr_failure signature
         """The disagreement and Hypothesis's shrunk example, without the library's frames.
 
         Each of them when Hypothesis found several distinct failures.
@@ -128,7 +128,7 @@ class TicdcPropertyItem(pytest.Item):
 
 def _property_items(session: pytest.Session, config: pytest.Config,
                     adapters: dict[str, Callable[..., Any]]) -> list[pytest.Item]:  # fmt: skip
-    from ticdc_conformance.reference import CODECS  # noqa: PLC0415
+    from ticdc_conformance.reference import CODECS
 
     examples = config.getoption("--ticdc-property-examples")
     protocols = config.getoption("--ticdc-protocol") or list(CODECS)
@@ -164,7 +164,7 @@ class TicdcCaseItem(pytest.Item):
     """One golden case."""
 
     def __init__(self, *, case: Case, adapters: dict[str, Any], names: dict[str, str],
-                 fixtures: str | None, **kwargs: Any) -> None:  # noqa: ANN401  # fmt: skip
+                 fixtures: str | None, **kwargs: Any) -> None:  # noqa: ANN401 - pytest passes its own keywords through  # fmt: skip
         super().__init__(**kwargs)
         self.case = case
         self.adapters = adapters
@@ -173,7 +173,7 @@ class TicdcCaseItem(pytest.Item):
 
     def runtest(self) -> None:
         """Check the case; a failure raises ``CaseFailedError``."""
-        from ticdc_conformance.suites import check_case  # noqa: PLC0415
+        from ticdc_conformance.suites import check_case
 
         outcome = check_case(self.case, adapters=self.names, fixtures=self.fixtures,
                              **self.adapters)  # fmt: skip
@@ -185,8 +185,8 @@ class TicdcCaseItem(pytest.Item):
     def repr_failure(
         self,
         excinfo: pytest.ExceptionInfo[BaseException],
-        style: Any = None,  # noqa: ANN401
-    ) -> Any:  # noqa: ANN401
+        style: Any = None,  # noqa: ANN401 - pytest's repr_failure signature
+    ) -> Any:  # noqa: ANN401 - pytest's repr_failure signature
         """The case report: id, fixture path, differences, replay commands."""
         if not isinstance(excinfo.value, CaseFailedError):
             return super().repr_failure(excinfo, style=style)
@@ -208,7 +208,7 @@ def _fixtures_root(value: str | None) -> Path | None:
     path = Path(value)
     if path.exists():
         return path
-    from ticdc_conformance.fixtures import bundles  # noqa: PLC0415
+    from ticdc_conformance.fixtures import bundles
 
     try:
         root: Path = bundles.cached_root(value)
@@ -218,9 +218,9 @@ def _fixtures_root(value: str | None) -> Path | None:
 
 
 def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
-    from ticdc_conformance.suites import XfailFileError, load_cases, match_entry, read_xfail_file  # noqa: PLC0415, I001
-    from ticdc_conformance.suites import stale_entries  # noqa: PLC0415
-    from ticdc_conformance.suites.gate.adapters import load_adapter  # noqa: PLC0415
+    from ticdc_conformance.suites import XfailFileError, load_cases, match_entry, read_xfail_file  # noqa: I001 - one import kept on one line: the names the plugin needs
+    from ticdc_conformance.suites import stale_entries
+    from ticdc_conformance.suites.gate.adapters import load_adapter
 
     names = {k: config.getoption(f"--ticdc-{k}") or "" for k in ("decoder", "encoder")}
     try:
@@ -268,7 +268,7 @@ def pytest_collection_modifyitems(
         items.extend(_items(session, config))
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:  # noqa: ANN401
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:  # noqa: ANN401 - pytest's TerminalReporter is untyped
     """Report known-failure entries that match no selected case."""
     stale = config.stash.get(_STALE, [])
     if stale:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,32 @@ def test_kafka_benchmark_runs() -> None:
     assert len({row[1] for row in rows[1:]}) == 1  # every job moved every record
     assert int(rows[1][1]) >= 300
     assert "Broker: tansu broker" in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_consumer_check_benchmark_runs(tmp_path: Path) -> None:
+    """A dump of 2000 messages: the script exits 1 unless the check finds what it planted."""
+    script = SCRIPT.with_name("bench_consumer_check.py")
+    expected = tmp_path / "expected"
+    command = [sys.executable, str(script), "--messages", "2000", "--repeat", "1"]
+    result = subprocess.run(
+        [*command, "--expected", str(expected)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert [row[0] for row in rows[1:]] == [
+        "| bare full outer join, every column",
+        "| check-consumer state rules",
+    ]
+    dumped = re.search(r"Dump: (\d+) messages", result.stdout)
+    assert dumped is not None
+    assert int(dumped[1]) >= 2000
+    planted = re.search(r"(\d+) findings planted, (\d+) found", result.stdout)
+    assert planted is not None
+    assert planted[1] == planted[2] != "0"
+    assert (expected / "expected-state.json").is_file()  # kept for the next run

@@ -259,10 +259,10 @@ VALUES = [
     ("bytes", "\\x00ff", b"\x00\xff", True),
     ("bytes", "\\x00ff", b"\x00", False),
     ("text", "Zoë", "Zoë".encode(), True),
-    ("temporal", "2024-01-01 10:00:00.500", dt.datetime(2024, 1, 1, 10, 0, 0, 500000), True),  # noqa: DTZ001
+    ("temporal", "2024-01-01 10:00:00.500", dt.datetime(2024, 1, 1, 10, 0, 0, 500000), True),  # noqa: DTZ001 - a DATETIME is naive
     ("temporal", "2024-01-01", dt.date(2024, 1, 1), True),
     ("temporal", "-12:30:00", dt.timedelta(hours=-12, minutes=-30), True),
-    ("temporal", "2024-01-01 10:00:00", dt.datetime(2024, 1, 1, 10, 0, 1), False),  # noqa: DTZ001
+    ("temporal", "2024-01-01 10:00:00", dt.datetime(2024, 1, 1, 10, 0, 1), False),  # noqa: DTZ001 - a DATETIME is naive
     ("json", '{"a": 1}', {"a": 1}, True),
     ("json", '{"a": 1}', {"a": 2}, False),
 ]

@@ -364,7 +364,7 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
 
 
 def test_the_driver_knows_sparks_int_hash(spark: Any) -> None:
-    from pyspark.sql import functions as F  # noqa: N812
+    from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 
     rows = spark.range(-50, 200).select("id", F.hash(F.col("id").cast("int"))).collect()
     assert [spark_int_hash(int(r[0])) for r in rows] == [int(r[1]) for r in rows]

@@ -32,7 +32,7 @@ class Pairs(list[tuple[str, object]]):
     """An object whose member names may repeat."""
 
 
-def dump(value: object) -> str:
+def dump(value: object) -> str:  # noqa: PLR0911 - one return per JSON type, as a type switch
     """The JSON text of ``value`` (dict, Pairs, list, str, bytes as text, int, float, ...)."""
     if value is None:
         return "null"

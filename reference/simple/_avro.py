@@ -151,7 +151,7 @@ def dml(
     return _write("DML", record)
 
 
-def _unwrap(raw: object, record: str, path: Path, fail: Fail) -> Any:  # noqa: ANN401
+def _unwrap(raw: object, record: str, path: Path, fail: Fail) -> Any:  # noqa: ANN401 - fastavro's decoded value, any Avro type
     if not (isinstance(raw, tuple) and raw[0] == _NS + record):
         fail(f"expected a {record} record", path)
     return raw[1]
@@ -181,7 +181,7 @@ def _raw_columns(raw: object, path: Path, fail: Fail) -> Columns | None:
     return tuple((name, _raw_value(value, (*path, name), fail)) for name, value in raw.items())
 
 
-def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401
+def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401 - fastavro's decoded record
     stream = io.BytesIO(value)
     parsed = schema()  # outside the try: a schema that cannot load is no fault of the message
     try:

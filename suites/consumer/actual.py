@@ -124,7 +124,7 @@ def _quoted(identifier: str) -> str:
 
 def _postgres_table(dsn: str, table: ExpectedTable) -> pa.Table | None:
     try:
-        import adbc_driver_postgresql.dbapi as pg  # noqa: PLC0415 - the consumer extra
+        import adbc_driver_postgresql.dbapi as pg
     except ImportError as error:
         raise UsageError(f"reading PostgreSQL needs the consumer extra: {error}") from None
     name = f"{_quoted(table.schema)}.{_quoted(table.table)}"

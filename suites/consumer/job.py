@@ -74,7 +74,7 @@ def _messages(dump: Path) -> Iterator[tuple[Coordinates, Message]]:
 def resolve_input(given: str) -> tuple[Path, dict[str, Any]]:
     """A dump (folder or Parquet file) or a stream fixture id: its path and its labels."""
     if given.startswith("stream."):
-        from ticdc_conformance import fixtures  # noqa: PLC0415
+        from ticdc_conformance import fixtures
 
         for stream in fixtures.load_manifest()["streams"]:
             if stream["id"] == given:
@@ -177,7 +177,7 @@ def check_consumer(
     if actual is not None:
         snapshot = Snapshot(actual)
         if engine == "spark":
-            from ticdc_conformance.suites.consumer import spark  # noqa: PLC0415
+            from ticdc_conformance.suites.consumer import spark
 
             spark.check_snapshot(spark.session(master), expected, snapshot, tally)
         else:

@@ -37,11 +37,11 @@ def ticdc_expected_state(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Callable[..., ExpectedState]:
     """A factory: ``ticdc_expected_state(source, *, handle_keys=None)`` → ``ExpectedState``."""
-    from ticdc_conformance.suites.consumer.expected import (  # noqa: PLC0415
+    from ticdc_conformance.suites.consumer.expected import (
         read_expected_state,
         write_expected_state,
     )
-    from ticdc_conformance.suites.consumer.job import consume_dump  # noqa: PLC0415
+    from ticdc_conformance.suites.consumer.job import consume_dump
 
     made: dict[str, ExpectedState] = {}
 

@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
-from pyspark.sql import types as T  # noqa: N812
+from pyspark.sql import types as T  # noqa: N812 - Spark's own convention
 
 from ticdc_conformance.suites.consumer.actual import Snapshot
 from ticdc_conformance.suites.consumer.check import Tally, row_difference
@@ -122,52 +122,67 @@ def _joined(wanted: DataFrame, read: DataFrame, table: ExpectedTable) -> DataFra
     return expected_rows.join(actual, KEY_COLUMN, "full_outer").filter(suspicious)
 
 
+class _Summary:
+    """One Spark partition's findings: each rule's count and first ``samples`` findings."""
+
+    def __init__(self, table: ExpectedTable, samples: int) -> None:
+        self.name = f"{table.schema}.{table.table}"
+        self.samples = samples
+        self.counts: dict[str, int] = {}
+        self.kept: dict[str, list[str]] = {}
+
+    def found(self, rule: str, finding: dict[str, Any]) -> None:
+        self.counts[rule] = self.counts.get(rule, 0) + 1
+        if len(kept := self.kept.setdefault(rule, [])) < self.samples:
+            kept.append(json.dumps({"table": self.name, **finding}, ensure_ascii=False))
+
+    def batch(self) -> pa.RecordBatch:
+        """A count row per rule (``finding`` null), then its kept findings (``count`` 0)."""
+        out: dict[str, list[Any]] = {"rule": [], "count": [], "finding": []}
+        for rule, count in self.counts.items():
+            for finding in [None, *self.kept.get(rule, [])]:
+                out["rule"].append(rule)
+                out["count"].append(count if finding is None else 0)
+                out["finding"].append(finding)
+        return pa.RecordBatch.from_pydict(out, schema=_ARROW_SUMMARY)
+
+
+def _judge(table: ExpectedTable, row: dict[str, Any], summary: _Summary) -> None:
+    """The state rules over one joined row (a key's first row when the key is held twice)."""
+    key = row[KEY_COLUMN]
+    expected = {c: row[f"e_{c}"] for c in table.columns}
+    actual = {c: row[f"a_{c}"] for c in table.columns}
+    if row["_copies"] is None:
+        summary.found(
+            "row-missing", {"key": key, "detail": "no row at this key", "expected": expected}
+        )
+        return
+    for _ in range(row["_copies"] - 1):
+        summary.found("row-unexpected", {"key": key, "detail": "a key held twice"})
+    if row["_expected"] is None:
+        summary.found("row-unexpected", {"key": key, "actual": actual})
+    elif differing := row_difference(table, expected, actual):
+        summary.found("row-differs", {"key": key, "columns": differing})
+
+
 def _findings(table: ExpectedTable, samples: int) -> Any:  # noqa: ANN401 - a mapInArrow function
     """Per Spark partition, each rule's count and first ``samples`` findings.
 
     A key held by ``n`` rows comes out of the join ``n`` times (all in one partition, as the
     join shuffles by the key): it is counted once as ``n - 1`` extra rows, and compared once.
     """
-    name = f"{table.schema}.{table.table}"
 
     def findings(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        counts: dict[str, int] = {}
-        kept: dict[str, list[str]] = {}
+        summary = _Summary(table, samples)
         judged: set[str] = set()  # keys held more than once, already judged
-
-        def found(rule: str, finding: dict[str, Any]) -> None:
-            counts[rule] = counts.get(rule, 0) + 1
-            if len(kept.setdefault(rule, [])) < samples:
-                kept[rule].append(json.dumps({"table": name, **finding}, ensure_ascii=False))
-
         for batch in batches:
             for row in batch.to_pylist():
-                key = row[KEY_COLUMN]
                 if (row["_copies"] or 0) > 1:
-                    if key in judged:
+                    if row[KEY_COLUMN] in judged:
                         continue
-                    judged.add(key)
-                expected = {c: row[f"e_{c}"] for c in table.columns}
-                actual = {c: row[f"a_{c}"] for c in table.columns}
-                if row["_copies"] is None:
-                    found(
-                        "row-missing",
-                        {"key": key, "detail": "no row at this key", "expected": expected},
-                    )
-                    continue
-                for _ in range(row["_copies"] - 1):
-                    found("row-unexpected", {"key": key, "detail": "a key held twice"})
-                if row["_expected"] is None:
-                    found("row-unexpected", {"key": key, "actual": actual})
-                elif differing := row_difference(table, expected, actual):
-                    found("row-differs", {"key": key, "columns": differing})
-        out: dict[str, list[Any]] = {"rule": [], "count": [], "finding": []}
-        for rule, count in counts.items():
-            for finding in [None, *kept.get(rule, [])]:
-                out["rule"].append(rule)
-                out["count"].append(count if finding is None else 0)
-                out["finding"].append(finding)
-        yield pa.RecordBatch.from_pydict(out, schema=_ARROW_SUMMARY)
+                    judged.add(row[KEY_COLUMN])
+                _judge(table, row, summary)
+        yield summary.batch()
 
     return findings
 

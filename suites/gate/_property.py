@@ -34,9 +34,9 @@ __all__ = ["encoder_round_trip_property", "round_trip_property"]
 
 
 def _run(examples: int, property_: Callable[[RowChangedEvent], None]) -> None:
-    from hypothesis import HealthCheck, given, settings  # noqa: PLC0415
+    from hypothesis import HealthCheck, given, settings
 
-    from ticdc_conformance.generators.strategies import row_changed_events  # noqa: PLC0415
+    from ticdc_conformance.generators.strategies import row_changed_events
 
     @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -52,7 +52,7 @@ def _reference_messages(protocol: str, profile: str, event: RowChangedEvent) -> 
 
     Rejects the row when the protocol cannot carry it.
     """
-    from hypothesis import reject  # noqa: PLC0415
+    from hypothesis import reject
 
     codec = CODECS[protocol]
     config = codec.config_from_options({}, profile=profile)

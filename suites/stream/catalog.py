@@ -92,7 +92,7 @@ class CheckSettings:
         return int(dict(self.options).get("max-batch-size", _DEFAULT_MAX_BATCH_SIZE))
 
     @classmethod
-    def from_labels(cls, settings: Mapping[str, Any], **overrides: Any) -> CheckSettings:  # noqa: ANN401
+    def from_labels(cls, settings: Mapping[str, Any], **overrides: Any) -> CheckSettings:  # noqa: ANN401 - overrides of any field type
         """Settings from a label sidecar's ``settings``; non-``None`` overrides win."""
         dispatcher = settings.get("dispatcher") or {}
         values: dict[str, Any] = {

@@ -169,7 +169,7 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return ExitCode.USAGE
     try:
-        from ticdc_conformance.suites.stream import spark as spark_job  # noqa: PLC0415
+        from ticdc_conformance.suites.stream import spark as spark_job
     except ImportError as error:
         sys.stderr.write(f"error: check-stream needs the spark extra: {error}\n")
         return ExitCode.USAGE

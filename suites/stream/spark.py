@@ -318,7 +318,7 @@ class Progress:
 
 def main(argv: list[str] | None = None) -> int:
     """``spark-submit suites/stream/spark.py ARGS``: the same as ``check-stream ARGS``."""
-    from ticdc_conformance.suites.stream.job import run_from_command_line  # noqa: PLC0415
+    from ticdc_conformance.suites.stream.job import run_from_command_line
 
     return run_from_command_line(argv)
 

@@ -179,7 +179,7 @@ def decode_task(protocol: str) -> Task:
     """The bare job's task: decode every message (stateless) and count messages and events."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from ticdc_conformance.reference import CODECS, DecodeError, Message  # noqa: PLC0415
+        from ticdc_conformance.reference import CODECS, DecodeError, Message
 
         codec = CODECS[protocol]
         messages = events = 0
