@@ -43,7 +43,7 @@ ALLOWED = {
     "suites.consumer": arrows(
         "generators reference suites.stream",
         lazy="fixtures",
-        third_party="pyarrow pyspark pytest adbc_driver_postgresql psycopg pgserver",
+        third_party="pyarrow pyspark pytest adbc_driver_postgresql",
     ),
     "suites.plugin": arrows(
         lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"
