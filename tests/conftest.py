@@ -41,13 +41,3 @@ def spark() -> object:
     spark = session("local[2]")
     yield spark
     spark.stop()
-
-
-@pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> object:
-    """A throwaway PostgreSQL on 127.0.0.1 for the run: its DSN (database ``postgres``)."""
-    from ticdc_conformance.suites.consumer.postgres import running_postgres
-
-    with running_postgres(tmp_path_factory.mktemp("postgres")) as dsn:
-        yield dsn
-

@@ -180,8 +180,10 @@ def test_without_pgserver_the_error_says_what_to_install(
         pass
 
 
-def test_the_typed_columns_are_what_the_test_claims(postgres: str, consumed: Consumed) -> None:
-    dsn = _load(postgres, consumed)
+def test_the_typed_columns_are_what_the_test_claims(
+    ticdc_postgres: str, consumed: Consumed
+) -> None:
+    dsn = _load(ticdc_postgres, consumed)
     with psycopg.connect(dsn) as connection:
         types: dict[str, str] = dict(
             connection.execute(
@@ -202,9 +204,9 @@ def test_the_typed_columns_are_what_the_test_claims(postgres: str, consumed: Con
 
 @pytest.mark.parametrize("engine", ["plain", pytest.param("spark", marks=pytest.mark.spark)])
 def test_a_typed_postgres_snapshot_equal_to_the_expected_state_passes(
-    postgres: str, consumed: Consumed, expected: ExpectedState, tmp_path: Path, engine: str
+    ticdc_postgres: str, consumed: Consumed, expected: ExpectedState, tmp_path: Path, engine: str
 ) -> None:
-    code, report = _check(expected, _load(postgres, consumed), tmp_path, engine)
+    code, report = _check(expected, _load(ticdc_postgres, consumed), tmp_path, engine)
     assert (code, report["errors"]) == (0, 0)
     assert report["checked"] == {"rows": ROWS, "actual rows": ROWS}
 
@@ -259,7 +261,7 @@ PERTURBATIONS = [
     ("what", "change", "want"), PERTURBATIONS, ids=[p[0] for p in PERTURBATIONS]
 )
 def test_each_perturbation_is_found_at_its_key_and_nothing_else(
-    postgres: str,
+    ticdc_postgres: str,
     consumed: Consumed,
     expected: ExpectedState,
     tmp_path: Path,
@@ -267,7 +269,7 @@ def test_each_perturbation_is_found_at_its_key_and_nothing_else(
     change: str,
     want: dict[str, list[tuple[str, str]]],
 ) -> None:
-    dsn = _load(postgres, consumed)
+    dsn = _load(ticdc_postgres, consumed)
     with psycopg.connect(dsn) as connection:
         assert connection.execute(change).rowcount == 1, what
     code, report = _check(expected, dsn, tmp_path, "plain")
@@ -277,9 +279,9 @@ def test_each_perturbation_is_found_at_its_key_and_nothing_else(
 
 @pytest.mark.spark
 def test_spark_finds_what_plain_python_finds_in_postgres(
-    postgres: str, consumed: Consumed, expected: ExpectedState, tmp_path: Path
+    ticdc_postgres: str, consumed: Consumed, expected: ExpectedState, tmp_path: Path
 ) -> None:
-    dsn = _load(postgres, consumed)
+    dsn = _load(ticdc_postgres, consumed)
     with psycopg.connect(dsn) as connection:
         for _, change, _ in PERTURBATIONS[:7]:  # two rows differ twice: one finding each
             connection.execute(change)

@@ -62,11 +62,11 @@ def _run(
     consumer: Callable[..., object],
     stream: str,
     topic: LoadedTopic,
-    postgres: str,
+    ticdc_postgres: str,
     folder: Path,
 ) -> tuple[int, dict[str, object], Path]:
     """Run ``consumer`` over the loaded topic, then ``check-consumer``; its exit code and report."""
-    dsn = new_database(postgres, f"consumer_{uuid.uuid4().hex[:10]}")
+    dsn = new_database(ticdc_postgres, f"consumer_{uuid.uuid4().hex[:10]}")
     log = folder / "applied.jsonl"
     protocol = stream.split(".")[1]
     consumer(topic.config, topic.name, protocol, dsn, log)
@@ -176,10 +176,10 @@ def _ordering(log: Path, consumed: Consumed) -> tuple[list[Finding], list[Findin
 
 @pytest.mark.parametrize("stream", [REPLAY, BROADCASTS])
 def test_the_naive_consumer_is_caught_at_the_right_keys_and_coordinates(
-    ticdc_kafka_topic: Callable[..., LoadedTopic], postgres: str, tmp_path: Path, stream: str
+    ticdc_kafka_topic: Callable[..., LoadedTopic], ticdc_postgres: str, tmp_path: Path, stream: str
 ) -> None:
     topic = ticdc_kafka_topic(stream)
-    code, report, log = _run(naive.run, stream, topic, postgres, tmp_path)
+    code, report, log = _run(naive.run, stream, topic, ticdc_postgres, tmp_path)
     assert code == 1
     found = _found(report)
     consumed = consume_dump(stream, None, {})[1]
@@ -208,10 +208,10 @@ def test_the_naive_consumer_is_caught_at_the_right_keys_and_coordinates(
 
 @pytest.mark.parametrize("stream", [REPLAY, BROADCASTS, WITHOUT_WATERMARKS])
 def test_the_correct_consumer_passes_on_its_tables_and_its_applied_log(
-    ticdc_kafka_topic: Callable[..., LoadedTopic], postgres: str, tmp_path: Path, stream: str
+    ticdc_kafka_topic: Callable[..., LoadedTopic], ticdc_postgres: str, tmp_path: Path, stream: str
 ) -> None:
     topic = ticdc_kafka_topic(stream)
-    code, report, _ = _run(correct.run, stream, topic, postgres, tmp_path)
+    code, report, _ = _run(correct.run, stream, topic, ticdc_postgres, tmp_path)
     assert (code, report["errors"], _found(report)) == (0, 0, {})
     consumed = consume_dump(stream, None, {})[1]
     rows = sum(len(table) for table in consumed.tables.values())
@@ -222,13 +222,13 @@ def test_the_correct_consumer_passes_on_its_tables_and_its_applied_log(
 
 def test_the_examples_run_from_the_command_line(
     ticdc_kafka_topic: Callable[..., LoadedTopic],
-    postgres: str,
+    ticdc_postgres: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     topic = ticdc_kafka_topic(REPLAY)
     for example, says in ((naive, "as they came"), (correct, "redeliveries dropped")):
-        dsn = new_database(postgres, f"cli_{uuid.uuid4().hex[:10]}")
+        dsn = new_database(ticdc_postgres, f"cli_{uuid.uuid4().hex[:10]}")
         args = ["--bootstrap-servers", topic.bootstrap_servers, "--topic", topic.name]
         log = tmp_path / f"{example.__name__}.jsonl"
         more = ["--protocol", "open", "--dsn", dsn, "--applied-log", str(log)]
