@@ -133,6 +133,7 @@ class CorrectConsumer:
 
     def apply(self, up_to: int) -> None:
         """Step 3: every waiting change at or below ``up_to``, in order, in one transaction."""
+        # sorted() is stable: the rows of one message keep their order in it
         ready = sorted(w for w in self.buffer.values() if w.order[0] <= up_to)
         for waiting in ready:
             change = waiting.change
