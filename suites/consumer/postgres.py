@@ -126,6 +126,7 @@ def _start(server: _Server) -> int:
         started = server.run("pg_ctl", "-w", "-t", "30", "-l", str(log), "-o", options, "start")
         if started.returncode == 0:
             return port
+        server.run("pg_ctl", "-w", "-m", "immediate", "stop")  # one that started too late
         failure = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
         failure = failure or started.stderr
     raise PostgresUnavailableError(f"PostgreSQL did not start:\n{failure.strip()[-2000:]}")
