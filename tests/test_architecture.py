@@ -43,7 +43,7 @@ ALLOWED = {
     "suites.consumer": arrows(
         "generators reference suites.stream",
         lazy="fixtures",
-        third_party="pyarrow pyspark pytest adbc_driver_postgresql psycopg pgserver",
+        third_party="pyarrow pyspark pytest adbc_driver_postgresql",
     ),
     "suites.plugin": arrows(
         lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"
@@ -156,4 +156,33 @@ def test_the_import_check_sees_lazy_and_eager_imports(tmp_path: Path) -> None:
         ("json", False),
         ("ticdc_conformance.fixtures", False),
         ("ticdc_conformance.suites.gate", True),
+    ]
+
+
+EXAMPLE_CONSUMERS = sorted((ROOT / "examples" / "consumers").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", EXAMPLE_CONSUMERS, ids=lambda p: p.name)
+def test_the_example_consumers_use_the_kit_as_a_user_does(path: Path) -> None:
+    """Outside the package (not in the wheel): they import the kit's public decoders and forms
+    only, their siblings, and the consumer extra's clients; never its tests or internals."""
+    public = {"ticdc_conformance.reference", "ticdc_conformance.suites.consumer"}
+    siblings = {p.stem for p in EXAMPLE_CONSUMERS}
+    wrong = [
+        module
+        for module, _ in imports(path)
+        if module.split(".")[0] not in {*sys.stdlib_module_names, "__future__", "psycopg"}
+        and module.split(".")[0] not in {"confluent_kafka", *siblings}
+        and not any(module == p or module.startswith(p + ".") for p in public)
+    ]
+    assert not wrong
+    assert not any("._" in module for module, _ in imports(path)), "a private module"
+
+
+def test_no_module_of_the_kit_imports_the_examples() -> None:
+    assert not [
+        (path.name, module)
+        for path in modules()
+        for module, _ in imports(path)
+        if module.split(".")[0] == "examples" or "examples.consumers" in module
     ]

@@ -136,8 +136,22 @@ def _postgres_table(dsn: str, table: ExpectedTable) -> pa.Table | None:
         if cursor.fetchone() is None:
             return None
         cursor.execute(f"SELECT * FROM {name}")  # noqa: S608 - a quoted identifier
-        result: pa.Table = cursor.fetch_arrow_table()
-        return result
+        return _storage(cursor.fetch_arrow_table())
+
+
+def _storage(arrow: pa.Table) -> pa.Table:
+    """``arrow`` with each extension column as its storage.
+
+    The driver reads a type Arrow lacks (``numeric``) as an opaque extension over its text,
+    which Spark cannot take.
+    """
+    columns = [
+        pa.chunked_array([chunk.storage for chunk in column.chunks], column.type.storage_type)
+        if isinstance(column.type, pa.BaseExtensionType)
+        else column
+        for column in arrow.columns
+    ]
+    return pa.Table.from_arrays(columns, names=arrow.column_names)
 
 
 def rows_as_text(arrow: pa.Table) -> Iterator[dict[str, str | None]]:

@@ -15,12 +15,15 @@ whole conformance test (docs/consumers.md, "In pytest")::
 
 ``ticdc_expected_state(source, *, handle_keys=None)`` runs the reference consumer over
 ``source`` (a stream fixture id, or a dump folder or Parquet file) once per session and returns
-its ``ExpectedState``.
+its ``ExpectedState``. ``ticdc_postgres`` (session) is the DSN of a throwaway PostgreSQL on
+127.0.0.1 (``suites/consumer/postgres.py``, the consumer extra), for a consumer that writes
+one; the test is skipped, with the reason, where none can run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +32,7 @@ import pytest
 if TYPE_CHECKING:
     from ticdc_conformance.suites.consumer.expected import ExpectedState
 
-__all__ = ["ticdc_expected_state"]
+__all__ = ["ticdc_expected_state", "ticdc_postgres"]
 
 
 @pytest.fixture(scope="session")
@@ -56,3 +59,17 @@ def ticdc_expected_state(
         return made[str(source)]
 
     return expected_state
+
+
+@pytest.fixture(scope="session")
+def ticdc_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A throwaway PostgreSQL for the session: its DSN (database ``postgres``)."""
+    from ticdc_conformance.suites.consumer import postgres  # noqa: PLC0415
+
+    with contextlib.ExitStack() as stack:
+        try:
+            folder = tmp_path_factory.mktemp("postgres")
+            dsn = stack.enter_context(postgres.running_postgres(folder))
+        except postgres.PostgresUnavailableError as error:
+            pytest.skip(f"no PostgreSQL: {error}")
+        yield dsn

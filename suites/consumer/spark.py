@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pa_compute
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 from pyspark.sql import types as T  # noqa: N812 - Spark's own convention
@@ -79,7 +80,22 @@ def _read_actual(spark: SparkSession, snapshot: Snapshot, table: ExpectedTable) 
     if found is not None and found[1] == "csv":
         return spark.read.csv(str(found[0]), header=True, inferSchema=False)
     arrow = snapshot.table(table)
-    return None if arrow is None else spark.createDataFrame(arrow)
+    return None if arrow is None else spark.createDataFrame(_wall_clocks_as_text(arrow))
+
+
+def _wall_clocks_as_text(arrow: pa.Table) -> pa.Table:
+    """``arrow`` with each timestamp column without a zone as its text.
+
+    Spark takes an Arrow timestamp without a zone (PostgreSQL's ``timestamp``, a DATETIME) as
+    an instant in the session's zone, which would render it in UTC: a wall clock stays text.
+    """
+    columns = [
+        pa_compute.cast(column, pa.string())
+        if pa.types.is_timestamp(column.type) and column.type.tz is None
+        else column
+        for column in arrow.columns
+    ]
+    return pa.Table.from_arrays(columns, names=arrow.column_names)
 
 
 _SUMMARY = T.StructType(
