@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from types import TracebackType
+from types import TracebackType, UnionType
 from typing import IO, Self
 from zoneinfo import ZoneInfo
 
@@ -171,26 +171,25 @@ def _declared(column: DecodedColumn) -> str | None:
     return None if column.type_code is None else TYPE_OF_CODE.get(column.type_code)
 
 
+_BY_DECLARED = {"json": "jsonb", "datetime": "timestamp", "date": "date"}
+_BY_VALUE: tuple[tuple[type | UnionType, str], ...] = (
+    (bool | int, "numeric(20, 0)"),
+    (float, "double precision"),
+    (DecimalValue, "numeric"),
+    (bytes, "bytea"),
+)
+
+
 def column_type(column: DecodedColumn) -> str | None:
     """The PostgreSQL type of ``column`` (the module doc); ``None`` while its value is NULL."""
     declared, value = _declared(column), column.value
-    if declared == "json":
-        return "jsonb"
-    if declared == "datetime":
-        return "timestamp"
-    if declared == "date":
-        return "date"
+    if declared in _BY_DECLARED:
+        return _BY_DECLARED[declared]
     if value is None:
         return None
-    if isinstance(value, bool | int):
-        return "numeric(20, 0)"
-    if isinstance(value, float):
-        return "double precision"
-    if isinstance(value, DecimalValue):
-        return "numeric"
     if isinstance(value, TimestampValue):
         return "timestamptz" if value.zone else "timestamp"
-    return "bytea" if isinstance(value, bytes) else "text"
+    return next((kind for t, kind in _BY_VALUE if isinstance(value, t)), "text")
 
 
 def column_value(column: DecodedColumn) -> object:

@@ -64,7 +64,7 @@ def ticdc_expected_state(
 @pytest.fixture(scope="session")
 def ticdc_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A throwaway PostgreSQL for the session: its DSN (database ``postgres``)."""
-    from ticdc_conformance.suites.consumer import postgres  # noqa: PLC0415
+    from ticdc_conformance.suites.consumer import postgres
 
     with contextlib.ExitStack() as stack:
         try:
