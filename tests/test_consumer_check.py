@@ -314,8 +314,14 @@ def test_check_consumer_exit_codes(
 
 
 @pytest.mark.spark
-def test_spark_finds_what_plain_python_finds(expected: ExpectedState, tmp_path: Path) -> None:
+@pytest.mark.parametrize("judged_on", ["driver", "executors"])
+def test_spark_finds_what_plain_python_finds(
+    expected: ExpectedState, tmp_path: Path, judged_on: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ticdc_conformance.suites.consumer import spark
+
+    if judged_on == "executors":
+        monkeypatch.setattr(spark, "_DRIVER_ROWS", 1)
 
     tables = _rows(expected)
     customers = tables["shop.customers"]

@@ -1,22 +1,23 @@
 r"""The consumer check's state rules as a Spark job, for snapshots too large for Python.
 
 Per expected table, one Spark job: a full outer join of the expected rows with the consumer's
-rows on ``_key``, on the executors; the driver receives, per Spark partition, each rule's count
-and at most ``samples`` findings. The consumer's columns become text with Spark's own
-functions, rendered as ``values.actual_text`` renders them (integers and decimals by cast,
-binary as ``\x`` and hex, a zoned TIMESTAMP as its UTC text with ``Z``), so equal text is equal
-and needs no Python; only the rows left (missing, unexpected, held twice, or with an unequal
-text) go through Python, where ``values.same_value`` decides whether a difference is one of
-meaning.
+rows on ``_key``, on the executors, keeping the rows that may break a rule. When they are few
+(``_DRIVER_ROWS``), the driver takes them and judges them; else each Spark partition judges its
+own and sends each rule's count and at most ``samples`` findings. The consumer's columns become
+text with Spark's own functions, rendered as ``values.actual_text`` renders them (integers and
+decimals by cast, binary as ``\x`` and hex, a zoned TIMESTAMP as its UTC text with ``Z``), so
+equal text is equal and needs no Python; only the rows left (missing, unexpected, held twice, or
+with an unequal text) go through Python, where ``values.same_value`` decides whether a
+difference is one of meaning.
 
-Parquet and CSV snapshots are read by Spark itself; JSON Lines and PostgreSQL are read as
-Arrow (``actual.Snapshot``) and handed to Spark.
+Parquet and CSV snapshots are read by Spark itself; JSON Lines and PostgreSQL are read as Arrow
+(``actual.Snapshot``) and handed to Spark.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -105,6 +106,8 @@ _SUMMARY = T.StructType(
         T.StructField("finding", T.StringType()),
     ]
 )
+_DRIVER_ROWS = 50_000
+"""Rows left to judge that the driver takes whole; past it, the executors judge them."""
 _ARROW_SUMMARY = pa.schema([("rule", pa.string()), ("count", pa.int64()), ("finding", pa.string())])
 
 
@@ -181,26 +184,50 @@ def _judge(table: ExpectedTable, row: dict[str, Any], summary: _Summary) -> None
         summary.found("row-differs", {"key": key, "columns": differing})
 
 
-def _findings(table: ExpectedTable, samples: int) -> Any:  # noqa: ANN401 - a mapInArrow function
-    """Per Spark partition, each rule's count and first ``samples`` findings.
+def _summarize(table: ExpectedTable, rows: Iterable[dict[str, Any]], summary: _Summary) -> _Summary:
+    """The state rules over joined rows, a key held by ``n`` rows counted and compared once.
 
-    A key held by ``n`` rows comes out of the join ``n`` times (all in one partition, as the
-    join shuffles by the key): it is counted once as ``n - 1`` extra rows, and compared once.
+    A key held by ``n`` rows comes out of the join ``n`` times, all in one Spark partition (the
+    join shuffles by the key): it is ``n - 1`` extra rows, and one comparison.
     """
+    judged: set[str] = set()  # keys held more than once, already judged
+    for row in rows:
+        if (row["_copies"] or 0) > 1:
+            if row[KEY_COLUMN] in judged:
+                continue
+            judged.add(row[KEY_COLUMN])
+        _judge(table, row, summary)
+    return summary
+
+
+def _findings(table: ExpectedTable, samples: int) -> Any:  # noqa: ANN401 - a mapInArrow function
+    """Per Spark partition, each rule's count and first ``samples`` findings."""
 
     def findings(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        summary = _Summary(table, samples)
-        judged: set[str] = set()  # keys held more than once, already judged
-        for batch in batches:
-            for row in batch.to_pylist():
-                if (row["_copies"] or 0) > 1:
-                    if row[KEY_COLUMN] in judged:
-                        continue
-                    judged.add(row[KEY_COLUMN])
-                _judge(table, row, summary)
-        yield summary.batch()
+        rows = (row for batch in batches for row in batch.to_pylist())
+        yield _summarize(table, rows, _Summary(table, samples)).batch()
 
     return findings
+
+
+def _summaries(joined: DataFrame, table: ExpectedTable, samples: int) -> Iterator[_Summary]:
+    """The findings of the joined rows: judged on the driver when few, else on the executors.
+
+    A consumer that is mostly right leaves few rows to judge: they come to the driver in the
+    join's own job, and no Python worker starts. Past ``_DRIVER_ROWS`` the rows stay where they
+    are and each Spark partition sends its counts and samples.
+    """
+    few = joined.limit(_DRIVER_ROWS + 1).collect()
+    if len(few) <= _DRIVER_ROWS:
+        yield _summarize(table, (row.asDict() for row in few), _Summary(table, samples))
+        return
+    for row in joined.mapInArrow(_findings(table, samples), _SUMMARY).collect():
+        summary = _Summary(table, samples)
+        if row["finding"] is None:
+            summary.counts[row["rule"]] = row["count"]
+        else:
+            summary.kept[row["rule"]] = [row["finding"]]
+        yield summary
 
 
 def _check_table(
@@ -210,20 +237,20 @@ def _check_table(
     table: ExpectedTable,
     tally: Tally,
 ) -> None:
-    """One Spark job: the join, the suspicious rows summarized per partition, collected."""
+    """The join, its suspicious rows judged (``_summaries``), the counts and samples kept."""
     wanted = spark.read.parquet(str(expected.folder / table.file))
     tally.checked["rows"] += table.rows
     read = _read_actual(spark, snapshot, table)
     if read is None:
         _missing_table(wanted, table, tally)
         return
-    summary = _joined(wanted, read, table).mapInArrow(_findings(table, tally.samples), _SUMMARY)
     counts: dict[str, int] = {}
-    for row in summary.collect():
-        if row["finding"] is None:
-            counts[row["rule"]] = counts.get(row["rule"], 0) + row["count"]
-        else:
-            tally.keep(row["rule"], json.loads(row["finding"]))
+    for summary in _summaries(_joined(wanted, read, table), table, tally.samples):
+        for rule, count in summary.counts.items():
+            counts[rule] = counts.get(rule, 0) + count
+        for rule, kept in summary.kept.items():
+            for finding in kept:
+                tally.keep(rule, json.loads(finding))
     for rule, count in counts.items():
         tally.counts[rule] += count
     # every key the snapshot holds is expected or unexpected; a key held twice adds its copies
