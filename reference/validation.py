@@ -83,7 +83,7 @@ def finding(
     if why is None:
         return None
     return ColumnValueError(
-        f"invalid value: column {column!r} ({ctype}) value {describe(value)} {why}",
+        f"invalid value: column {column!r}: {ctype} value {describe(value)} {why}",
         column=column,
         protocol=protocol,
         part=part,
@@ -143,6 +143,6 @@ def check_row(event: RowChangedEvent, protocol: str) -> None:
             why = problem(value, ctype)
             if why is not None:
                 raise EncodeError(
-                    f"column {column.name!r} ({ctype}) value {describe(value)} {why}",
+                    f"column {column.name!r}: {ctype} value {describe(value)} {why}",
                     protocol=protocol,
                 )

@@ -158,17 +158,23 @@ def describe(value: Value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+_RANGES = {
+    (name, unsigned): integer_range(name, unsigned=unsigned)
+    for name in INTEGER_TYPES
+    for unsigned in (False, True)
+}
+
+
 def _integer(value: Value, ctype: ColumnType) -> str | None:
     if type(value) is not int:
         return "is not an integer"
     name = ctype.name
+    signed, unsigned = _RANGES[name, False], _RANGES[name, True]
     if ctype.unsigned is None:
-        if value in integer_range(name, unsigned=False) or value in integer_range(
-            name, unsigned=True
-        ):
+        if value in signed or value in unsigned:
             return None
         return f"is outside both the signed and the unsigned {name} range"
-    allowed = integer_range(name, unsigned=ctype.unsigned)
+    allowed = unsigned if ctype.unsigned else signed
     if value in allowed:
         return None
     return f"is outside {allowed.start}..{allowed.stop - 1}"
@@ -323,6 +329,8 @@ def _text(value: Value, ctype: ColumnType) -> str | None:
         return None if ctype.raw_text else "is not valid UTF-8 text"
     if not isinstance(value, str):
         return "is not text"
+    if value.isascii():
+        return None
     try:
         value.encode()
     except UnicodeEncodeError:

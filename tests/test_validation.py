@@ -176,3 +176,34 @@ def test_decode_refuses_invalid_values_and_prints_them_with_lenient() -> None:
                                                      ["warning", " line 2"],
                                                      ["warning", " line 3"]]  # fmt: skip
     assert "2024-13-45" in warnings[1]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "raw"),
+    [("open", b'{"u":{"c":{"t":5,"f":1,"v":1' + b"0" * 400 + b"}}}"),
+     ("debezium", b'{"payload":{"after":{"c":1' + b"0" * 400 + b"}}}")],
+)  # fmt: skip
+def test_a_401_digit_double_is_a_decode_error(protocol: str, raw: bytes) -> None:
+    # found by the fuzz harness: float() of the integer overflowed (OverflowError)
+    if protocol == "open":
+        [message] = CASES["open", "invalid-double"]
+        key, value = message.key, len(raw).to_bytes(8, "big") + raw
+    else:
+        [message] = CASES["debezium", "invalid-double"]
+        key = message.key
+        assert b'"c":1e400' in (message.value or b"")
+        value = (message.value or b"").replace(b'"c":1e400', b'"c":1' + b"0" * 400)
+    with pytest.raises(DecodeError) as raised:
+        decode_messages(protocol, [Message(key=key, value=value)])
+    assert not isinstance(raised.value, InvalidValueError)
+    assert "22 digits" in str(raised.value) or "double range" in str(raised.value)
+
+
+def test_go_writes_doubles_below_1e21_as_integers() -> None:
+    [message] = CASES["open", "invalid-double"]
+    raw = b'{"u":{"c":{"t":5,"f":1,"v":100000000000000000000}}}'
+    value = len(raw).to_bytes(8, "big") + raw
+    [row] = decode_messages("open", [Message(key=message.key, value=value)])
+    assert isinstance(row, DecodedRow)
+    assert row.after is not None
+    assert row.after[0].value == 1e20

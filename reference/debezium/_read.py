@@ -173,7 +173,10 @@ def _int(bits: int, raw: Json, field: JsonObject, tidb: str | None) -> tuple[Val
 def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
     if type(raw) is not int and type(raw) is not float:
         raise ValueError("expected a JSON number")
-    number = float(raw)
+    try:
+        number = float(raw)
+    except OverflowError:  # an integer of hundreds of digits: no double, no TiCDC value
+        raise ValueError("a number beyond the double range") from None
     if field.get("type") == "float" or tidb in ("double", "double unsigned", "float"):
         return number, None
     return number, "decimal-as-double" if tidb == "decimal" else "double-or-decimal"

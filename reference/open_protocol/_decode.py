@@ -36,6 +36,7 @@ from ticdc_conformance.reference.open_protocol._columns import (
 )
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 from ticdc_conformance.reference.validation import code_type, finding, raise_findings
+from ticdc_conformance.reference.validity import problem
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["Entry", "decode"]
@@ -367,7 +368,7 @@ def _findings(
         for member, image in ((before, event.before), ("u", event.after)):
             for column in image or ():
                 ctype = code_type(column.type_code, column.flags)
-                if ctype is None:
+                if ctype is None or problem(column.value, ctype) is None:
                     continue
                 error = finding(
                     column.name, ctype, column.value, protocol=PROTOCOL,
