@@ -55,7 +55,7 @@ def _messages(args: argparse.Namespace) -> Iterator[tuple[str, Message | FormErr
 
 
 def _decode(args: argparse.Namespace, out: IO[str]) -> int:
-    decoder = PartitionDecoder(args.protocol)
+    decoder = PartitionDecoder(args.protocol, lenient=args.lenient)
     status = ExitCode.OK
     places: dict[int, str] = {}
     for index, (where, item) in enumerate(_messages(args)):
@@ -70,6 +70,9 @@ def _decode(args: argparse.Namespace, out: IO[str]) -> int:
             print(f"error: {where}: {error}", file=sys.stderr)
             status = ExitCode.FAILURE
             continue
+        for warning in decoder.warnings:
+            print(f"warning: {places[warning.message_index]}: {warning}", file=sys.stderr)
+        decoder.warnings.clear()
         for event in events:
             emit(write_decoded_event(event), out)
     for unresolved in decoder.unresolved():  # every message is accounted for
@@ -139,7 +142,9 @@ def add_parsers(commands: Commands) -> None:
         "--value-file) and write decoded events as JSON Lines. An invalid message prints "
         "one line on stderr with its location and nothing on stdout; the others are still "
         "decoded, and the exit status is 1. Simple rows are typed by the schemas of earlier "
-        "BOOTSTRAP and DDL messages; a row whose schema never arrives is reported at the end.",
+        "BOOTSTRAP and DDL messages; a row whose schema never arrives is reported at the end. "
+        "A value TiCDC cannot have written for its column type (docs/errors.md) makes its "
+        "message invalid, unless --lenient.",
     )
     decode.add_argument("--protocol", required=True, choices=PROTOCOLS, help="wire protocol")
     decode.add_argument("--key-file", help="raw Kafka key bytes of one message")
@@ -151,6 +156,12 @@ def add_parsers(commands: Commands) -> None:
         metavar="N",
         help="the largest message (key plus value) a line may carry, as TiCDC's sink option "
         "(default 10485760); a longer line is reported and skipped without being held",
+    )
+    decode.add_argument(
+        "--lenient",
+        action="store_true",
+        help="decode messages holding invalid values anyway: print their events, and one "
+        "warning line per invalid value on stderr (the exit status stays 0 for them)",
     )
     decode.set_defaults(handler=_decode)
 

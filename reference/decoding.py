@@ -6,6 +6,11 @@ decoder, and a row whose schema never comes is held, then never typed. ``Partiti
 hides the difference; at the end ``unresolved`` names every row that was never typed, as a
 ``DecodeError`` at the index of the message that carried it, so that a tool accounts for
 every message it read.
+
+Values TiCDC cannot have written for their column type (``validity``) make a message invalid
+like any other fault. A lenient decoder (``lenient=True``) decodes such a message anyway and
+keeps each invalid value as a warning (``warnings``), a ``DecodeError`` naming the column,
+its type and the value with its location (docs/errors.md, "Invalid values").
 """
 
 from __future__ import annotations
@@ -16,22 +21,36 @@ from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.decoded import DecodedEvent
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.message import Message, SchemaCodec
+from ticdc_conformance.reference.validation import InvalidValueError
 
-__all__ = ["PartitionDecoder", "decode_messages"]
+__all__ = ["PartitionDecoder", "decode_leniently", "decode_messages"]
 
 
 class PartitionDecoder:
     """Decodes the messages of one Kafka partition (or one case) in order."""
 
-    def __init__(self, protocol: str) -> None:
+    def __init__(self, protocol: str, *, lenient: bool = False) -> None:
         self.protocol = protocol
+        self.lenient = lenient
+        self.warnings: list[DecodeError] = []
+        """Invalid values a lenient decoder decoded anyway, in message order."""
         codec = CODECS[protocol]
         self._stream = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
         self._decode = codec.decode if self._stream is None else self._stream.feed
 
     def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
-        """The events of ``message`` a consumer has now; raise only ``DecodeError``."""
-        return self._decode(message, message_index=message_index)
+        """The events of ``message`` a consumer has now; raise only ``DecodeError``.
+
+        Lenient: a message whose only faults are invalid values gives its events, and each
+        invalid value is added to ``warnings``.
+        """
+        try:
+            return self._decode(message, message_index=message_index)
+        except InvalidValueError as error:
+            if not self.lenient:
+                raise
+            self.warnings.extend(error.findings)
+            return error.events
 
     def unresolved(self) -> list[DecodeError]:
         """Rows held back or rejected so far, each as an error at its message's index."""
@@ -57,3 +76,14 @@ def decode_messages(protocol: str, messages: Iterable[Message]) -> list[DecodedE
     for error in decoder.unresolved():
         raise error
     return events
+
+
+def decode_leniently(
+    protocol: str, messages: Iterable[Message]
+) -> tuple[list[DecodedEvent], list[DecodeError]]:
+    """``decode_messages`` that decodes invalid values anyway: the events and the warnings."""
+    decoder = PartitionDecoder(protocol, lenient=True)
+    events = [e for i, m in enumerate(messages) for e in decoder.decode(m, message_index=i)]
+    for error in decoder.unresolved():
+        raise error
+    return events, decoder.warnings

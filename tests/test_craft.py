@@ -241,7 +241,7 @@ ODD = TableInfo(schema="s", name="o", columns=(
       "no handle-key column"),
      ([event(TableInfo(schema="s", name="v", columns=ODD.columns[:1]), "insert", after=(None,))], {},
       "no stored column"),
-     ([event(VARCHAR_PK, "insert", after=("a", 1))], {}, "column 'b': expected text or bytes"),
+     ([event(VARCHAR_PK, "insert", after=("a", 1))], {}, "column 'b': varchar(10) value 1 is not text"),
      ([event(TableInfo(schema="s", name="p", partition_id=2**63, columns=ODD.columns), "insert", after=(None, 1))],
       {}, "partition id 9223372036854775808 is not an int64")],
 )  # fmt: skip

@@ -8,6 +8,7 @@ and Go's time functions, not taken from the encoder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 
@@ -24,6 +25,7 @@ from ticdc_conformance.reference import (
     Value,
     debezium,
 )
+from ticdc_conformance.reference.validation import unchecked_values
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,9 @@ def encode_one(case: Case, *, extension: bool = True) -> tuple[dict[str, object]
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_type(case: Case) -> None:
-    schema, value, decoded = encode_one(case)
+    # a bitmask naming no member is no value TiDB holds: the encoder must be told to write it
+    with unchecked_values() if case.name == "set-invalid" else contextlib.nullcontext():
+        schema, value, decoded = encode_one(case)
     tidb_type = case.tidb_type or case.column.type
     expected = {"tidb_type": tidb_type, **case.schema, "field": "c"}
     assert list(schema.items()) == list(expected.items())  # member order too

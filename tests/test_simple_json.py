@@ -121,9 +121,9 @@ def test_stateless_decode_keeps_the_wire_text() -> None:
 @pytest.mark.parametrize(
     ("column", "value", "problem"),
     [
-        (C(name="c", type="tinyint"), 128, "does not fit"),
-        (C(name="c", type="int", unsigned=True), -1, "does not fit"),
-        (C(name="c", type="decimal"), "1.5", "expected a decimal"),
+        (C(name="c", type="tinyint"), 128, "outside -128..127"),
+        (C(name="c", type="int", unsigned=True), -1, "outside 0..4294967295"),
+        (C(name="c", type="decimal"), "1.5", "is not a decimal"),
         (C(name="c", type="timestamp"), TimestampValue("2021-01-02 00:00:00", "Asia/Shanghai"), "rendered in Asia/Shanghai"),
         (C(name="c", type="geometry"), "POINT(1 1)", "cannot hold"),
         (C(name="c", type="null"), 1, "cannot hold"),

@@ -56,6 +56,9 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.validation import code_type, finding, raise_findings
+from ticdc_conformance.reference.validity import ColumnType, problem
+from ticdc_conformance.reference.values import Value
 
 __all__ = ["decode"]
 
@@ -149,7 +152,13 @@ def _headers(value: Buffer, start: int, end: int, count: int, terms: _Terms) -> 
     return _Headers(start, ts, kinds, partitions, schemas, tables)
 
 
-def _group(value: Buffer, start: int, end: int, terms: _Terms) -> tuple[int, list[DecodedColumn]]:
+_Found = list[tuple[str, ColumnType, Value, int]]
+"""Invalid values of a message: column, its type, the value and the value's byte offset."""
+
+
+def _group(
+    value: Buffer, start: int, end: int, terms: _Terms, found: _Found
+) -> tuple[int, list[DecodedColumn]]:
     kind = value[start]
     if kind not in (NEW_GROUP, OLD_GROUP):
         fail(f"column group type {kind}; 1 new, 2 old", start)
@@ -173,13 +182,16 @@ def _group(value: Buffer, start: int, end: int, terms: _Terms) -> tuple[int, lis
             decoded = decode_value(type_code, data, flag)
         except ValueError as error:
             fail(f"column {name!r}: {error}", data_at)
+        ctype = code_type(type_code, flag)
+        if ctype is not None and problem(decoded, ctype) is not None:
+            found.append((name, ctype, decoded, data_at))
         columns.append(DecodedColumn(name, decoded, type_code, flag, bool(flag & HANDLE_KEY_FLAG)))
         data_at += len(data or b"")
     return kind, columns
 
 
 def _row_groups(
-    value: Buffer, start: int, sizes: Sequence[int], body_end: int, terms: _Terms
+    value: Buffer, start: int, sizes: Sequence[int], body_end: int, terms: _Terms, *, found: _Found
 ) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
     if sum(sizes) != body_end - start:
         fail(f"column groups of {sum(sizes)} bytes in a body of {body_end - start}", start)
@@ -189,7 +201,7 @@ def _row_groups(
     for size in sizes:
         if size <= 0:
             fail(f"a column group of {size} bytes", position)
-        kind, columns = _group(value, position, position + size, terms)
+        kind, columns = _group(value, position, position + size, terms, found)
         kinds.append(kind)
         groups[kind] = tuple(columns)
         position += size
@@ -207,6 +219,7 @@ class _Message:
     headers: _Headers
     tables: list[list[int]]
     terms: _Terms
+    found: _Found
 
 
 def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
@@ -214,7 +227,9 @@ def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
     schema, table = headers.schemas[i], headers.tables[i]
     if schema is None or table is None:
         fail(f"row {i} has no schema or table name", headers.start)
-    op, groups = _row_groups(message.value, start, message.tables[2 + i], end, message.terms)
+    op, groups = _row_groups(
+        message.value, start, message.tables[2 + i], end, message.terms, found=message.found
+    )
     partition = headers.partitions[i]
     return DecodedRow(
         commit_ts=headers.commit_ts[i],
@@ -267,7 +282,7 @@ _EVENTS: dict[int, Callable[[_Message, int, int, int], DecodedEvent]] = {
 """Header event type → the reader of its body (§3.2)."""
 
 
-def _decode(value: Buffer) -> list[DecodedEvent]:
+def _decode(value: Buffer, found: _Found) -> list[DecodedEvent]:
     version, header_start = read_uvarint(value, 0)
     if version != 1:
         fail(f"version {version}, only version 1 exists", 0)
@@ -291,7 +306,7 @@ def _decode(value: Buffer) -> list[DecodedEvent]:
     rows = headers.kinds.count(ROW)
     if len(tables) != 2 + rows:
         fail(f"{len(tables) - 2} column-group size tables for {rows} rows", tables_start)
-    message = _Message(value, headers, tables, terms)
+    message = _Message(value, headers, tables, terms, found)
     events: list[DecodedEvent] = []
     position = bodies_start
     for i, size in enumerate(body_sizes):
@@ -309,8 +324,9 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             "a Craft message has no key (TiCDC sends nil)", protocol=PROTOCOL, part="key",
             offset=0, message_index=message_index,
         )  # fmt: skip
+    found: _Found = []
     try:
-        return _decode(message.value or b"")
+        events = _decode(message.value or b"", found)
     except DecodeError as error:
         if message_index == 0:
             raise
@@ -318,3 +334,9 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             error.reason, protocol=PROTOCOL, part=error.part, offset=error.offset,
             message_index=message_index,
         ) from None  # fmt: skip
+    findings = [
+        finding(name, ctype, value, protocol=PROTOCOL, message_index=message_index, offset=at)
+        for name, ctype, value, at in found
+    ]
+    raise_findings([error for error in findings if error is not None], events)
+    return events

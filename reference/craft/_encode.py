@@ -32,6 +32,7 @@ from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChanged
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import INT64
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["encode", "estimated_size"]
@@ -232,6 +233,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
+                check_row(event, PROTOCOL)
                 row = _row(event, config)
                 batch.rows.append(row)
                 batch.size += row.estimated_size()

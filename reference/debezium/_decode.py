@@ -17,7 +17,7 @@ from typing import NoReturn
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._config import PROTOCOL
 from ticdc_conformance.reference.debezium._ddl_read import read_table_change
-from ticdc_conformance.reference.debezium._read import read_column
+from ticdc_conformance.reference.debezium._read import field_type, read_column
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
     DecodedDDL,
@@ -30,6 +30,7 @@ from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Token, Wording
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import UINT64
+from ticdc_conformance.reference.validation import finding, raise_findings
 
 __all__ = ["decode"]
 
@@ -57,11 +58,13 @@ _json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
 class _Doc:
     """One JSON document (key or value) and what its errors must name."""
 
-    __slots__ = ("message_index", "part")
+    __slots__ = ("found", "message_index", "part")
 
     def __init__(self, part: Part, message_index: int) -> None:
         self.part: Part = part
         self.message_index = message_index
+        self.found: list[DecodeError] = []
+        """Invalid values, each a finding (``validation``)."""
 
     def fail(self, reason: str, *tokens: Token) -> NoReturn:
         """Reject the member at path ``tokens``."""
@@ -169,12 +172,32 @@ def _image(
                     doc.fail("column not declared in the schema", "payload", image, name)
                 field, declared = {}, (fields, placeholders - 1)
         try:
-            columns.append(
-                read_column(name, value, field, None if handle is None else name in handle)
-            )
+            column = read_column(name, value, field, None if handle is None else name in handle)
         except ValueError as error:
             doc.fail(str(error), "payload", image, name)
+        columns.append(column)
+        ctype = None
+        if field is not None and not _raw_default(field, column):
+            ctype = field_type(field, column.mysql_type)
+        invalid = None if ctype is None else finding(
+            name, ctype, column.value, protocol=PROTOCOL, message_index=doc.message_index,
+            path=("payload", image, name),
+        )  # fmt: skip
+        if invalid is not None:
+            doc.found.append(invalid)
     return tuple(columns)
+
+
+def _raw_default(field: JsonObject, column: DecodedColumn) -> bool:
+    """Whether TiCDC may have written ``column`` as the column default it holds unconverted.
+
+    A NULL is written as the column's default (§5.3), which TiCDC does not convert: a YEAR
+    default ``5`` stays 5 while the schema says 2005. Such a value is not checked.
+    """
+    if column.ambiguity == "null-or-default":
+        return True
+    value = column.value
+    return "default" in field and column.mysql_type == "year" and type(value) is int and value < 100
 
 
 def _row(
@@ -248,7 +271,9 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             return [DecodedResolved(commit_ts=commit_ts, cluster_id=cluster)]
         if type(op) is not str or op not in _OPS:
             doc.fail("op must be c, r, u, d or m", "payload", "op")
-        return [_row(op, payload, schema, key, doc)]
+        events: list[DecodedEvent] = [_row(op, payload, schema, key, doc)]
+        raise_findings(doc.found, events)
+        return events
     if "ddl" in payload:
         return [_ddl(payload, doc)]
     return doc.fail("payload has neither op (row, WATERMARK) nor ddl (DDL)", "payload")

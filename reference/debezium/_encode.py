@@ -28,6 +28,7 @@ from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo
+from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["encode"]
@@ -153,6 +154,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
+                check_row(event, PROTOCOL)
                 flags = event.table.column_flags(config.profile)
                 key = dump(_row_key(event, flags, config))
                 value = dump(_row_value(event, flags, config))

@@ -25,6 +25,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from ticdc_conformance.reference._gojson import from_json_text
@@ -37,9 +38,10 @@ from ticdc_conformance.reference.debezium._temporal import (
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
 from ticdc_conformance.reference.mysql import TYPE_CODES, MySQLType, type_named
+from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "read_column", "split_allowed"]
+__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "field_type", "read_column", "split_allowed"]
 
 Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
 """(payload value, field schema, tidb_type) → the value and its ambiguity."""
@@ -171,7 +173,10 @@ def _int(bits: int, raw: Json, field: JsonObject, tidb: str | None) -> tuple[Val
 def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
     if type(raw) is not int and type(raw) is not float:
         raise ValueError("expected a JSON number")
-    number = float(raw)
+    try:
+        number = float(raw)
+    except OverflowError:  # an integer of hundreds of digits: no double, no TiCDC value
+        raise ValueError("a number beyond the double range") from None
     if field.get("type") == "float" or tidb in ("double", "double unsigned", "float"):
         return number, None
     return number, "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
@@ -268,3 +273,26 @@ def read_column(
         ambiguity = "null-or-default"
     type_code = None if known is None else TYPE_CODES[known]
     return DecodedColumn(name, value, type_code, None, handle_key, mysql_type, ambiguity)
+
+
+def field_type(field: JsonObject, mysql_type: str | None) -> ColumnType | None:
+    """The column type a field schema states: ``tidb_type`` or the logical type, Bits length.
+
+    ``tidb_type`` names ``unsigned`` for every unsigned integer (§5.3). jsoniter copies text
+    that is not UTF-8 raw, so such text is valid here.
+    """
+    if mysql_type is None:
+        return None
+    ctype = ColumnType.of_name(mysql_type, raw_text=True)
+    if ctype is None:
+        return None
+    if ctype.name == "bit":
+        parameters = field.get("parameters")
+        width = parameters.get("length") if type(parameters) is dict else None
+        length = 1 if field.get("type") == "boolean" else None
+        if type(width) is str and width.isdigit() and len(width) < 4:
+            length = int(width)
+        return replace(ctype, length=length)
+    if ctype.unsigned is None:
+        return replace(ctype, unsigned=False)
+    return ctype

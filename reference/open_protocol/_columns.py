@@ -90,6 +90,8 @@ def _read_float(raw: Json, flags: int | None) -> Value:
     if type(raw) is float:
         return raw
     if type(raw) is int:  # Go prints 2.0 as 2
+        if not -(10**21) < raw < 10**21:  # Go writes 1e21 and above with an exponent (§1.4)
+            raise ValueError("an integer of 22 digits or more, which Go never writes for a float")
         return float(raw)
     raise ValueError("expected a JSON number")
 

@@ -35,6 +35,8 @@ from ticdc_conformance.reference.open_protocol._columns import (
     read_value,
 )
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
+from ticdc_conformance.reference.validation import code_type, finding, raise_findings
+from ticdc_conformance.reference.validity import problem
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["Entry", "decode"]
@@ -327,6 +329,7 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             offset=0, message_index=message_index,
         )  # fmt: skip
     events: list[DecodedEvent] = []
+    entries: list[int] = []
     key_position, value_position = 8, 0
     while key_position < len(key):
         key_entry = Entry("key", key_position + 8, message_index)
@@ -337,6 +340,7 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
                 protocol=PROTOCOL, part="value", offset=value_position, message_index=message_index,
             )  # fmt: skip
         value_entry = Entry("value", value_position + 8, message_index)
+        entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
         parsed_key = _check_key(key_entry.parse(key_json), key_entry)
         events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
@@ -345,4 +349,35 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
             "value has more entries than the key", protocol=PROTOCOL, part="value",
             offset=value_position, message_index=message_index,
         )  # fmt: skip
+    raise_findings(_findings(events, entries, message_index), events)
     return events
+
+
+def _findings(
+    events: list[DecodedEvent], entries: list[int], message_index: int
+) -> list[DecodeError]:
+    """Every value TiCDC cannot have written for its column's type code and flags (§2.5).
+
+    The new architecture copies text that is not UTF-8 raw (§2.5), so such text is valid.
+    A column without ``f`` (TiCDC's 2020 batches) is not checked: ``v`` passes through as it
+    is, and TiCDC's own test batches of that time hold synthetic values ("aa" in a TINYINT).
+    """
+    found: list[DecodeError] = []
+    for event, offset in zip(events, entries, strict=True):
+        if type(event) is not DecodedRow:
+            continue
+        before = "d" if event.op == "delete" else "p"
+        for member, image in ((before, event.before), ("u", event.after)):
+            for column in image or ():
+                if column.flags is None:  # a 2020 column without f: see the docstring
+                    continue
+                ctype = code_type(column.type_code, column.flags)
+                if ctype is None or problem(column.value, ctype) is None:
+                    continue
+                error = finding(
+                    column.name, ctype, column.value, protocol=PROTOCOL,
+                    message_index=message_index, offset=offset, path=(member, column.name, "v"),
+                )  # fmt: skip
+                if error is not None:
+                    found.append(error)
+    return found

@@ -22,6 +22,7 @@ from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObjec
 from ticdc_conformance.reference.open_protocol._columns import write_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL, Config
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import TimestampValue, Value, string_bytes
 
 __all__ = ["encode"]
@@ -273,6 +274,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
+                check_row(event, PROTOCOL)
                 key, value, claim_check = _fit_row(event, config)
                 if batch is not None and not batch.fits(key, value, config):
                     messages.append(batch.message())

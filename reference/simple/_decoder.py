@@ -40,6 +40,9 @@ from ticdc_conformance.reference.simple._config import EncodingFormat
 from ticdc_conformance.reference.simple._values import read_value, untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.tables import TableInfo
+from ticdc_conformance.reference.validation import finding, info_type, raise_findings
+from ticdc_conformance.reference.validity import problem
+from ticdc_conformance.reference.values import Value
 
 __all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
 
@@ -146,7 +149,14 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
-def _typed(wire: Wire, table: TableInfo, avro: bool, fail: Fail) -> DecodedRow:
+def _typed(
+    wire: Wire, table: TableInfo, avro: bool, fail: Fail, found: list[tuple[str, str, Value]]
+) -> DecodedRow:
+    """The row typed by ``table``; every value its column cannot hold goes to ``found``.
+
+    Go's ``encoding/json`` writes text that is not UTF-8 as U+FFFD, goavro copies it raw
+    (§4.3, §4.8): such text is invalid in JSON only.
+    """
     images: list[tuple[DecodedColumn, ...] | None] = []
     for member, columns in (("old", wire.old), ("data", wire.data)):
         if columns is None:
@@ -165,6 +175,8 @@ def _typed(wire: Wire, table: TableInfo, avro: bool, fail: Fail) -> DecodedRow:
                 value = read_value(column, raw[column.name], avro=avro)
             except ValueError as error:
                 fail(f"{column.type}: {error}", (member, column.name))
+            if value is not None and problem(value, info_type(column, raw_text=avro)):
+                found.append((member, column.name, value))
             typed.append(DecodedColumn(column.name, value, mysql_type=column.type))
         images.append(tuple(typed))
     return _row(wire, images[0], images[1])
@@ -208,7 +220,13 @@ class SimpleDecoder:
         self._schemas.setdefault((table.schema, table.name, table.schema_version or 0), table)
 
     def _resolve(
-        self, wire: Wire, table: TableInfo, message_index: int, *, released: bool
+        self,
+        wire: Wire,
+        table: TableInfo,
+        message_index: int,
+        found: list[DecodeError],
+        *,
+        released: bool,
     ) -> DecodedRow | None:
         def fail(reason: str, path: Path) -> NoReturn:
             raise DecodeError(reason, protocol=f"simple-{self.encoding}", part="value",
@@ -220,8 +238,10 @@ class SimpleDecoder:
                         schema_version=wire.schema_version, reason=reason)
             )  # fmt: skip
 
+        avro = self.encoding == "avro"
+        invalid: list[tuple[str, str, Value]] = []
         try:
-            row = _typed(wire, table, self.encoding == "avro", fail)
+            row = _typed(wire, table, avro, fail, invalid)
         except DecodeError as error:
             if not released:
                 raise
@@ -232,6 +252,15 @@ class SimpleDecoder:
             if problems:
                 reject("checksum: " + "; ".join(problems))
                 return None
+        columns = {column.name: column for column in table.columns}
+        for member, name, value in invalid:
+            bad = finding(
+                name, info_type(columns[name], raw_text=avro), value,
+                protocol=f"simple-{self.encoding}", message_index=message_index,
+                path=(member, name),
+            )  # fmt: skip
+            if bad is not None:
+                found.append(bad)
         return row
 
     def feed(self, message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
@@ -241,13 +270,16 @@ class SimpleDecoder:
         DML's values do not fit its already known schema.
         """
         wire = parse(message, self.encoding, message_index)
+        found: list[DecodeError] = []
         if wire.kind == "DML":
             table = self.table_info(wire.database, wire.table, wire.schema_version)
             if table is None:
                 self._held.append((message_index, wire))
                 return []
-            row = self._resolve(wire, table, message_index, released=False)
-            return [] if row is None else [row]
+            row = self._resolve(wire, table, message_index, found, released=False)
+            rows: list[DecodedEvent] = [] if row is None else [row]
+            raise_findings(found, rows)
+            return rows
         events = [_schema_event(wire)]
         self._remember(wire.table_schema)
         self._remember(wire.pre_table_schema)
@@ -256,7 +288,8 @@ class SimpleDecoder:
             table = self.table_info(held.database, held.table, held.schema_version)
             if table is None:
                 still_held.append((index, held))
-            elif (row := self._resolve(held, table, index, released=True)) is not None:
+            elif (row := self._resolve(held, table, index, found, released=True)) is not None:
                 events.append(row)
         self._held = still_held
+        raise_findings(found, events)
         return events

@@ -27,6 +27,7 @@ from ticdc_conformance.reference.simple._checksum import Checksum, row_checksum
 from ticdc_conformance.reference.simple._config import PROTOCOL, Config, EncodingFormat
 from ticdc_conformance.reference.simple._schema import ddl_kind
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, TableInfo
+from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import TimestampValue, Value
 
 __all__ = ["encode", "encode_bootstrap", "event_checksum"]
@@ -138,6 +139,7 @@ def encode(
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
+                check_row(event, protocol)
                 messages.append(_encode_row(event, config, encoding))
             elif isinstance(event, DDLEvent):
                 kind = ddl_kind(event.ddl_type, config.profile)

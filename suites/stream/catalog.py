@@ -35,6 +35,8 @@ class Rule:
 _CATALOG = (
     Rule(id="undecodable", severity="error", section="§2-§5",
          description="every message decodes with the protocol's reference decoder"),
+    Rule(id="invalid-value", severity="error", section="§1.1",
+         description="every value is one TiCDC can have written for its column type"),
     Rule(id="watermark-monotonic", severity="error", section="§6.2",
          description="a partition's watermarks (resolved ts) never go back"),
     Rule(id="row-after-watermark", severity="error", section="§6.2",

@@ -10,6 +10,9 @@ alone checks a small dump (``check_records``).
 Per partition, in offset order:
 
 * every message decodes (``undecodable`` otherwise; Simple with the partition's schema state);
+* every value fits its column type (``invalid-value``, one finding per message naming its
+  columns, docs/errors.md): such a message still counts as decoded, and its events, decoded
+  leniently, go through the other rules;
 * watermarks never go back (``watermark-monotonic``, §6.2: a checkpoint promises everything
   at or below it is written);
 * a row message at or below the partition's last watermark after it is an at-least-once
@@ -48,6 +51,7 @@ from ticdc_conformance.reference.dispatch import (
 from ticdc_conformance.reference.losses import replaced_text_types
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.validation import InvalidValueError
 from ticdc_conformance.suites.stream.catalog import (
     RULES,
     Broadcast,
@@ -111,7 +115,19 @@ class PartitionChecker:
         self._max_batch = settings.max_batch_size
         self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
 
-    def _decode(self, message: Message, offset: int) -> list[DecodedEvent]:
+    def _decode(
+        self, message: Message, offset: int
+    ) -> tuple[list[DecodedEvent], InvalidValueError | None]:
+        """The message's events, and its invalid values (its events then decoded leniently)."""
+        try:
+            return self._decoded(message, offset), None
+        except InvalidValueError as error:
+            events = list(error.events)
+            if self._stateful is not None and events and not isinstance(events[0], DecodedRow):
+                events = events[:1]
+            return events, error
+
+    def _decoded(self, message: Message, offset: int) -> list[DecodedEvent]:
         if self._stateful is None:
             return list(self._codec.decode(message, message_index=offset))
         events = list(self._stateful.feed(message, message_index=offset))
@@ -134,7 +150,7 @@ class PartitionChecker:
         message = Message(key=key, value=value)
         oversized = len(key or b"") + len(value or b"") + RECORD_OVERHEAD > self._max_bytes
         try:
-            events = self._decode(message, offset)
+            events, invalid = self._decode(message, offset)
         except DecodeError as error:
             if oversized:
                 yield self._finding("message-size", offset, key, None, "over max-message-bytes")
@@ -146,6 +162,8 @@ class PartitionChecker:
             yield self._finding("message-size", offset, key, min(stamps, default=None),
                                 "over max-message-bytes")  # fmt: skip
         self.decoded += 1
+        if invalid is not None:
+            yield self._invalid_found(offset, key, events, invalid)
         rows: list[DecodedRow] = []
         for event in events:
             if isinstance(event, DecodedRow):
@@ -157,6 +175,14 @@ class PartitionChecker:
                                 commit_ts=event.commit_ts, ident=event.query)  # fmt: skip
         if rows:
             yield from self._rows(offset, key, value, rows)
+
+    def _invalid_found(
+        self, offset: int, key: bytes | None, events: list[DecodedEvent], error: InvalidValueError
+    ) -> Finding:
+        stamps = [e.commit_ts for e in events if e.commit_ts]
+        columns = sorted({getattr(f, "column", None) or "?" for f in error.findings})
+        detail = f"columns {', '.join(columns)}: {error}"
+        return self._finding("invalid-value", offset, key, min(stamps, default=None), detail)
 
     def _finding(
         self, rule: str, offset: int | None, key: bytes | None, ts: int | None, detail: str
