@@ -16,8 +16,9 @@ Rules (docs/canal-json.md; TiCDC's reader is ``canal_json_decoder.go`` and
   naming a column ``data`` lacks is an error.
 * Values are read by the type ``mysqlType`` names (its first word): binary strings from
   ISO-8859-1 text to bytes, integer types (YEAR, BIT, ENUM and SET included) as integers,
-  FLOAT as the nearest float32, DOUBLE as a float, DECIMAL as ``DecimalValue``, TIMESTAMP as
-  ``TimestampValue`` without a zone, everything else as text.
+  FLOAT and DOUBLE as the float their digits name (FLOAT's are its shortest float32 digits),
+  DECIMAL as ``DecimalValue``, TIMESTAMP as ``TimestampValue`` without a zone, everything
+  else as text.
 * ``commit_ts`` is ``_tidb.commitTs``; without the TiDB extension the message carries only
   ``es`` (milliseconds), so it is ``None``. ``_tidb.onlyHandleKey`` and
   ``_tidb.claimCheckLocation`` mark large-message rows.
@@ -28,7 +29,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import struct
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -103,10 +103,6 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not a JSON value")
 
 
-def _float32(x: float) -> float:
-    return float(struct.unpack("<f", struct.pack("<f", x))[0])
-
-
 def _value(reader: _Reader, text: Json, mysql_type: str, path: Path) -> Value:
     """A column's value from its JSON text (module rules)."""
     if text is None:
@@ -129,7 +125,7 @@ def _value(reader: _Reader, text: Json, mysql_type: str, path: Path) -> Value:
         number_f = float(text) if _FLOAT.fullmatch(text) else math.nan
         if not math.isfinite(number_f):
             reader.fail(f"not a {mysql_type} value: {text[:40]!r}", path)
-        return _float32(number_f) if name == "float" else number_f
+        return number_f
     try:
         if name == "decimal":
             return DecimalValue(text)
