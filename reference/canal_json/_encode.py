@@ -22,6 +22,8 @@ pingcap/ticdc; docs/canal-json.md):
   value with claim-check-raw-value) and the message keeps the handle-key columns and
   ``"claimCheckLocation"``. With only handle-key columns left and none of them in the row,
   ``mysqlType`` is ``{}`` in tiflow and ``null`` in ticdc.
+* goccy/go-json leaves out a zero ``commitTs`` or ``watermarkTs`` (``omitempty``), which
+  leaves ``"_tidb":{}``.
 * A DDL is ``{"id":0,"database","table","pkNames":null,"isDdl":true,"type","es","ts","sql",
   "sqlType":null,"mysqlType":null,"data":null,"old":null}`` plus ``_tidb.commitTs``; its
   ``type`` comes from the DDL's ActionType (``DDL_TYPES``; QUERY otherwise).
@@ -199,7 +201,7 @@ def _encode_row(event: RowChangedEvent, config: Config) -> Message:
 
 def _control(
     config: Config, *, schema: str, table: str, is_ddl: bool, kind: str, ts: int, query: str,
-    extension: str,
+    extension: str | None,
 ) -> Message:  # fmt: skip
     members = [
         '"id":0', f'"database":{quote(schema)}', f'"table":{quote(table)}', '"pkNames":null',
@@ -207,20 +209,20 @@ def _control(
         f'"ts":{config.now_ms()}', f'"sql":{quote(query)}', '"sqlType":null',
         '"mysqlType":null', '"data":null', '"old":null',
     ]  # fmt: skip
-    if extension:
+    if extension is not None:
         members.append(f'"_tidb":{{{extension}}}')
     return Message(key=None, value=_to_bytes("{" + ",".join(members) + "}"))
 
 
 def _encode_ddl(event: DDLEvent, config: Config) -> Message:
     # goccy/go-json omits a zero commitTs (omitempty)
-    extension = ""
+    extension = None
     if config.enable_tidb_extension:
         extension = f'"commitTs":{event.commit_ts}' if event.commit_ts else ""
     return _control(
         config, schema=event.schema, table=event.table, is_ddl=True,
         kind=DDL_TYPES.get(event.ddl_type, _QUERY), ts=event.commit_ts, query=event.query,
-        extension=extension if config.enable_tidb_extension else "",
+        extension=extension,
     )  # fmt: skip
 
 
