@@ -39,14 +39,15 @@ from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Val
 __all__ = [
     "BIT_TYPES_READ",
     "INTEGER_TYPES_READ",
+    "SQL_TYPES",
     "base_type",
     "mysql_type_text",
     "sql_type",
     "value_text",
 ]
 
-_SQL_TYPES: Mapping[MySQLType, tuple[int, int]] = {
-    # type → (code without the binary flag, code with it)
+SQL_TYPES: Mapping[MySQLType, tuple[int, int]] = {
+    # type → (code without the binary flag, code with it); GEOMETRY is tiflow's
     "tinyint": (-6, -6), "smallint": (5, 5), "int": (4, 4), "mediumint": (4, 4),
     "bigint": (-5, -5), "float": (7, 7), "double": (8, 8), "null": (0, 0),
     "decimal": (3, 3), "timestamp": (93, 93), "datetime": (93, 93), "date": (91, 91),
@@ -57,7 +58,7 @@ _SQL_TYPES: Mapping[MySQLType, tuple[int, int]] = {
     "longtext": (2005, 2004), "longblob": (2005, 2004),
     "varchar": (12, 2004), "varbinary": (12, 2004), "char": (1, 2004), "binary": (1, 2004),
 }  # fmt: skip
-_SQL_TYPE_BY_CODE = by_code(_SQL_TYPES)
+_SQL_TYPE_BY_CODE = by_code(SQL_TYPES)
 _UNSIGNED_PROMOTION: Mapping[int, tuple[int, int]] = {
     # type code → (largest value of the signed type, the Java type beyond it)
     1: (2**7 - 1, 5), 2: (2**15 - 1, 4), 3: (2**31 - 1, -5), 8: (2**63 - 1, 3),
