@@ -71,7 +71,7 @@ def respond(mode: str, pattern: str, request: dict[str, Any]) -> dict[str, Any] 
         if mode == "hello-old":
             return {**(response or {}), "protocol_version": 0}
         if mode == "decode-open":
-            declared = {"open": ["tiflow"], "canal-json": ["tiflow"]}
+            declared = {"open": ["tiflow"], "maxwell": ["tiflow"]}
             return {**(response or {}), "capabilities": {"decode": declared}}
         if mode == "fickle" and Path("crashed-once").exists():
             return {**(response or {}), "capabilities": {"decode": {"open": ["tiflow"]}}}
