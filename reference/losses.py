@@ -6,8 +6,8 @@ Rules (shared/research/ticdc-ground-truth.md §1.4, §2.5, §4.3):
   It writes Open Protocol under profile ``tiflow`` and Simple JSON under both profiles. Open
   Protocol carries only CHAR and VARCHAR as JSON strings (the TEXT types travel as base64, so
   their bytes survive); Simple JSON carries every text type as a string, and so does
-  Canal-JSON, whose easyjson writer (both profiles) replaces such bytes the same way. A column of charset
-  ``binary`` holds bytes, never text.
+  Canal-JSON, whose easyjson writer (both profiles) replaces such bytes the same way. A
+  column of charset ``binary`` holds bytes, never text.
 * jsoniter (Open Protocol ``ticdc``, Debezium), Craft and Avro keep such bytes as they are.
 
 The other documented losses (Debezium's DECIMAL as a double, NULL written as the column
