@@ -50,7 +50,12 @@ from ticdc_conformance.generators._placement import (
     rows_carried,
     segment_before,
 )
-from ticdc_conformance.generators.simulator import Delivery, StreamSettings, TopicLog
+from ticdc_conformance.generators.simulator import (
+    DDL_TO_PARTITION_ZERO,
+    Delivery,
+    StreamSettings,
+    TopicLog,
+)
 from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference.dispatch import partition_of
 from ticdc_conformance.reference.events import ResolvedEvent, RowChangedEvent
@@ -97,6 +102,11 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
         # every fault lives between watermarks (the injector's zones), and the checker's
         # order rules hang on them: Debezium writes none without enable-tidb-extension (§5.5)
         return f"{kind} needs watermarks, and {settings.protocol} writes none with these options"
+    if kind == "missing-ddl" and settings.protocol in DDL_TO_PARTITION_ZERO:
+        return (
+            f"{settings.protocol} writes each DDL to partition 0 only (§6.2): one missing there "
+            "leaves no trace a stream checker can see"
+        )
     if kind == "missing-schema" and not settings.protocol.startswith("simple"):
         return "missing-schema applies to the Simple protocol only (§6.6)"
     if kind == "oversized-batch" and settings.protocol not in _BATCHING:

@@ -11,7 +11,7 @@ fraction (Debezium's numbers carry no fsp). Virtual generated columns are never 
 Documented losses (ground truth sections):
 
 * Go ``encoding/json`` replaces every byte of invalid UTF-8 in text with U+FFFD (§1.4); which
-  encoders and text types, ``reference.losses`` says.
+  encoders and text types, ``reference.losses`` says (Canal-JSON's easyjson does the same).
 * Debezium (§5.3, run here with ``enable-tidb-extension`` so types are named): DECIMAL is a
   double; NULL becomes the column DEFAULT; a zero DATE/DATETIME becomes NULL, or the epoch in a
   NOT NULL column; a zero TIMESTAMP becomes the epoch, but a NULL whose default is the zero
@@ -60,8 +60,10 @@ ORACLE_CONFIGS: dict[str, dict[str, str]] = {
     "simple-json": {},
     "simple-avro": {},
     "debezium": {"enable-tidb-extension": "true"},
+    "canal-json": {"enable-tidb-extension": "true"},
 }
-"""Encoder options per protocol for the oracle (Debezium names its types with the extension)."""
+"""Encoder options per protocol for the oracle (Debezium names its types with the extension;
+Canal-JSON carries the commit ts only in it)."""
 
 _TEMPORAL = frozenset({"date", "datetime", "timestamp", "time"})
 _ZERO = re.compile(r"^0000-00-00")
@@ -142,6 +144,7 @@ _LOSSES: dict[str, _Loss] = {
     "simple-json": _json_text_loss("simple-json"),
     "simple-avro": _lossless,
     "debezium": _debezium_loss,
+    "canal-json": _json_text_loss("canal-json"),
 }
 
 

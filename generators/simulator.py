@@ -8,7 +8,8 @@ simulator does what TiCDC's Kafka sink does with them (ground truth §6):
   each row dispatched to a partition by the dispatcher rule (§6.1) and queued there;
 * a DDL or resolved event first flushes every partition's queued rows (TiCDC writes a DDL only
   after all earlier DML, and a checkpoint only once the rows below it are written), then its
-  one encoded message is broadcast to every partition (§6.2). A protocol that writes no message
+  one encoded message is broadcast to every partition (§6.2), except that Canal-JSON writes a
+  DDL to partition 0 only (``DDL_TO_PARTITION_ZERO``). A protocol that writes no message
   for an event (Debezium's checkpoint without the TiDB extension) writes nothing;
 * a flush encodes a partition's queued rows with the protocol's reference encoder, so batching
   (``max-batch-size``, ``max-message-bytes``) is the codec's (§2.2, §3.4);
@@ -38,6 +39,7 @@ from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.updates import sink_order
 
 __all__ = [
+    "DDL_TO_PARTITION_ZERO",
     "RAW_CHANGE_EVENT",
     "Delivery",
     "DeliveryKind",
@@ -57,6 +59,12 @@ DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
 RAW_CHANGE_EVENT = "output-raw-change-event"
 """TiCDC's Kafka sink option (``[sink.kafka-config]``, tiflow and ticdc ``pkg/config/sink.go``)
 that sends key-changing UPDATEs whole. It acts before any encoder, so every protocol has it."""
+
+
+DDL_TO_PARTITION_ZERO = frozenset({"canal-json"})
+"""Protocols whose DDL message TiCDC writes to partition 0 alone instead of broadcasting it
+(``GetDDLDispatchRule``: tiflow ``cdc/sink/ddlsink/mq/mq_ddl_sink.go``, ticdc
+``downstreamadapter/sink/helper/helper.go``)."""
 
 
 def split_sink_options(options: Mapping[str, str]) -> tuple[dict[str, str], bool]:
@@ -324,7 +332,10 @@ class _Producer:
                 kind=kind, message=message, commit_ts=event.commit_ts,
                 timestamp=physical_ms(event.commit_ts),
             )  # fmt: skip
-            for deliveries in self.log.partitions:
+            partitions = self.log.partitions
+            if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
+                partitions = partitions[:1]
+            for deliveries in partitions:
                 deliveries.append(delivery)
 
 

@@ -5,10 +5,10 @@ messages into decoded events. Every decoder raises only ``DecodeError``.
 
 Codec modules, one per protocol, each with exactly the surface ``Codec`` describes (Simple's
 two add ``SchemaCodec``): ``open_protocol``, ``craft``, ``simple_json``, ``simple_avro``,
-``debezium``; ``CODECS`` names them. Shared by the codecs: ``mysql`` (the MySQL type model),
-``jsondoc`` (JSON documents, paths and typed members), ``simple`` (what both Simple encodings
-share), ``losses`` (what the encoders are documented to lose), ``forms`` (the kit's JSON
-forms).
+``debezium``, ``canal_json``; ``CODECS`` names them. Shared by the codecs: ``mysql`` (the
+MySQL type model), ``jsondoc`` (JSON documents, paths and typed members), ``simple`` (what
+both Simple encodings share), ``losses`` (what the encoders are documented to lose), ``forms``
+(the kit's JSON forms).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ticdc_conformance.reference import (
+    canal_json,
     craft,
     debezium,
     open_protocol,
@@ -81,6 +82,7 @@ __all__ = [
     "TimestampValue",
     "UsageError",
     "Value",
+    "canal_json",
     "craft",
     "debezium",
     "open_protocol",
@@ -95,5 +97,6 @@ CODECS: dict[str, Codec[Any]] = {
     simple_json.PROTOCOL: simple_json,
     simple_avro.PROTOCOL: simple_avro,
     debezium.PROTOCOL: debezium,
+    canal_json.PROTOCOL: canal_json,
 }
 """Protocol name → codec module, for tools that pick a protocol by name."""

@@ -5,8 +5,9 @@ Rules (shared/research/ticdc-ground-truth.md §1.4, §2.5, §4.3):
 * Go ``encoding/json`` writes every byte of text that is not part of valid UTF-8 as U+FFFD.
   It writes Open Protocol under profile ``tiflow`` and Simple JSON under both profiles. Open
   Protocol carries only CHAR and VARCHAR as JSON strings (the TEXT types travel as base64, so
-  their bytes survive); Simple JSON carries every text type as a string. A column of charset
-  ``binary`` holds bytes, never text.
+  their bytes survive); Simple JSON carries every text type as a string, and so does
+  Canal-JSON, whose easyjson writer (both profiles) replaces such bytes the same way. A
+  column of charset ``binary`` holds bytes, never text.
 * jsoniter (Open Protocol ``ticdc``, Debezium), Craft and Avro keep such bytes as they are.
 
 The other documented losses (Debezium's DECIMAL as a double, NULL written as the column
@@ -29,6 +30,8 @@ _REPLACED: Mapping[tuple[str, str], frozenset[MySQLType]] = {
     ("open", "tiflow"): frozenset({"char", "varchar"}),
     ("simple-json", "tiflow"): TEXT_TYPES,
     ("simple-json", "ticdc"): TEXT_TYPES,
+    ("canal-json", "tiflow"): TEXT_TYPES,
+    ("canal-json", "ticdc"): TEXT_TYPES,
 }
 
 

@@ -40,7 +40,7 @@ pytest_plugins = [
     "ticdc_conformance.suites.consumer.pytest_fixtures",
 ]
 
-_PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium")
+_PROTOCOLS = ("open", "craft", "simple-json", "simple-avro", "debezium", "canal-json")
 _DIRECTIONS = {"decoder": ("decode", "reject"), "encoder": ("encode",)}
 _STALE = pytest.StashKey[list["XfailEntry"]]()
 

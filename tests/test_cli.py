@@ -152,6 +152,8 @@ def test_demo_encodes_and_decodes_every_example() -> None:
         ("craft", "tiflow"),
         ("debezium", "tiflow"),
         ("debezium", "ticdc"),
+        ("canal-json", "tiflow"),
+        ("canal-json", "ticdc"),
         *((protocol, profile) for protocol in ("simple-json", "simple-avro")
           for profile in ("tiflow", "ticdc")),
     }  # fmt: skip

@@ -17,6 +17,7 @@ from ticdc_conformance.reference import (
     CODECS,
     Codec,
     DecodeError,
+    canal_json,
     craft,
     debezium,
     open_protocol,
@@ -32,6 +33,7 @@ MODULES = {
     "simple-json": simple_json,
     "simple-avro": simple_avro,
     "debezium": debezium,
+    "canal-json": canal_json,
 }
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import pytest
 
 from ticdc_conformance.reference import debezium
+from ticdc_conformance.reference.canal_json import _types as canal_types
 from ticdc_conformance.reference.craft import _values as craft_values
 from ticdc_conformance.reference.debezium import _payload, _read, _types
 from ticdc_conformance.reference.mysql import MYSQL_TYPES, TYPE_CODES, MySQLType
@@ -29,6 +30,7 @@ TABLES: dict[str, tuple[Mapping[MySQLType, object], ...]] = {
     "simple-avro": (simple_values.AVRO_WRITERS, simple_values.READERS),
     "simple checksum": (_checksum.COLUMN_BYTES,),
     "debezium": (_types.SCHEMA_TYPES, _types.DEFAULTS, _payload.VALUES),
+    "canal-json": (canal_types.SQL_TYPES,),
 }
 
 

@@ -187,7 +187,7 @@ def test_handle_key_only_cases_expect_a_handle_key_only_row() -> None:
             events = [json.loads(line) for line in filter(None, text.split("\n"))]
             assert [e.get("handle_key_only") for e in events if e["kind"] == "row"].count(True) == 1
             found += 1
-    assert found == 6
+    assert found == 8  # Open, Simple JSON, Simple Avro, Canal-JSON; two profiles each
 
 
 def test_verify_without_pyarrow_checks_streams_by_checksum(monkeypatch: pytest.MonkeyPatch) -> None:

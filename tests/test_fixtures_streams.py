@@ -28,8 +28,10 @@ STREAMS = fixtures.load_manifest()["streams"]
 
 
 FAMILIES = {("open", "tiflow"), ("open", "ticdc"), ("craft", "tiflow"), ("simple-json", "tiflow"),
-            ("simple-avro", "tiflow"), ("debezium", "tiflow")}  # fmt: skip
-"""Every protocol in profile tiflow, and Open Protocol in ticdc (its bytes differ)."""
+            ("simple-avro", "tiflow"), ("debezium", "tiflow"), ("canal-json", "tiflow"),
+            ("canal-json", "ticdc")}  # fmt: skip
+"""Every protocol in profile tiflow, and Open Protocol and Canal-JSON in ticdc (their bytes
+differ)."""
 
 
 def _applies(protocol: str, kind: str) -> bool:
@@ -37,6 +39,8 @@ def _applies(protocol: str, kind: str) -> bool:
         return protocol.startswith("simple")
     if kind == "oversized-batch":  # max-batch-size bounds the batching protocols only
         return protocol in {"open", "craft"}
+    if kind == "missing-ddl":  # Canal-JSON writes a DDL to partition 0 alone (§6.2)
+        return protocol != "canal-json"
     if kind == "oversized-message":  # needs a small max-message-bytes: not in Debezium's options
         return protocol != "debezium"
     return True
@@ -48,6 +52,8 @@ def test_one_clean_stream_and_one_per_fault_kind() -> None:
                 for kind in (None, *FAULT_KINDS) if kind is None or _applies(protocol, kind)}  # fmt: skip
     # TiCDC's default Debezium output (no WATERMARK): a clean stream only
     expected.add("stream.debezium.tiflow.clean-without-watermarks")
+    # TiCDC's default Canal-JSON output (no commit ts, no watermark): a clean stream only
+    expected.add("stream.canal-json.tiflow.clean-without-tidb-extension")
     # key-changing UPDATEs sent whole: a clean stream per family
     expected |= {
         f"stream.{protocol}.{profile}.clean-raw-change-event" for protocol, profile in FAMILIES

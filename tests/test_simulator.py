@@ -44,8 +44,10 @@ def rows_by_partition(decoded: Decoded) -> list[list[DecodedRow]]:
 def test_ddl_and_resolved_reach_every_partition_in_order(protocol: str) -> None:
     # Simple and Debezium write one message per row (§4.1, §5): the first DDL (every 500
     # transactions) comes later; Debezium writes WATERMARKs only with the TiDB extension (§5.5)
-    one_per_row = protocol.startswith("simple") or protocol == "debezium"
-    options = (("enable-tidb-extension", "true"),) if protocol == "debezium" else ()
+    # Canal-JSON writes a DDL to partition 0 only, and watermarks with the extension (§6.2)
+    one_per_row = protocol.startswith("simple") or protocol in ("debezium", "canal-json")
+    extended = protocol in ("debezium", "canal-json")
+    options = (("enable-tidb-extension", "true"),) if extended else ()
     settings = StreamSettings(protocol=protocol, partitions=4, options=options)
     log, decoded = run(settings, messages=3000 if one_per_row else 600)
     broadcasts = [
@@ -54,8 +56,12 @@ def test_ddl_and_resolved_reach_every_partition_in_order(protocol: str) -> None:
         for p in decoded
     ]  # fmt: skip
     assert broadcasts[0]
-    assert all(b == broadcasts[0] for b in broadcasts)
     assert any(kind == "DecodedDDL" for kind, _ in broadcasts[0])
+    if protocol == "canal-json":
+        watermarks = [b for b in broadcasts[0] if b[0] == "DecodedResolved"]
+        assert all(b == watermarks for b in broadcasts[1:])
+        return
+    assert all(b == broadcasts[0] for b in broadcasts)
     assert len(log) >= 600
 
 

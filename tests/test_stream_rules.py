@@ -9,7 +9,7 @@ import pytest
 from stream_helpers import CLEAN, FAULTY, comparable, dump, dump_with, labelled
 
 from ticdc_conformance.generators.dump import read_dump, read_labels
-from ticdc_conformance.generators.faults import FAULT_KINDS
+from ticdc_conformance.generators.faults import FAULT_KINDS, inapplicable
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import (
     CODECS,
@@ -214,3 +214,48 @@ def test_debezium_with_watermarks_under_index_value(fault: str | None) -> None:
     expected = labelled(read_labels(folder))
     assert bool(expected) is (fault is not None)
     assert coordinates(check(folder)) == expected
+
+
+def test_canal_json_ddl_belongs_on_partition_zero_only() -> None:
+    """Canal-JSON writes a DDL to partition 0 alone (§6.2): elsewhere it breaks the rule."""
+    codec = CODECS["canal-json"]
+    config = codec.config_from_options({"enable-tidb-extension": "true"})
+    (ddl,) = codec.encode(
+        [DDLEvent(commit_ts=5, schema="s", table="t", query="CREATE TABLE t (a INT)", ddl_type=3)],
+        config,
+    )
+    alone = check_records([("t", 0, 0, ddl.key, ddl.value)],
+                          CheckSettings(protocol="canal-json", partitions=3))  # fmt: skip
+    assert alone.findings == ()
+    spread = check_records([("t", p, 0, ddl.key, ddl.value) for p in (0, 2)],
+                           CheckSettings(protocol="canal-json", partitions=3))  # fmt: skip
+    assert coordinates(spread) == [("ddl-broadcast", 2, 0, 5)]
+
+
+CANAL_EXTENSION = (("enable-tidb-extension", "true"),)
+
+
+@pytest.mark.parametrize(
+    "fault",
+    sorted(set(FAULT_KINDS) - {"missing-ddl", "missing-schema", "oversized-batch",
+                               "oversized-message"}),
+)  # fmt: skip
+def test_canal_json_faults_are_found_exactly_where_labelled(fault: str) -> None:
+    folder = dump("canal-json", fault, 600, "default", CANAL_EXTENSION)
+    outcome = check(folder)
+    expected = labelled(read_labels(folder))
+    assert {f[0] for f in expected} == {FAULT_KINDS[fault]}
+    found = coordinates(outcome)
+    assert found == comparable(found, expected)
+
+
+def test_canal_json_with_watermarks_is_clean() -> None:
+    outcome = check(dump("canal-json", None, 600, "default", CANAL_EXTENSION))
+    assert outcome.findings == ()
+    assert outcome.read == outcome.decoded > 0
+
+
+def test_canal_json_admits_no_missing_ddl_fault() -> None:
+    settings = StreamSettings(protocol="canal-json", options=CANAL_EXTENSION)
+    assert "partition 0 only" in (inapplicable("missing-ddl", settings) or "")
+    assert inapplicable("missing-watermark", settings) is None

@@ -184,14 +184,14 @@ def test_demo_ends_with_the_reference_summary(capsys: pytest.CaptureFixture[str]
     err = capsys.readouterr().err
     assert "golden suite against the reference codecs:" in err
     assert f"  {len(load_manifest()['cases'])} cases, 0 not passed" in err
-    for protocol in ("open", "craft", "simple-json", "simple-avro", "debezium"):
+    for protocol in ("open", "craft", "simple-json", "simple-avro", "debezium", "canal-json"):
         assert f"  {protocol:<12} required     passed" in err
 
 
 def test_must_reject_cases() -> None:
     rejects = load_cases(directions=["reject"])
     assert {c.protocol for c in rejects} == {"open", "craft", "simple-json", "simple-avro",
-                                             "debezium"}  # fmt: skip
+                                             "debezium", "canal-json"}  # fmt: skip
     assert all(c.id.split(".")[3] == (c.error or {})["category"] for c in rejects)
     assert {o.status for o in run_cases(rejects, decoder=reference_decoder)} == {"pass"}
     lenient = load_adapter(f"{DOUBLES}:lenient_decoder", "decoder")

@@ -322,7 +322,7 @@ def test_only_what_the_testee_declares_is_run(
     )
     assert sorted(report) == sorted(want)
     assert f"testee ticdc-conformance reference {kit_version()}: decode open (tiflow)\n" in err
-    assert ("warning: the testee declares /capabilities/decode/canal-json, which this kit "
+    assert ("warning: the testee declares /capabilities/decode/maxwell, which this kit "
             "does not know; ignored\n") in err  # fmt: skip
     skipped = len(ids(protocol="open", profile="ticdc", direction="decode")) + len(
         ids(protocol="open", profile="ticdc", direction="reject")
@@ -343,13 +343,13 @@ def test_a_skip_response_skips_the_case(tmp_path: Path, capsys: pytest.CaptureFi
 def test_parse_hello() -> None:
     hello = parse_hello(json.dumps({
         "protocol_version": 1, "name": "go-consumer", "version": "1.2",
-        "capabilities": {"decode": {"open": ["tiflow", "ticdc", "v10"], "canal-json": ["x"]},
+        "capabilities": {"decode": {"open": ["tiflow", "ticdc", "v10"], "maxwell": ["x"]},
                          "encode": {"craft": ["tiflow"]}, "check-stream": {}},
     }))  # fmt: skip
     assert hello.decode == {"open": ("tiflow", "ticdc")}
     assert hello.encode == {"craft": ("tiflow",)}
     assert hello.ignored == ("/capabilities/check-stream", "/capabilities/decode/open/v10",
-                             "/capabilities/decode/canal-json")  # fmt: skip
+                             "/capabilities/decode/maxwell")  # fmt: skip
     assert hello.directions() == ["decode", "reject", "encode"]
     assert hello.describe() == "testee go-consumer 1.2: decode open (tiflow, ticdc); encode craft (tiflow)"  # fmt: skip
     for bad, reason in [

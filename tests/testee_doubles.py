@@ -73,7 +73,7 @@ def respond(  # noqa: C901, PLR0911, PLR0912 - one branch per misbehaviour the r
         if mode == "hello-old":
             return {**(response or {}), "protocol_version": 0}
         if mode == "decode-open":
-            declared = {"open": ["tiflow"], "canal-json": ["tiflow"]}
+            declared = {"open": ["tiflow"], "maxwell": ["tiflow"]}
             return {**(response or {}), "capabilities": {"decode": declared}}
         if mode == "fickle" and Path("crashed-once").exists():
             return {**(response or {}), "capabilities": {"decode": {"open": ["tiflow"]}}}

@@ -44,7 +44,8 @@ _CATALOG = (
     Rule(id="allowed-duplicate", severity="warning", section="§6.3",
          description="a replay after a restart repeats an earlier delivery exactly (allowed)"),
     Rule(id="ddl-broadcast", severity="error", section="§6.2",
-         description="every DDL reaches every partition of its topic"),
+         description="every DDL reaches every partition of its topic (Canal-JSON: partition 0 "
+                     "only)"),
     Rule(id="watermark-broadcast", severity="error", section="§6.2",
          description="every watermark reaches every partition of its topic"),
     Rule(id="commit-ts-order", severity="error", section="§6.3",

@@ -31,8 +31,9 @@ Per partition, in offset order:
 
 Across partitions, every DDL and watermark reaches every partition of its topic
 (``ddl-broadcast``, ``watermark-broadcast``, §6.2): checkers emit ``Broadcast`` records and
-``missing_broadcasts`` finds the gaps. Findings are counted per Kafka message; a missing
-record is reported with offset ``None``.
+``missing_broadcasts`` finds the gaps. Canal-JSON writes a DDL to partition 0 alone, so there
+a DDL on any other partition breaks ``ddl-broadcast``. Findings are counted per Kafka
+message; a missing record is reported with offset ``None``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ticdc_conformance.generators.simulator import DDL_TO_PARTITION_ZERO
 from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedEvent, DecodedResolved
 from ticdc_conformance.reference.dispatch import (
@@ -114,6 +116,7 @@ class PartitionChecker:
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
         self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
+        self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
 
     def _decode(
         self, message: Message, offset: int
@@ -170,6 +173,10 @@ class PartitionChecker:
                 rows.append(event)
             elif isinstance(event, DecodedResolved):
                 yield from self._watermark_seen(offset, key, event.commit_ts)
+            elif isinstance(event, DecodedDDL) and self._ddl_to_zero:
+                if self.partition != 0:
+                    yield self._finding("ddl-broadcast", offset, key, event.commit_ts,
+                                        "canal-json writes a DDL to partition 0 only")  # fmt: skip
             elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
                 yield Broadcast(kind="ddl-broadcast", topic=self.topic, partition=self.partition,
                                 commit_ts=event.commit_ts, ident=event.query)  # fmt: skip
