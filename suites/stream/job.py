@@ -110,7 +110,7 @@ def build_report(
     """The JSON report: accounting, and per rule its count and samples."""
     rules = [
         {"id": rule.id, "severity": rule.severity, "description": rule.description,
-         "section": rule.section, "count": result.counts.get(rule.id, 0),
+         "doc": rule.doc, "count": result.counts.get(rule.id, 0),
          "samples": [_sample(s) for s in result.samples.get(rule.id, [])]}
         for rule in RULES.values()
     ]  # fmt: skip
