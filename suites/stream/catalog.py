@@ -18,7 +18,7 @@ from typing import Any
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.tables import Profile
 
-__all__ = ["RULES", "Broadcast", "CheckSettings", "Finding", "Rule"]
+__all__ = ["ACCOUNTING", "RULES", "Broadcast", "CheckResult", "CheckSettings", "Finding", "Rule"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,3 +142,28 @@ class Broadcast:
     commit_ts: int
     ident: str
     """What tells two broadcasts of one commit ts apart (a DDL's query)."""
+
+
+ACCOUNTING = ("_read", "_decoded", "_undecodable")
+"""The pseudo-rules a check counts its messages under: read, decoded, undecodable."""
+
+
+class CheckResult:
+    """Counts per rule, bounded samples per rule, and the message accounting."""
+
+    def __init__(
+        self,
+        counts: dict[str, int],
+        samples: dict[str, list[dict[str, Any]]],
+        records: int,
+        *,
+        plan: str,
+    ) -> None:
+        self.counts = {r: n for r, n in counts.items() if r not in ACCOUNTING}
+        self.samples = samples
+        self.read, self.decoded, self.undecodable = (counts.get(n, 0) for n in ACCOUNTING)
+        self.records = records
+        """Records in the input, counted apart from the check (every one must be read)."""
+        self.plan = plan
+        """How the check ran: Spark's ``files`` (the no-shuffle path) or ``shuffle: <why the
+        file plan did not hold>``, or ``in-process`` (the plain-Python checker)."""
