@@ -39,9 +39,10 @@ ALLOWED = {
     "suites": arrows(lazy="suites.gate"),
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
-    "suites.stream": arrows("generators reference", third_party="pyarrow pyspark"),
+    "suites.stream": arrows("generators reference suites.report", third_party="pyarrow pyspark"),
+    "suites.report": arrows(third_party="jinja2"),
     "suites.consumer": arrows(
-        "generators reference",
+        "generators reference suites.report",
         lazy="suites.stream",
         third_party="pyarrow pyspark adbc_driver_postgresql psycopg pgserver",
     ),
@@ -55,7 +56,8 @@ ALLOWED = {
     ),
     "cli": arrows(
         "fixtures generators reference",
-        lazy="fixtures.builder kafka suites suites.consumer suites.gate suites.stream suites.testee",
+        lazy="fixtures.builder kafka suites suites.consumer suites.gate suites.report "
+        "suites.stream suites.testee",
     ),
 }
 """Part → the parts and third-party packages it may import."""
