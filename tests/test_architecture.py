@@ -35,16 +35,16 @@ ALLOWED = {
     "reference": arrows(third_party="fastavro"),
     "generators": arrows("reference", third_party="hypothesis pyarrow"),
     "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
-    "fixtures.builder": arrows("fixtures generators reference"),
+    "fixtures.builder": arrows("fixtures generators reference", lazy="suites.consumer"),
     "suites": arrows(lazy="suites.gate"),
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
     "suites.stream": arrows("generators reference suites.report", third_party="pyarrow pyspark"),
     "suites.report": arrows(third_party="jinja2"),
     "suites.consumer": arrows(
-        "generators reference suites.report",
-        lazy="suites.stream",
-        third_party="pyarrow pyspark adbc_driver_postgresql psycopg pgserver",
+        "generators reference suites.report suites.stream",
+        lazy="fixtures",
+        third_party="pyarrow pyspark pytest adbc_driver_postgresql psycopg pgserver",
     ),
     "suites.plugin": arrows(
         lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
 from ticdc_conformance.reference.consumer import AppliedChange, AppliedDDL, Consumed
 from ticdc_conformance.reference.decoded import DecodedEvent
@@ -346,3 +347,38 @@ def test_expected_state_writes_the_documented_folder(
     bad_key = ["expected-state", "--input", STREAM, "--out", str(out), "--handle-key", "nodot=a"]
     assert main(bad_key) == 2
     assert "schema.table=column" in capsys.readouterr().err
+
+
+STREAMS = fixtures.load_manifest()["streams"]
+
+
+def test_the_streams_ticdc_may_write_carry_their_expected_state() -> None:
+    carrying = {s["id"] for s in STREAMS if s["expected"] is not None}
+    assert carrying == {s["id"] for s in STREAMS if s["fault"] in (None, "replay")}
+
+
+@pytest.mark.parametrize(
+    "stream",
+    [s for s in STREAMS if s["expected"] is not None],
+    ids=[s["id"] for s in STREAMS if s["expected"] is not None],
+)
+def test_a_stream_fixtures_expected_state_is_what_a_correct_consumer_ends_with(
+    stream: dict[str, str], tmp_path: Path
+) -> None:
+    document = json.loads((fixtures.default_root() / stream["expected"]).read_text())
+    assert document["format"] == "ticdc-conformance expected state"
+    tables = {
+        f"{t['schema']}.{t['table']}": [
+            {k: v for k, v in row.items() if k != KEY_COLUMN} for row in t["values"]
+        ]
+        for t in document["tables"]
+    }
+    assert [len(rows) for rows in tables.values()] == [t["rows"] for t in document["tables"]]
+    assert len(document["log"]) == document["changes"] + document["ddls"]
+    folder = _write(tmp_path / "actual", {k: v for k, v in tables.items() if v}, "csv")
+    for empty in (name for name, rows in tables.items() if not rows):
+        (folder / f"{empty}.csv").write_text("\n")
+    args = ["check-consumer", "--input", stream["id"], "--actual", str(folder)]
+    assert main([*args, "--report", str(tmp_path / "report.json")]) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["errors"] == 0

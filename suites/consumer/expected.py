@@ -39,6 +39,7 @@ __all__ = [
     "MANIFEST_FILE",
     "ExpectedState",
     "ExpectedTable",
+    "expected_state_document",
     "is_expected_state",
     "key_text",
     "read_expected_state",
@@ -134,9 +135,10 @@ def _columns(rows: Iterable[Image]) -> tuple[list[str], dict[str, Any]]:
     return names, {"kinds": kinds, "zones": zones}
 
 
-def _write_table(
-    consumed: Consumed, name: TableName, images: list[Image], folder: Path
-) -> dict[str, Any]:
+def _table(
+    consumed: Consumed, name: TableName, images: list[Image]
+) -> tuple[dict[str, Any], dict[str, list[str | None]]]:
+    """A table's manifest entry and its columns of texts, ``_key`` first, sorted by it."""
     rows = consumed.tables[name]
     names, typed = _columns(images)
     ordered = sorted((_key(key), image) for key, image in rows.items())
@@ -147,10 +149,7 @@ def _write_table(
         texts = {c.name: value_text(c.value) for c in image}
         for column in names:
             data[column].append(texts.get(column))
-    file = f"tables/{quote(name[0], safe='')}.{quote(name[1], safe='')}.parquet"
-    schema = pa.schema([(column, pa.string()) for column in data])
-    pq.write_table(pa.table(data, schema=schema), folder / file)
-    return {
+    entry = {
         "schema": name[0],
         "table": name[1],
         "key": list(consumed.handle_keys[name]),
@@ -158,8 +157,9 @@ def _write_table(
             {"name": c, "kind": typed["kinds"][c], "zone": typed["zones"][c]} for c in names
         ],
         "rows": len(ordered),
-        "file": file,
+        "file": f"tables/{quote(name[0], safe='')}.{quote(name[1], safe='')}.parquet",
     }
+    return entry, data
 
 
 def _log_row(sequence: int, item: Applied) -> dict[str, Any]:
@@ -190,16 +190,15 @@ def _log_row(sequence: int, item: Applied) -> dict[str, Any]:
     return row
 
 
-def write_expected_state(consumed: Consumed, protocol: str, out: Path) -> dict[str, Any]:
-    """Write ``consumed`` into the folder ``out`` (created); return the manifest written."""
-    (out / "tables").mkdir(parents=True, exist_ok=True)
+def _contents(
+    consumed: Consumed, protocol: str
+) -> tuple[dict[str, Any], list[dict[str, list[str | None]]], list[dict[str, Any]]]:
+    """The manifest, each table's columns of texts (in the manifest's order) and the log."""
     images: dict[TableName, list[Image]] = {name: [] for name in consumed.tables}
     for item in consumed.log:
         if isinstance(item, AppliedChange):
             images[item.table_name] += [i for i in (item.row.after, item.row.before) if i]
-    tables = [_write_table(consumed, name, images[name], out) for name in sorted(consumed.tables)]
-    log = [_log_row(sequence, item) for sequence, item in enumerate(consumed.log)]
-    pq.write_table(pa.Table.from_pylist(log, schema=_LOG_SCHEMA), out / "log.parquet")
+    tables = [_table(consumed, name, images[name]) for name in sorted(consumed.tables)]
     changes = sum(isinstance(item, AppliedChange) for item in consumed.log)
     manifest = {
         "format": FORMAT,
@@ -213,10 +212,41 @@ def write_expected_state(consumed: Consumed, protocol: str, out: Path) -> dict[s
         "not_applied": [
             {**_coordinates(n.source), "reason": n.reason} for n in consumed.not_applied
         ],
-        "tables": tables,
+        "tables": [entry for entry, _ in tables],
         "log": "log.parquet",
     }
+    log = [_log_row(sequence, item) for sequence, item in enumerate(consumed.log)]
+    return manifest, [data for _, data in tables], log
+
+
+def write_expected_state(consumed: Consumed, protocol: str, out: Path) -> dict[str, Any]:
+    """Write ``consumed`` into the folder ``out`` (created); return the manifest written."""
+    (out / "tables").mkdir(parents=True, exist_ok=True)
+    manifest, tables, log = _contents(consumed, protocol)
+    for entry, data in zip(manifest["tables"], tables, strict=True):
+        schema = pa.schema([(column, pa.string()) for column in data])
+        pq.write_table(pa.table(data, schema=schema), out / entry["file"])
+    pq.write_table(pa.Table.from_pylist(log, schema=_LOG_SCHEMA), out / "log.parquet")
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
+def expected_state_document(consumed: Consumed, protocol: str) -> dict[str, Any]:
+    """The expected state as one JSON document, as the stream fixtures carry it.
+
+    The folder's manifest, with each table's rows inline (``values``: one object per row,
+    ``_key`` and every column's text, sorted by ``_key``; no ``file``) and the log inline
+    (``log``: one object per change, the columns of ``log.parquet``, ``after`` an object).
+    """
+    manifest, tables, log = _contents(consumed, protocol)
+    for entry, data in zip(manifest["tables"], tables, strict=True):
+        del entry["file"]
+        entry["values"] = [
+            dict(zip(data, row, strict=True)) for row in zip(*data.values(), strict=True)
+        ]
+    for change in log:  # an object here, not the text of one
+        change["after"] = None if change["after"] is None else json.loads(change["after"])
+    manifest["log"] = log
     return manifest
 
 

@@ -1,12 +1,13 @@
 r"""The consumer check's state rules as a Spark job, for snapshots too large for Python.
 
-Per expected table, one full outer join of the expected rows with the consumer's rows on
-``_key``, on the executors; the driver receives counts and at most ``samples`` findings per
-rule. The consumer's columns become text with Spark's own functions, rendered as
-``values.actual_text`` renders them (integers and decimals by cast, binary as ``\x`` and hex,
-a zoned TIMESTAMP as its UTC text with ``Z``), so equal text is equal and needs no Python;
-only rows with an unequal column go through ``values.same_value`` (in Arrow batches on the
-executors), which decides whether the difference is one of meaning.
+Per expected table, one Spark job: a full outer join of the expected rows with the consumer's
+rows on ``_key``, on the executors; the driver receives, per Spark partition, each rule's count
+and at most ``samples`` findings. The consumer's columns become text with Spark's own
+functions, rendered as ``values.actual_text`` renders them (integers and decimals by cast,
+binary as ``\x`` and hex, a zoned TIMESTAMP as its UTC text with ``Z``), so equal text is equal
+and needs no Python; only the rows left (missing, unexpected, held twice, or with an unequal
+text) go through Python, where ``values.same_value`` decides whether a difference is one of
+meaning.
 
 Parquet and CSV snapshots are read by Spark itself; JSON Lines and PostgreSQL are read as
 Arrow (``actual.Snapshot``) and handed to Spark.
@@ -19,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 from pyspark.sql import types as T  # noqa: N812
 
@@ -81,30 +82,14 @@ def _read_actual(spark: SparkSession, snapshot: Snapshot, table: ExpectedTable) 
     return None if arrow is None else spark.createDataFrame(arrow)
 
 
-_DIFFERENCES = T.StructType(
-    [T.StructField("key", T.StringType()), T.StructField("columns", T.StringType())]
+_SUMMARY = T.StructType(
+    [
+        T.StructField("rule", T.StringType()),
+        T.StructField("count", T.LongType()),
+        T.StructField("finding", T.StringType()),
+    ]
 )
-_CANDIDATE = "candidate"
-
-
-def _differences(table: ExpectedTable) -> Any:  # noqa: ANN401 - a mapInArrow function
-    """The rows whose unequal texts differ in meaning, with their differing columns."""
-
-    def differences(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            keys, found = [], []
-            for row in batch.to_pylist():
-                expected = {c: row[f"e_{c}"] for c in table.columns}
-                actual = {c: row[f"a_{c}"] for c in table.columns}
-                if differing := row_difference(table, expected, actual):
-                    keys.append(row[KEY_COLUMN])
-                    found.append(json.dumps(differing, ensure_ascii=False))
-            yield pa.RecordBatch.from_pydict(
-                {"key": keys, "columns": found},
-                schema=pa.schema([("key", pa.string()), ("columns", pa.string())]),
-            )
-
-    return differences
+_ARROW_SUMMARY = pa.schema([("rule", pa.string()), ("count", pa.int64()), ("finding", pa.string())])
 
 
 def _missing_table(wanted: DataFrame, table: ExpectedTable, tally: Tally) -> None:
@@ -116,49 +101,75 @@ def _missing_table(wanted: DataFrame, table: ExpectedTable, tally: Tally) -> Non
 
 
 def _joined(wanted: DataFrame, read: DataFrame, table: ExpectedTable) -> DataFrame:
-    """Expected and actual rows side by side, and ``_rule``: what a row may break."""
-    actual = (
-        actual_columns(read, table)
-        .groupBy(KEY_COLUMN)
-        .agg(
-            F.count(F.lit(1)).alias("_copies"),
-            *(F.first(F.col(f"`{c}`")).alias(f"a_{c}") for c in table.columns),
-        )
+    """The rows that may break a rule: missing, unexpected, held twice, or with unequal text.
+
+    ``_copies`` (how many rows hold the key) is a window over the key, which shares the
+    join's shuffle and sort by the key: no aggregate, no second exchange.
+    """
+    actual = actual_columns(read, table).select(
+        KEY_COLUMN,
+        F.count(F.lit(1)).over(Window.partitionBy(KEY_COLUMN)).alias("_copies"),
+        *(F.col(f"`{c}`").alias(f"a_{c}") for c in table.columns),
     )
     expected_rows = wanted.select(
         KEY_COLUMN,
         F.lit(True).alias("_expected"),  # noqa: FBT003 - a Spark literal
         *(F.col(f"`{c}`").alias(f"e_{c}") for c in table.columns),
     )
-    unequal = F.lit(False)  # noqa: FBT003
+    suspicious = F.col("_copies").isNull() | F.col("_expected").isNull() | (F.col("_copies") > 1)
     for column in table.columns:
-        unequal = unequal | ~F.col(f"e_{column}").eqNullSafe(F.col(f"a_{column}"))
-    rule = (
-        F.when(F.col("_copies").isNull(), "row-missing")
-        .when(F.col("_expected").isNull(), "row-unexpected")
-        .when(unequal, _CANDIDATE)
-        .when(F.col("_copies") > 1, "twice")
-    )
-    return expected_rows.join(actual, KEY_COLUMN, "full_outer").withColumn("_rule", rule)
+        suspicious = suspicious | ~F.col(f"e_{column}").eqNullSafe(F.col(f"a_{column}"))
+    return expected_rows.join(actual, KEY_COLUMN, "full_outer").filter(suspicious)
 
 
-def _sample(row: Any, table: ExpectedTable, rule: str) -> dict[str, Any]:  # noqa: ANN401
+def _findings(table: ExpectedTable, samples: int) -> Any:  # noqa: ANN401 - a mapInArrow function
+    """Per Spark partition, each rule's count and first ``samples`` findings.
+
+    A key held by ``n`` rows comes out of the join ``n`` times (all in one partition, as the
+    join shuffles by the key): it is counted once as ``n - 1`` extra rows, and compared once.
+    """
     name = f"{table.schema}.{table.table}"
-    if rule == "row-missing":
-        expected = {c: row[f"e_{c}"] for c in table.columns}
-        return {
-            "table": name,
-            "key": row[KEY_COLUMN],
-            "detail": "no row at this key",
-            "expected": expected,
-        }
-    if row["_copies"] > 1:
-        return {"table": name, "key": row[KEY_COLUMN], "detail": "a key held twice"}
-    return {
-        "table": name,
-        "key": row[KEY_COLUMN],
-        "actual": {c: row[f"a_{c}"] for c in table.columns},
-    }
+
+    def findings(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        counts: dict[str, int] = {}
+        kept: dict[str, list[str]] = {}
+        judged: set[str] = set()  # keys held more than once, already judged
+
+        def found(rule: str, finding: dict[str, Any]) -> None:
+            counts[rule] = counts.get(rule, 0) + 1
+            if len(kept.setdefault(rule, [])) < samples:
+                kept[rule].append(json.dumps({"table": name, **finding}, ensure_ascii=False))
+
+        for batch in batches:
+            for row in batch.to_pylist():
+                key = row[KEY_COLUMN]
+                if (row["_copies"] or 0) > 1:
+                    if key in judged:
+                        continue
+                    judged.add(key)
+                expected = {c: row[f"e_{c}"] for c in table.columns}
+                actual = {c: row[f"a_{c}"] for c in table.columns}
+                if row["_copies"] is None:
+                    found(
+                        "row-missing",
+                        {"key": key, "detail": "no row at this key", "expected": expected},
+                    )
+                    continue
+                for _ in range(row["_copies"] - 1):
+                    found("row-unexpected", {"key": key, "detail": "a key held twice"})
+                if row["_expected"] is None:
+                    found("row-unexpected", {"key": key, "actual": actual})
+                elif differing := row_difference(table, expected, actual):
+                    found("row-differs", {"key": key, "columns": differing})
+        out: dict[str, list[Any]] = {"rule": [], "count": [], "finding": []}
+        for rule, count in counts.items():
+            for finding in [None, *kept.get(rule, [])]:
+                out["rule"].append(rule)
+                out["count"].append(count if finding is None else 0)
+                out["finding"].append(finding)
+        yield pa.RecordBatch.from_pydict(out, schema=_ARROW_SUMMARY)
+
+    return findings
 
 
 def _check_table(
@@ -168,55 +179,25 @@ def _check_table(
     table: ExpectedTable,
     tally: Tally,
 ) -> None:
+    """One Spark job: the join, the suspicious rows summarized per partition, collected."""
     wanted = spark.read.parquet(str(expected.folder / table.file))
     tally.checked["rows"] += table.rows
     read = _read_actual(spark, snapshot, table)
     if read is None:
         _missing_table(wanted, table, tally)
         return
-    tally.checked["actual rows"] += read.count()  # Parquet: from the footers alone
-    suspicious = _joined(wanted, read, table).filter(F.col("_rule").isNotNull()).persist()
-    try:
-        totals = suspicious.groupBy("_rule").agg(
-            F.count(F.lit(1)).alias("rows"),
-            F.sum(F.when(F.col("_copies") > 1, F.col("_copies") - 1)).alias("twice"),
-        )
-        counts = {row["_rule"]: (row["rows"], row["twice"] or 0) for row in totals.collect()}
-        for rule in ("row-missing", "row-unexpected"):
-            tally.counts[rule] += counts.get(rule, (0, 0))[0]
-        tally.counts["row-unexpected"] += sum(twice for _, twice in counts.values())
-        if tally.samples:
-            picks = [
-                suspicious.filter(condition).limit(tally.samples)
-                for condition in (
-                    F.col("_rule") == "row-missing",
-                    F.col("_rule") == "row-unexpected",
-                    F.col("_copies") > 1,
-                )
-            ]
-            for row in picks[0].unionAll(picks[1]).unionAll(picks[2]).collect():
-                rule = "row-missing" if row["_rule"] == "row-missing" else "row-unexpected"
-                tally.keep(rule, _sample(row, table, rule))
-        if counts.get(_CANDIDATE):
-            candidates = suspicious.filter(F.col("_rule") == _CANDIDATE).coalesce(2)
-            differing = candidates.mapInArrow(_differences(table), _DIFFERENCES).persist()
-            try:
-                tally.counts["row-differs"] += differing.count()
-                name = f"{table.schema}.{table.table}"
-                for row in differing.limit(tally.samples).collect() if tally.samples else []:
-                    kept = tally.found.setdefault("row-differs", [])
-                    if len(kept) < tally.samples:
-                        kept.append(
-                            {
-                                "table": name,
-                                "key": row["key"],
-                                "columns": json.loads(row["columns"]),
-                            }
-                        )
-            finally:
-                differing.unpersist()
-    finally:
-        suspicious.unpersist()
+    summary = _joined(wanted, read, table).mapInArrow(_findings(table, tally.samples), _SUMMARY)
+    counts: dict[str, int] = {}
+    for row in summary.collect():
+        if row["finding"] is None:
+            counts[row["rule"]] = counts.get(row["rule"], 0) + row["count"]
+        else:
+            tally.keep(row["rule"], json.loads(row["finding"]))
+    for rule, count in counts.items():
+        tally.counts[rule] += count
+    # every key the snapshot holds is expected or unexpected; a key held twice adds its copies
+    present = table.rows - counts.get("row-missing", 0)
+    tally.checked["actual rows"] += present + counts.get("row-unexpected", 0)
 
 
 def check_snapshot(
