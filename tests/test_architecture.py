@@ -47,7 +47,8 @@ ALLOWED = {
         third_party="pyarrow pyspark pytest adbc_driver_postgresql psycopg pgserver",
     ),
     "suites.plugin": arrows(
-        lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"
+        lazy="fixtures reference suites suites.consumer suites.gate suites.testee",
+        third_party="pytest",
     ),
     "kafka": arrows(
         "generators reference",
