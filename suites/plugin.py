@@ -31,6 +31,7 @@ Kafka fixtures (``ticdc_kafka_broker``, ``ticdc_kafka_topic``) are ``kafka/pytes
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
 import sys
 from collections.abc import Callable
@@ -231,6 +232,13 @@ class TicdcCaseItem(pytest.Item):
         return self.case.root / "manifest.json", None, f"ticdc case {self.case.id}"
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # a module set to None in sys.modules: not importable
+        return False
+
+
 def _fixtures_root(value: str | None) -> Path | None:
     if value is None:
         return None
@@ -292,6 +300,11 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=CaseFailedError))
         items.append(item)
     if config.getoption("--ticdc-property-examples") > 0:
+        if not _installed("hypothesis"):
+            raise pytest.UsageError(
+                "--ticdc-property-examples needs the generators extra "
+                "(pip install 'ticdc-conformance[generators]'): Hypothesis is not installed"
+            )
         return [*items, *_property_items(session, config, adapters)]
     return items
 

@@ -239,3 +239,16 @@ def test_adapters_import_from_the_rootdir(pytester: pytest.Pytester) -> None:
     want = [i for i in ids(protocol="open", profile="tiflow", direction="decode")
             if i.startswith("open.tiflow.decode.events.")]  # fmt: skip
     result.assert_outcomes(passed=len(want))
+
+
+def test_property_examples_without_hypothesis_name_the_extra(tester: pytest.Pytester) -> None:
+    # as if Hypothesis were not installed (its own pytest plugin has loaded by then)
+    tester.makeconftest("import sys\nsys.modules['hypothesis'] = None\n")
+    result = tester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ticdc-decoder=reference",
+        "--ticdc-property-examples=5",
+        "--ticdc-case=open.tiflow.decode.events.resolved",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--ticdc-property-examples needs the generators extra*"])
+    assert "Traceback" not in result.stderr.str()
