@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 from stream_helpers import comparable, labelled
 
@@ -22,6 +29,7 @@ from ticdc_conformance.suites.stream.job import add_arguments, engine_for
 from ticdc_conformance.suites.stream.rules import CheckSettings
 
 STREAMS = fixtures.load_manifest()["streams"]
+STREAMS_BY_ID = {s["id"]: s for s in STREAMS}
 
 
 @pytest.mark.parametrize("stream", STREAMS, ids=lambda s: s["id"])
@@ -112,3 +120,33 @@ def test_a_file_that_is_no_parquet_is_a_one_line_usage_error(
     assert says in err
     assert err.count("\n") == 1
     assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_an_interrupted_check_exits_130_and_leaves_no_report(tmp_path: Path) -> None:
+    """Ctrl-C while the in-process check runs: status 130, no traceback, no report file."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    stream = STREAMS_BY_ID["stream.open.tiflow.clean"]
+    table = pq.read_table(fixtures.default_root() / stream["records"])
+    copies = []
+    for n in range(100):  # the same topic again and again, at later offsets
+        at = table.schema.get_field_index("offset")
+        shifted = pc.add(table["offset"], n * 1_000_000)
+        copies.append(table.set_column(at, table.schema.field(at), shifted))
+    pq.write_table(pa.concat_tables(copies), dump / "part-00000.parquet")
+    report = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ticdc_conformance.cli", "check-stream", "--input", str(dump),
+         "--report", str(report), "--html", str(tmp_path / "report.html"), "--quiet"],
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    time.sleep(3)  # past start-up, into the check of some 36 000 records
+    if process.poll() is not None:
+        _, err = process.communicate()
+        pytest.fail(f"the check ended before it could be interrupted: {err.decode()}")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert b"Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dump"]
