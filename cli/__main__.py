@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from ticdc_conformance.cli.main import main
+from ticdc_conformance.cli.entry import main
 
 raise SystemExit(main())

@@ -191,7 +191,12 @@ def _capture(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def _connection(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bootstrap-servers", required=True, metavar="HOST:PORT[,...]")
+    parser.add_argument(
+        "--bootstrap-servers",
+        required=True,
+        metavar="HOST:PORT[,...]",
+        help="the Kafka cluster's bootstrap servers (the broker command prints them)",
+    )
     parser.add_argument(
         "--config",
         action="append",

@@ -68,12 +68,18 @@ def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[Xf
 
 
 def _report(args: argparse.Namespace, verdict: Verdict) -> None:
-    """Print the verdict's lines; write its rows to ``--report``."""
+    """Print the verdict's lines; write its rows to ``--report``, JUnit XML to ``--junit``."""
+    from ticdc_conformance.suites.report import junit_cases, write_atomically
+
     for line in verdict.lines():
         _say(line)
+    rows = verdict.rows()
     if args.report:
-        rows = (json.dumps(row, ensure_ascii=False) + "\n" for row in verdict.rows())
-        Path(args.report).write_text("".join(rows), encoding="utf-8")
+        write_atomically(
+            args.report, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        )
+    if args.junit:
+        write_atomically(args.junit, junit_cases(rows, suite="ticdc-conformance run"))
 
 
 def print_reference_check() -> int:
@@ -161,4 +167,10 @@ def add_parsers(commands: Commands) -> None:
         "--fixtures", help="fixtures folder or fetched kit version (default: the shipped one)"
     )
     run.add_argument("--report", help="also write every outcome as JSON Lines to this file")
+    run.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write JUnit XML for CI: one testcase per case, the located diff as the "
+        "failure message, known failures and cases not handled as skipped",
+    )
     run.set_defaults(handler=_run)

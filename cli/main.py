@@ -8,7 +8,8 @@ no policy: it calls the library and prints.
 
 How a command ends (``ExitCode``): the handler's status; a ``ProtocolError`` prints one line,
 ``error: …``, and ends with the status its class names (1 invalid input, 2 usage, 3 a broken
-run); Ctrl-C ends quietly with 130; a reader closing stdout early (``| head``) ends quietly;
+run); Ctrl-C ends quietly with 130 (``cli/entry.py``, the command's entry point, catches it
+while the command starts up); a reader closing stdout early (``| head``) ends quietly;
 anything else is a bug in the kit, said as such with status 3.
 """
 
@@ -40,7 +41,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)  # building the parser imports what the commands need
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
     try:
         return int(args.handler(args, sys.stdout))
     except ProtocolError as error:

@@ -1,9 +1,17 @@
 """The pytest plugin: one test item per golden case, against your decoder or encoder.
 
 Installed with the package (entry point ``pytest11``: ``ticdc_conformance``) and inert until
-``--ticdc-decoder`` or ``--ticdc-encoder`` is given::
+``--ticdc-decoder``, ``--ticdc-encoder`` or ``--ticdc-testee`` is given::
 
     pytest --ticdc-decoder=mypkg.adapter:decode --ticdc-protocol=open --ticdc-tier=required
+    pytest --ticdc-testee="java -jar my-decoder.jar" --junitxml=conformance.xml
+
+Adapters are imported as ``ticdc-conformance run`` imports them: pytest's rootdir (the folder
+of ``pytest.ini``/``pyproject.toml``, else where pytest runs) is put first on ``sys.path``, so
+``mypkg.adapter`` is found where ``run --decoder mypkg.adapter:decode`` finds it. A testee is a
+program in any language speaking the testee protocol (docs/testee-protocol.md); it is started
+once for the session and again after it breaks, and pytest's own reports (``--junitxml``)
+cover it like any test.
 
 Options: ``--ticdc-decoder`` / ``--ticdc-encoder`` (``module:callable``, or ``reference`` for
 the kit's own codecs; see ``ticdc_conformance.suites.gate.adapters`` for the signatures),
@@ -23,7 +31,9 @@ Kafka fixtures (``ticdc_kafka_broker``, ``ticdc_kafka_topic``) are ``kafka/pytes
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +42,7 @@ import pytest
 
 if TYPE_CHECKING:
     from ticdc_conformance.suites import Case, Outcome, XfailEntry
+    from ticdc_conformance.suites.testee import Testee
 
 __all__ = ["CaseFailedError", "TicdcCaseItem", "TicdcPropertyItem"]
 
@@ -52,6 +63,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="decoder under test, or 'reference'")  # fmt: skip
     group.addoption("--ticdc-encoder", metavar="MODULE:CALLABLE",
                     help="encoder under test, or 'reference'")  # fmt: skip
+    group.addoption("--ticdc-testee", metavar="COMMAND",
+                    help="a program in any language speaking the testee protocol on stdin "
+                    "and stdout (docs/testee-protocol.md), instead of a decoder or "
+                    "encoder")  # fmt: skip
+    group.addoption("--ticdc-testee-timeout", type=float, default=10.0, metavar="SECONDS",
+                    help="per-case answer time of the testee (default 10)")  # fmt: skip
     group.addoption("--ticdc-protocol", action="append", choices=_PROTOCOLS,
                     help="run this protocol's cases (repeatable; default all)")  # fmt: skip
     group.addoption("--ticdc-profile", action="append", choices=("tiflow", "ticdc"),
@@ -164,19 +181,31 @@ class TicdcCaseItem(pytest.Item):
     """One golden case."""
 
     def __init__(self, *, case: Case, adapters: dict[str, Any], names: dict[str, str],
-                 fixtures: str | None, **kwargs: Any) -> None:  # noqa: ANN401 - pytest passes its own keywords through  # fmt: skip
+                 fixtures: str | None, testee: Testee | None = None,
+                 **kwargs: Any) -> None:  # noqa: ANN401 - pytest passes its own keywords through  # fmt: skip
         super().__init__(**kwargs)
         self.case = case
         self.adapters = adapters
         self.names = names
         self.fixtures = fixtures
+        self.testee = testee
 
     def runtest(self) -> None:
         """Check the case; a failure raises ``CaseFailedError``."""
         from ticdc_conformance.suites import check_case
 
+        adapters = self.adapters
+        if self.testee is not None:
+            from ticdc_conformance.suites.testee import TesteeBrokenError
+
+            try:
+                self.testee.ensure_running()
+            except TesteeBrokenError as error:
+                pytest.fail(f"the testee cannot run: {error}", pytrace=False)
+            adapters = {"decoder": self.testee.decoder(self.case),
+                        "encoder": self.testee.encoder(self.case)}  # fmt: skip
         outcome = check_case(self.case, adapters=self.names, fixtures=self.fixtures,
-                             **self.adapters)  # fmt: skip
+                             **adapters)  # fmt: skip
         if outcome.status == "skip":
             pytest.skip(outcome.detail)
         if outcome.status != "pass":
@@ -192,6 +221,7 @@ class TicdcCaseItem(pytest.Item):
             return super().repr_failure(excinfo, style=style)
         words = ["pytest", f"--ticdc-case={self.case.id}"]
         kind = "encoder" if self.case.direction == "encode" else "decoder"
+        kind = "testee" if self.testee is not None else kind
         words.append(f"--ticdc-{kind}={self.names[kind]}")
         if self.fixtures:
             words.append(f"--ticdc-fixtures={self.fixtures}")
@@ -200,6 +230,13 @@ class TicdcCaseItem(pytest.Item):
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """Where the case lives."""
         return self.case.root / "manifest.json", None, f"ticdc case {self.case.id}"
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # a module set to None in sys.modules: not importable
+        return False
 
 
 def _fixtures_root(value: str | None) -> Path | None:
@@ -223,8 +260,12 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
     from ticdc_conformance.suites.gate.adapters import load_adapter
 
     names = {k: config.getoption(f"--ticdc-{k}") or "" for k in ("decoder", "encoder")}
+    root = str(config.rootpath)
+    if root not in sys.path:  # adapters import from the project, as with ``run``
+        sys.path.insert(0, root)
+    testee = _testee(config, names) if config.getoption("--ticdc-testee") else None
     try:
-        adapters = {k: load_adapter(v, k) for k, v in names.items() if v}
+        adapters = {k: load_adapter(names[k], k) for k in _DIRECTIONS if names[k]}
         xfail_file = config.getoption("--ticdc-xfail")
         entries = read_xfail_file(xfail_file) if xfail_file else []
     except (ValueError, XfailFileError, OSError) as error:
@@ -235,15 +276,19 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
         protocols=config.getoption("--ticdc-protocol"),
         profiles=config.getoption("--ticdc-profile"),
         tiers=config.getoption("--ticdc-tier"),
-        directions=[d for k in adapters for d in _DIRECTIONS[k]],
+        directions=[d for k in (testee_kinds(testee) if testee else adapters)
+                    for d in _DIRECTIONS[k]],
         ids=config.getoption("--ticdc-case"),
     )  # fmt: skip
+    if testee is not None:
+        capabilities = testee.capabilities
+        cases = [c for c in cases if capabilities is None or capabilities.covers(c)]
     config.stash[_STALE] = stale_entries([c.id for c in cases], entries)
     items: list[pytest.Item] = []
     for case in cases:
         item = TicdcCaseItem.from_parent(
             session, name=case.id, nodeid=f"ticdc::{case.id}", case=case, adapters=adapters,
-            names=names, fixtures=fixtures,
+            names=names, fixtures=fixtures, testee=testee,
         )  # fmt: skip
         for marker in ("ticdc", f"ticdc_{case.protocol.replace('-', '_')}",
                        f"ticdc_{case.direction}", f"ticdc_{case.tier}"):  # fmt: skip
@@ -255,8 +300,46 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=CaseFailedError))
         items.append(item)
     if config.getoption("--ticdc-property-examples") > 0:
+        if not _installed("hypothesis"):
+            raise pytest.UsageError(
+                "--ticdc-property-examples needs the generators extra "
+                "(pip install 'ticdc-conformance[generators]'): Hypothesis is not installed"
+            )
         return [*items, *_property_items(session, config, adapters)]
     return items
+
+
+_TESTEE = pytest.StashKey["Testee"]()
+
+
+def _testee(config: pytest.Config, names: dict[str, str]) -> Testee:
+    """Start the session's testee (closed when pytest ends); ``UsageError`` when it cannot."""
+    from ticdc_conformance.suites.testee import Testee, TesteeBrokenError
+
+    if names["decoder"] or names["encoder"]:
+        raise pytest.UsageError("--ticdc-testee replaces --ticdc-decoder and --ticdc-encoder")
+    command = config.getoption("--ticdc-testee")
+    names["testee"] = command
+    try:
+        testee = Testee(command, timeout=config.getoption("--ticdc-testee-timeout"))
+        config.stash[_TESTEE] = testee
+        testee.start()
+    except (OSError, ValueError, TesteeBrokenError) as error:
+        raise pytest.UsageError(f"--ticdc-testee={command}: cannot run it: {error}") from None
+    return testee
+
+
+def testee_kinds(testee: Testee) -> list[str]:
+    """``decoder`` and/or ``encoder``: what the testee's hello declares."""
+    directions = testee.capabilities.directions() if testee.capabilities else []
+    return [k for k, ds in _DIRECTIONS.items() if any(d in directions for d in ds)]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Shut the session's testee down."""
+    testee = config.stash.get(_TESTEE, None)
+    if testee is not None:
+        testee.close()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -264,7 +347,7 @@ def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
     """Add one item per selected case, before ``-k`` and ``-m`` deselect."""
-    if config.getoption("--ticdc-decoder") or config.getoption("--ticdc-encoder"):
+    if any(config.getoption(f"--ticdc-{k}") for k in ("decoder", "encoder", "testee")):
         items.extend(_items(session, config))
 
 

@@ -39,14 +39,16 @@ ALLOWED = {
     "suites": arrows(lazy="suites.gate"),
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
-    "suites.stream": arrows("generators reference", third_party="pyarrow pyspark"),
+    "suites.stream": arrows("generators reference suites.report", third_party="pyarrow pyspark"),
+    "suites.report": arrows(third_party="jinja2"),
     "suites.consumer": arrows(
-        "generators reference suites.stream",
+        "generators reference suites.report suites.stream",
         lazy="fixtures",
         third_party="pyarrow pyspark pytest adbc_driver_postgresql",
     ),
     "suites.plugin": arrows(
-        lazy="fixtures reference suites suites.consumer suites.gate", third_party="pytest"
+        lazy="fixtures reference suites suites.consumer suites.gate suites.testee",
+        third_party="pytest",
     ),
     "kafka": arrows(
         "generators reference",
@@ -55,7 +57,8 @@ ALLOWED = {
     ),
     "cli": arrows(
         "fixtures generators reference",
-        lazy="fixtures.builder kafka suites suites.consumer suites.gate suites.stream suites.testee",
+        lazy="fixtures.builder kafka suites suites.consumer suites.gate suites.report "
+        "suites.stream suites.testee",
     ),
 }
 """Part → the parts and third-party packages it may import."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -175,6 +177,21 @@ def test_help_is_complete(command: str) -> None:
     if command == "generate":
         for kind in FAULT_KINDS:
             assert kind in result.stdout
+
+
+def _undescribed(parser: argparse.ArgumentParser, name: str) -> Iterator[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command, sub in action.choices.items():
+                yield from _undescribed(sub, f"{name} {command}")
+        elif action.dest != "help" and not action.help:
+            yield f"{name} {'/'.join(action.option_strings) or action.dest}"
+
+
+def test_every_option_of_every_command_has_help_text() -> None:
+    from ticdc_conformance.cli.main import _parser
+
+    assert list(_undescribed(_parser(), "ticdc-conformance")) == []
 
 
 def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
+import xml.etree.ElementTree as ET
 from decimal import Decimal
 from pathlib import Path
 
@@ -304,9 +305,21 @@ def test_check_consumer_exit_codes(
         "--report",
         str(report),
     ]
+    forms = {kind: tmp_path / f"report.{kind}" for kind in ("md", "xml", "html")}
+    args += ["--markdown", str(forms["md"]), "--junit", str(forms["xml"])]
+    args += ["--html", str(forms["html"])]
     assert main(args) == 1
     assert json.loads(report.read_text())["errors"] == 1
     assert "FAIL: 1 error(s)" in capsys.readouterr().out
+    # the other forms come from the same report (suites/report)
+    assert "| [`row-missing`](docs/rules/consumer.md#row-missing) | error | 1 |" in (
+        forms["md"].read_text(encoding="utf-8")
+    )
+    junit = ET.parse(forms["xml"]).getroot()  # noqa: S314 - our own file
+    assert [c.get("name") for c in junit.iter("testcase") if c.find("failure") is not None] == [
+        "row-missing"
+    ]
+    assert "shop.customers key" in forms["html"].read_text(encoding="utf-8")
     assert main(["check-consumer", "--input", STREAM]) == 2
     assert (
         main(["check-consumer", "--input", str(tmp_path / "nothing"), "--actual", str(good)]) == 2

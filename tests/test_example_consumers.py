@@ -36,7 +36,7 @@ pytest.importorskip("confluent_kafka")
 pytest.importorskip("psycopg")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "consumers"))
 import correct  # noqa: E402 - the example scripts, beside each other outside the package
-import naive  # noqa: E402
+import naive  # noqa: E402 - after the examples folder joins sys.path
 
 REPLAY = "stream.open.tiflow.replay"
 """A replay after a restart: partition 2 delivers a message again (labelled)."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,3 +195,60 @@ def test_both_property_round_trips_at_once(tester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*property.open.ticdc.round-trip PASSED*",
                                  "*property.open.ticdc.encoder-round-trip PASSED*"])  # fmt: skip
+
+
+def test_a_testee_in_any_language_runs_as_pytest_items(tester: pytest.Pytester) -> None:
+    """The reference testee (a separate process speaking the testee protocol) passes; pytest's
+    own JUnit XML covers it."""
+    command = shlex.join([sys.executable, "-m", "ticdc_conformance.suites.testee.reference"])
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", f"--ticdc-testee={command}", "--ticdc-protocol=craft",
+        "--ticdc-tier=required", "--junitxml=conformance.xml",
+    )  # fmt: skip
+    want = ids(protocol="craft", tier="required")
+    result.assert_outcomes(passed=len(want))
+    junit = (tester.path / "conformance.xml").read_text(encoding="utf-8")
+    assert junit.count("<testcase ") == len(want)
+
+
+def test_a_testee_replaces_decoder_and_encoder(tester: pytest.Pytester) -> None:
+    command = shlex.join([sys.executable, "-m", "ticdc_conformance.suites.testee.reference"])
+    result = tester.runpytest(
+        "-p", "no:cacheprovider", f"--ticdc-testee={command}",
+        "--ticdc-decoder=reference",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--ticdc-testee replaces --ticdc-decoder and --ticdc-encoder*"])
+
+
+def test_adapters_import_from_the_rootdir(pytester: pytest.Pytester) -> None:
+    """As ``run`` finds ``mypkg.adapter`` in the folder it runs in, the plugin finds it in
+    pytest's rootdir, here a folder other than the one pytest runs in."""
+    project = pytester.path / "project"
+    (project / "mypkg").mkdir(parents=True)
+    (project / "mypkg" / "__init__.py").write_text("", encoding="utf-8")
+    (project / "mypkg" / "adapter.py").write_text(
+        "from ticdc_conformance.suites.gate.adapters import reference_decoder as decode\n",
+        encoding="utf-8",
+    )
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--ticdc-decoder=mypkg.adapter:decode",
+        "--ticdc-case=open.tiflow.decode.events.*", str(project),
+    )  # fmt: skip
+    want = [i for i in ids(protocol="open", profile="tiflow", direction="decode")
+            if i.startswith("open.tiflow.decode.events.")]  # fmt: skip
+    result.assert_outcomes(passed=len(want))
+
+
+def test_property_examples_without_hypothesis_name_the_extra(tester: pytest.Pytester) -> None:
+    # as if Hypothesis were not installed (its own pytest plugin has loaded by then)
+    tester.makeconftest("import sys\nsys.modules['hypothesis'] = None\n")
+    result = tester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--ticdc-decoder=reference",
+        "--ticdc-property-examples=5",
+        "--ticdc-case=open.tiflow.decode.events.resolved",
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--ticdc-property-examples needs the generators extra*"])
+    assert "Traceback" not in result.stderr.str()

@@ -80,7 +80,7 @@ def cli(folder: Path, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]
     """``check-stream`` on ``folder`` (the shared session is the one the command finds)."""
     report = tmp_path / "report.json"
     code = main(["check-stream", "--input", str(folder), "--report", str(report), "--quiet",
-                 *extra])  # fmt: skip
+                 "--spark", *extra])  # fmt: skip
     return code, json.loads(report.read_text(encoding="utf-8"))
 
 
@@ -273,10 +273,17 @@ def test_every_stream_fixture_is_reported_where_labelled(
         shutil.copy(root / stream["labels"], folder / "_labels.json")
         inputs += ["--input", str(folder)]
         expected += [(stream["id"], *f) for f in labelled(read_labels(folder))]
-    report_file = tmp_path / "report.json"
-    code = main(["check-stream", *inputs, "--report", str(report_file), "--quiet",
-                 "--samples", "1000"])  # fmt: skip
-    report = json.loads(report_file.read_text(encoding="utf-8"))
+    reports = {}
+    for engine in ("plain", "spark"):
+        report_file = tmp_path / f"report-{engine}.json"
+        code = main(["check-stream", *inputs, "--report", str(report_file), "--quiet",
+                     "--samples", "1000", "--engine", engine])  # fmt: skip
+        reports[engine] = json.loads(report_file.read_text(encoding="utf-8"))
+        assert reports[engine]["engine"] == engine
+    # the fast path and Spark: the same findings, samples, counts and accounting
+    same = ("rules", "messages", "errors", "warnings", "settings")
+    assert {k: reports["plain"][k] for k in same} == {k: reports["spark"][k] for k in same}
+    report = reports["spark"]
     got = sorted(
         (s["topic"], rule["id"], s["partition"], s["offset"], s["commit_ts"])
         for rule in report["rules"]
@@ -318,10 +325,13 @@ def test_usage_errors(spark: Any, tmp_path: Path) -> None:
     assert main(["check-stream", "--input", str(dump("open")), "--partitions", "0"]) == 2
 
 
-def test_a_failing_job_exits_3(spark: Any, tmp_path: Path) -> None:
+def test_a_file_that_is_no_dump_is_a_usage_error(spark: Any, tmp_path: Path) -> None:
+    """Found from the footers before Spark starts, on either engine."""
     del spark
     pq.write_table(pa.table({"topic": ["t"], "partition": [0]}), tmp_path / "part-0.parquet")
-    assert main(["check-stream", "--input", str(tmp_path), "--protocol", "open", "--quiet"]) == 3
+    for engine in ("plain", "spark"):
+        assert main(["check-stream", "--input", str(tmp_path), "--protocol", "open", "--quiet",
+                     "--engine", engine]) == 2  # fmt: skip
 
 
 def test_one_file_of_all_partitions_without_labels(spark: Any, tmp_path: Path) -> None:

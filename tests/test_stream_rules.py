@@ -45,7 +45,7 @@ def test_catalog_covers_every_fault_kind() -> None:
     assert set(FAULT_KINDS.values()) <= set(RULES)
     assert {r.severity for r in RULES.values()} == {"error", "warning"}
     assert RULES["allowed-duplicate"].severity == "warning"
-    assert all(r.section.startswith("§") and r.description for r in RULES.values())
+    assert all(r.doc.endswith(f"#{r.id}") and r.description for r in RULES.values())
 
 
 @pytest.mark.parametrize("protocol", CLEAN)

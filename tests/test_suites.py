@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from ticdc_conformance.suites import (
     run_cases,
     stale_entries,
 )
+from ticdc_conformance.suites.gate._check import adapter_raised
 from ticdc_conformance.suites.gate.adapters import (
     load_adapter,
     reference_decoder,
@@ -88,7 +90,33 @@ def test_a_raising_adapter_fails_its_case_and_a_missing_one_skips() -> None:
     outcome = check_case(case, decoder=raising)
     assert outcome.status == "fail"
     assert "the adapter raised RuntimeError: no open decoder here (1 messages)" in outcome.detail
+    # the user's own file and line, never the kit's call site
+    line = inspect.getsourcelines(raising)[1] + 1
+    assert outcome.detail.endswith(f"conformance_doubles.py:{line} (raising_decoder)")
     assert check_case(case, encoder=reference_encoder).status == "skip"
+
+
+def test_where_an_adapter_raised_is_the_innermost_frame_outside_the_kit() -> None:
+    def inner() -> None:
+        raise KeyError("oops")
+
+    try:
+        inner()
+    except KeyError as error:
+        said = adapter_raised(error)
+    line = inspect.getsourcelines(inner)[1] + 1
+    assert said == f"the adapter raised KeyError: 'oops' at {_here()}:{line} (inner)"
+    assert (
+        adapter_raised(ValueError("no traceback")) == "the adapter raised ValueError: no traceback"
+    )
+
+
+def _here() -> str:
+    path = Path(__file__).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return __file__
 
 
 def test_json_diff_and_hex_diff() -> None:

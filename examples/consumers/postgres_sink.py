@@ -115,7 +115,7 @@ def read_topic(
             if message is None:
                 raise TimeoutError(f"{topic}: nothing for {timeout} s, partitions {unread} unread")
             error = message.error()
-            if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001
+            if error is not None and error.code() == KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's code, public in its docs
                 unread.discard(message.partition())
                 continue
             if error is not None:

@@ -37,6 +37,7 @@ from ticdc_conformance.suites.consumer.expected import (
     read_expected_state,
     write_expected_state,
 )
+from ticdc_conformance.suites.report import html_page, junit_rules, markdown, write_atomically
 
 __all__ = [
     "SPARK_ABOVE_ROWS",
@@ -144,13 +145,31 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--applied-log", type=Path, help="the consumer's applied log (JSON Lines)")
     parser.add_argument("--report", type=Path, help="write the JSON report here")
+    parser.add_argument(
+        "--markdown", type=Path, metavar="FILE", help="write the report as Markdown"
+    )
+    parser.add_argument(
+        "--junit", type=Path, metavar="FILE", help="write JUnit XML, one testcase per rule, for CI"
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="write one HTML page, self-contained (the report extra)",
+    )
     parser.add_argument("--samples", type=int, default=20, help="samples kept per rule")
     parser.add_argument(
         "--transactional",
         action="store_true",
         help="check transaction-split: the consumer claims transactional consistency",
     )
-    parser.add_argument("--engine", choices=("auto", "plain", "spark"), default="auto")
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "plain", "spark"),
+        default="auto",
+        help=f"plain: check in this process; spark: a Spark job; auto (default): plain up to "
+        f"{SPARK_ABOVE_ROWS} expected rows, else Spark",
+    )
     parser.add_argument("--master", default="local[*]", help="the Spark master (spark engine)")
 
 
@@ -267,8 +286,15 @@ def run_check(args: argparse.Namespace, out: IO[str]) -> int:
         )
     report = build_report(tally, args, engine, time.perf_counter() - started)
     print_summary(report, out)
+    title = f"check-consumer: {report['input']}"
     if args.report:
-        args.report.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_atomically(args.report, json.dumps(report, indent=2) + "\n")
+    if args.markdown:
+        write_atomically(args.markdown, markdown(report, title=title))
+    if args.junit:
+        write_atomically(args.junit, junit_rules(report, suite="check-consumer"))
+    if args.html:
+        write_atomically(args.html, html_page(report, title=title))
     return ExitCode.FAILURE if report["errors"] else ExitCode.OK
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shlex
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ticdc_conformance.reference import DecodedEvent, Message
@@ -19,6 +21,7 @@ __all__ = [
     "AdapterFaultError",
     "AdapterSkipError",
     "Outcome",
+    "adapter_raised",
     "as_json",
     "check_case",
     "hex_diff",
@@ -273,9 +276,44 @@ def check_case(
     except AdapterFaultError as fault:
         status, detail = "fail", str(fault)
     except Exception as error:  # noqa: BLE001 - the implementation under test broke: a failure
-        status, detail = "fail", f"the adapter raised {type(error).__name__}: {error}"
+        status, detail = "fail", adapter_raised(error)
     replay = replay_command(case, adapters or {}, fixtures) if status == "fail" else ""
     return Outcome(case=case, status=status, detail=detail, replay=replay)
+
+
+_ROOT = Path(__file__).resolve().parents[2]
+_KIT = tuple(
+    _ROOT / part for part in ("reference", "generators", "fixtures", "suites", "kafka", "cli")
+)
+"""The kit's source folders (its root also holds tests and examples, which are not the kit)."""
+
+
+def adapter_raised(error: BaseException) -> str:
+    """``the adapter raised KeyError: 'oops' at mypkg/adapter.py:12 (decode)``.
+
+    The place is the innermost frame of the traceback outside the kit: the user's own code
+    (or the library it called into), never the kit's call site.
+    """
+    said = f"the adapter raised {type(error).__name__}: {error}"
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if not _in_kit(f.filename)]
+    if not frames:
+        return said
+    frame = frames[-1]
+    return f"{said} at {_shown(frame.filename)}:{frame.lineno} ({frame.name})"
+
+
+def _in_kit(filename: str) -> bool:
+    path = Path(filename).resolve()
+    return any(path.is_relative_to(part) for part in _KIT)
+
+
+def _shown(filename: str) -> str:
+    """A path relative to the working folder where it lies below it, else as it is."""
+    path = Path(filename)
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return filename
 
 
 def summarize(

@@ -1,12 +1,12 @@
 """The stream rule catalog, the settings a check needs, and what a check reports.
 
 Each rule has an id, a severity (``error`` fails a check, ``warning`` is counted) and a
-one-line description citing its ground-truth section; ``suites/stream/rules.py`` checks them
-and docs/stream-checker.md explains them. ``CheckSettings`` are the TiCDC settings that
-matter (protocol, profile, partition count, dispatcher, size limits), from a dump's label
-sidecar or from flags. A ``Finding`` is one violation (or counted allowed anomaly) at Kafka
-coordinates; a ``Broadcast`` is a DDL or watermark one partition saw, which every partition
-of the topic must see.
+one-line description; docs/rules/stream.md states each under its id (``doc``),
+``suites/stream/rules.py`` checks them and docs/stream-checker.md runs them.
+``CheckSettings`` are the TiCDC settings that matter (protocol, profile, partition count,
+dispatcher, size limits), from a dump's label sidecar or from flags. A ``Finding`` is one
+violation (or counted allowed anomaly) at Kafka coordinates; a ``Broadcast`` is a DDL or
+watermark one partition saw, which every partition of the topic must see.
 """
 
 from __future__ import annotations
@@ -18,49 +18,53 @@ from typing import Any
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.tables import Profile
 
-__all__ = ["RULES", "Broadcast", "CheckSettings", "Finding", "Rule"]
+__all__ = ["ACCOUNTING", "RULES", "Broadcast", "CheckResult", "CheckSettings", "Finding", "Rule"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
-    """One stream rule: id, severity and what it asks, with its ground-truth section."""
+    """One stream rule: id, severity and what it asks."""
 
     id: str
     severity: str
     """``error`` fails the check (exit 1); ``warning`` is counted and reported only."""
     description: str
-    section: str
+
+    @property
+    def doc(self) -> str:
+        """The rule's anchor in the rule catalog."""
+        return f"docs/rules/stream.md#{self.id}"
 
 
 _CATALOG = (
-    Rule(id="undecodable", severity="error", section="§2-§5",
+    Rule(id="undecodable", severity="error",
          description="every message decodes with the protocol's reference decoder"),
-    Rule(id="invalid-value", severity="error", section="§1.1",
+    Rule(id="invalid-value", severity="error",
          description="every value is one TiCDC can have written for its column type"),
-    Rule(id="watermark-monotonic", severity="error", section="§6.2",
+    Rule(id="watermark-monotonic", severity="error",
          description="a partition's watermarks (resolved ts) never go back"),
-    Rule(id="row-after-watermark", severity="error", section="§6.2",
+    Rule(id="row-after-watermark", severity="error",
          description="no new row at or below a partition's last watermark after it"),
-    Rule(id="allowed-duplicate", severity="warning", section="§6.3",
+    Rule(id="allowed-duplicate", severity="warning",
          description="a replay after a restart repeats an earlier delivery exactly (allowed)"),
-    Rule(id="ddl-broadcast", severity="error", section="§6.2",
+    Rule(id="ddl-broadcast", severity="error",
          description="every DDL reaches every partition of its topic (Canal-JSON: partition 0 "
                      "only)"),
-    Rule(id="watermark-broadcast", severity="error", section="§6.2",
+    Rule(id="watermark-broadcast", severity="error",
          description="every watermark reaches every partition of its topic"),
-    Rule(id="commit-ts-order", severity="error", section="§6.3",
+    Rule(id="commit-ts-order", severity="error",
          description="per partition and table, first deliveries come in commit-ts order"),
-    Rule(id="duplicate-identical", severity="error", section="§6.3",
+    Rule(id="duplicate-identical", severity="error",
          description="a row delivered again carries the same images as its first delivery"),
-    Rule(id="partition-affinity", severity="error", section="§6.1",
+    Rule(id="partition-affinity", severity="error",
          description="a row lands on the partition its dispatcher computes"),
-    Rule(id="affinity-unverifiable", severity="warning", section="§1.4, §6.1",
+    Rule(id="affinity-unverifiable", severity="warning",
          description="a row's hashed text may be U+FFFD the encoder wrote for invalid UTF-8"),
-    Rule(id="message-size", severity="error", section="§1.5",
+    Rule(id="message-size", severity="error",
          description="key + value + 36 bytes of overhead stay within max-message-bytes"),
-    Rule(id="batch-size", severity="error", section="§2.2, §3.4",
+    Rule(id="batch-size", severity="error",
          description="a batched message holds at most max-batch-size rows (Open, Craft)"),
-    Rule(id="schema-resolvable", severity="error", section="§6.6",
+    Rule(id="schema-resolvable", severity="error",
          description="every Simple DML resolves to a schema a BOOTSTRAP or DDL announced"),
 )  # fmt: skip
 RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
@@ -141,3 +145,28 @@ class Broadcast:
     commit_ts: int
     ident: str
     """What tells two broadcasts of one commit ts apart (a DDL's query)."""
+
+
+ACCOUNTING = ("_read", "_decoded", "_undecodable")
+"""The pseudo-rules a check counts its messages under: read, decoded, undecodable."""
+
+
+class CheckResult:
+    """Counts per rule, bounded samples per rule, and the message accounting."""
+
+    def __init__(
+        self,
+        counts: dict[str, int],
+        samples: dict[str, list[dict[str, Any]]],
+        records: int,
+        *,
+        plan: str,
+    ) -> None:
+        self.counts = {r: n for r, n in counts.items() if r not in ACCOUNTING}
+        self.samples = samples
+        self.read, self.decoded, self.undecodable = (counts.get(n, 0) for n in ACCOUNTING)
+        self.records = records
+        """Records in the input, counted apart from the check (every one must be read)."""
+        self.plan = plan
+        """How the check ran: Spark's ``files`` (the no-shuffle path) or ``shuffle: <why the
+        file plan did not hold>``, or ``in-process`` (the plain-Python checker)."""

@@ -1,8 +1,11 @@
 """``check-stream``: arguments, settings, the report (JSON and console) and the exit code.
 
-Spark-free: ``run`` imports ``suites/stream/spark.py`` (and so pyspark) only when a check
-runs. Exit codes: 0 clean (warnings allowed), 1 a rule of severity error was broken, 2 usage
-error, 3 the job itself failed (including a message not accounted for).
+Spark-free: a dump of up to ``SPARK_ABOVE_RECORDS`` records (counted from the Parquet footers) is
+checked in this process (``suites/stream/plain.py``); a larger one, or any with ``--spark``,
+``--engine spark`` or ``--master``, by the Spark job, and only then is ``suites/stream/spark.py``
+(and so pyspark) imported. The report's ``engine`` says which ran. Exit codes: 0 clean
+(warnings allowed), 1 a rule of severity error was broken, 2 usage error, 3 the job itself
+failed (including a message not accounted for).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import argparse
 import base64
 import glob
+import importlib.util
 import json
 import sys
 import time
@@ -21,6 +25,15 @@ from ticdc_conformance.generators.dump import dump_files, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import ExitCode, UsageError
+from ticdc_conformance.suites.report import (
+    html_page,
+    junit_rules,
+    labelled_faults,
+    markdown,
+    write_atomically,
+)
+from ticdc_conformance.suites.stream import plain
+from ticdc_conformance.suites.stream.catalog import CheckResult
 from ticdc_conformance.suites.stream.rules import RULES, CheckSettings
 
 __all__ = ["add_arguments", "build_report", "run", "run_from_command_line"]
@@ -32,16 +45,46 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the topic's protocol (default: the dump's labels)")  # fmt: skip
     parser.add_argument("--input", required=True, action="append",
                         help="dump folder, Parquet file or glob (repeatable)")  # fmt: skip
-    parser.add_argument("--profile", choices=("tiflow", "ticdc"))
-    parser.add_argument("--partitions", type=int, help="the topic's partition count")
-    parser.add_argument("--dispatcher", choices=DISPATCHERS)
+    parser.add_argument(
+        "--profile",
+        choices=("tiflow", "ticdc"),
+        help="tiflow (classic TiCDC) or ticdc (new architecture): how NULL "
+        "handle values hash (default: the dump's labels, else tiflow)",
+    )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        help="the topic's partition count (default: the dump's labels, else "
+        "as many as the dump shows)",
+    )
+    parser.add_argument(
+        "--dispatcher",
+        choices=DISPATCHERS,
+        help="the [[sink.dispatchers]] partition rule (default: the dump's labels, else default)",
+    )
     parser.add_argument("--index-name", help="index of an index-value dispatcher")
     parser.add_argument("--columns", nargs="+", help="columns of a columns dispatcher")
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                         help="an encoder option (max-message-bytes, max-batch-size)")  # fmt: skip
-    parser.add_argument("--report", help="write the JSON report to this file")
+    parser.add_argument("--report", help="write the JSON report (the contract) to this file")
+    parser.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
+    parser.add_argument("--junit", metavar="FILE",
+                        help="write JUnit XML, one testcase per rule, for CI")  # fmt: skip
+    parser.add_argument("--html", metavar="FILE",
+                        help="write one HTML page, self-contained (the report extra)")  # fmt: skip
     parser.add_argument("--samples", type=int, default=10, help="samples kept per rule")
-    parser.add_argument("--master", help="Spark master URL (default local[*] on 127.0.0.1)")
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "plain", "spark"),
+        default="auto",
+        help="plain: check in this process; spark: a Spark job; auto (default): "
+        f"plain up to {plain.SPARK_ABOVE_RECORDS} records, else Spark",
+    )
+    parser.add_argument("--spark", action="store_true", help="run on Spark (--engine spark)")
+    parser.add_argument(
+        "--master",
+        help="Spark master URL; giving one runs on Spark (default local[*] on 127.0.0.1)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -58,14 +101,19 @@ def _paths(inputs: Sequence[str]) -> list[str]:
     return paths
 
 
-def _labels(inputs: Sequence[str]) -> dict[str, Any]:
+def _all_labels(inputs: Sequence[str]) -> dict[str, Any]:
+    """The label sidecar of the first labelled input (``{}`` when none is labelled)."""
     for given in inputs:
         path = Path(given)
         for folder in (path, path.parent):
             if folder.is_dir() and (labels := read_labels(folder)):
-                settings = labels.get("settings")
-                return dict(settings) if isinstance(settings, dict) else {}
+                return labels
     return {}
+
+
+def _labels(inputs: Sequence[str]) -> dict[str, Any]:
+    settings = _all_labels(inputs).get("settings")
+    return dict(settings) if isinstance(settings, dict) else {}
 
 
 def settings_from(args: argparse.Namespace) -> CheckSettings:
@@ -101,16 +149,25 @@ def _sample(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "key": None if key is None else base64.b64encode(key).decode()}
 
 
+def engine_for(args: argparse.Namespace, records: int) -> str:
+    """``plain`` or ``spark``: what was asked, else by the dump's size."""
+    asked = "spark" if args.spark or args.master else args.engine
+    if asked != "auto":
+        return str(asked)
+    return "spark" if records > plain.SPARK_ABOVE_RECORDS else "plain"
+
+
 def build_report(
-    result: Any,  # noqa: ANN401 - spark_job.CheckResult, not imported without Spark
+    result: CheckResult,
     settings: CheckSettings,
     inputs: Sequence[str],
     seconds: float,
+    engine: str = "spark",
 ) -> dict[str, Any]:
     """The JSON report: accounting, and per rule its count and samples."""
-    rules = [
+    rules: list[dict[str, Any]] = [
         {"id": rule.id, "severity": rule.severity, "description": rule.description,
-         "section": rule.section, "count": result.counts.get(rule.id, 0),
+         "doc": rule.doc, "count": result.counts.get(rule.id, 0),
          "samples": [_sample(s) for s in result.samples.get(rule.id, [])]}
         for rule in RULES.values()
     ]  # fmt: skip
@@ -131,6 +188,7 @@ def build_report(
         "errors": errors,
         "warnings": warnings,
         "seconds": round(seconds, 3),
+        "engine": engine,
         "plan": result.plan,
         "rules": rules,
     }  # fmt: skip
@@ -143,7 +201,7 @@ def print_summary(report: dict[str, Any], out: IO[str]) -> None:
         f"messages: {m['read']} read = {m['decoded']} decoded + {m['undecodable']} "
         f"undecodable (input {m['input']}) in {report['seconds']:.1f} s"
     )
-    lines = [accounting, f"plan: {report['plan']}"]
+    lines = [accounting, f"engine: {report['engine']} ({report['plan']})"]
     for rule in report["rules"]:
         mark = "ok  " if rule["count"] == 0 else rule["severity"][:4].upper()
         lines.append(f"{mark} {rule['id']:<22} {rule['count']:>8}  {rule['description']}")
@@ -168,30 +226,60 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.samples < 0:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return ExitCode.USAGE
-    try:
-        from ticdc_conformance.suites.stream import spark as spark_job
-    except ImportError as error:
-        sys.stderr.write(f"error: check-stream needs the spark extra: {error}\n")
+    if args.html and importlib.util.find_spec("jinja2") is None:  # said before the check
+        sys.stderr.write("error: --html needs the report extra "
+                         "(pip install 'ticdc-conformance[report]')\n")  # fmt: skip
         return ExitCode.USAGE
     started = time.perf_counter()
     try:
-        session = spark_job.session(args.master)
-        if args.quiet:
-            result = spark_job.check_dump(session, paths, settings, samples=args.samples)
-        else:
-            with spark_job.Progress(session):
-                result = spark_job.check_dump(session, paths, settings, samples=args.samples)
-    except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
-        sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")
-        return ExitCode.BROKEN
-    report = build_report(result, settings, args.input, time.perf_counter() - started)
+        files = plain.input_files(paths)
+        engine = engine_for(args, plain.count_records(files))
+    except ValueError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return ExitCode.USAGE
+    if engine == "plain":
+        result = plain.check_dump(files, settings, samples=args.samples)
+    else:
+        try:
+            result = _on_spark(args, paths, settings)
+        except ImportError as error:
+            sys.stderr.write(f"error: check-stream on Spark needs the spark extra "
+                             f"(pip install 'ticdc-conformance[spark]'): {error}\n")  # fmt: skip
+            return ExitCode.USAGE
+        except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
+            sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")
+            return ExitCode.BROKEN
+    report = build_report(result, settings, args.input, time.perf_counter() - started, engine)
     print_summary(report, out)
-    if args.report:
-        Path(args.report).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    write_reports(args, report)
     if not result.read == result.decoded + result.undecodable == result.records:
         sys.stderr.write("error: not every input message was accounted for\n")
         return ExitCode.BROKEN
     return ExitCode.FAILURE if report["errors"] else ExitCode.OK
+
+
+def write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """Each report asked for, each file written whole or not at all."""
+    title = f"check-stream: {', '.join(report['input'])}"
+    faults = labelled_faults(report, _all_labels(args.input))
+    if args.report:
+        write_atomically(args.report, json.dumps(report, indent=2) + "\n")
+    if args.markdown:
+        write_atomically(args.markdown, markdown(report, title=title, faults=faults))
+    if args.junit:
+        write_atomically(args.junit, junit_rules(report, suite="check-stream"))
+    if args.html:
+        write_atomically(args.html, html_page(report, title=title, faults=faults))
+
+
+def _on_spark(args: argparse.Namespace, paths: list[str], settings: CheckSettings) -> CheckResult:
+    from ticdc_conformance.suites.stream import spark as spark_job
+
+    session = spark_job.session(args.master)
+    if args.quiet:
+        return spark_job.check_dump(session, paths, settings, samples=args.samples)
+    with spark_job.Progress(session):
+        return spark_job.check_dump(session, paths, settings, samples=args.samples)
 
 
 def run_from_command_line(argv: Sequence[str] | None = None) -> int:

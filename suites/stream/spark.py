@@ -40,6 +40,7 @@ from pyspark import SparkConf
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 
+from ticdc_conformance.suites.stream.catalog import CheckResult
 from ticdc_conformance.suites.stream.layout import Key, Unit, balance, plan_files
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_task, shuffle_task
@@ -47,7 +48,6 @@ from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_tas
 __all__ = ["CheckResult", "Progress", "bare_decode_count", "check_dump", "main", "plan", "session",
            "spark_int_hash"]  # fmt: skip
 
-_ACCOUNTING = ("_read", "_decoded", "_undecodable")
 """Count names of the message accounting (apart from the rule ids)."""
 
 
@@ -89,26 +89,6 @@ def bare_decode_count(spark: SparkSession, paths: list[str], protocol: str) -> t
     return int(row[0] or 0), int(row[1] or 0)
 
 
-class CheckResult:
-    """Counts per rule, bounded samples per rule, and the message accounting."""
-
-    def __init__(
-        self,
-        counts: dict[str, int],
-        samples: dict[str, list[dict[str, Any]]],
-        records: int,
-        *,
-        plan: str,
-    ) -> None:
-        self.counts = {r: n for r, n in counts.items() if r not in _ACCOUNTING}
-        self.samples = samples
-        self.read, self.decoded, self.undecodable = (counts.get(n, 0) for n in _ACCOUNTING)
-        self.records = records
-        """Records in the input, counted apart from the check (every one must be read)."""
-        self.plan = plan
-        """``files`` (the no-shuffle path) or ``shuffle: <why the file plan did not hold>``."""
-
-
 def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
     groups = (
         out.filter(F.col("kind") == "broadcast")
@@ -136,7 +116,10 @@ def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
             F.lit(None).cast("long").alias("offset"),
             F.lit(None).cast("binary").alias("key"),
             "commit_ts",
-            "detail",
+            # a watermark has no query: said as rules.missing_broadcasts says it
+            F.when(F.col("detail") == "", F.concat(F.lit("watermark "), F.col("commit_ts")))
+            .otherwise(F.col("detail"))
+            .alias("detail"),
             F.lit(None).cast("long").alias("count"),
         )
     )
@@ -317,10 +300,10 @@ class Progress:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``spark-submit suites/stream/spark.py ARGS``: the same as ``check-stream ARGS``."""
+    """``spark-submit suites/stream/spark.py ARGS``: ``check-stream --spark ARGS``."""
     from ticdc_conformance.suites.stream.job import run_from_command_line
 
-    return run_from_command_line(argv)
+    return run_from_command_line([*(sys.argv[1:] if argv is None else argv), "--spark"])
 
 
 if __name__ == "__main__":
