@@ -34,6 +34,7 @@ from ticdc_conformance.reference import (
 )
 from ticdc_conformance.reference.canal_json._decode import DDL_KINDS
 from ticdc_conformance.reference.canal_json._encode import DDL_TYPES
+from ticdc_conformance.reference.canal_json.claim_check import read_claim_check
 
 TS = 424_242_424_242_424_242
 _ID = ColumnInfo(name="id", type="int", key="primary")
@@ -343,6 +344,7 @@ def test_claim_check_stores_the_full_value(raw: str) -> None:
     value = (
         stored.content if raw == "true" else base64.b64decode(json.loads(stored.content)["value"])
     )
+    assert read_claim_check(stored.content, raw_value=raw == "true").value == value
     full = canal_json.decode(Message(key=None, value=value))
     assert full == canal_json.decode(_encode_one(event, **{"enable-tidb-extension": "true"}))
     (row,) = canal_json.decode(message)
@@ -432,3 +434,10 @@ def test_decoder_rejects_with_a_place(value: bytes, where: str | None) -> None:
 def test_null_value_is_rejected() -> None:
     with pytest.raises(DecodeError):
         canal_json.decode(Message(key=None, value=None))
+
+
+@pytest.mark.parametrize("content", [b"{", b"[]", b'{"key":null}', b'{"key":1,"value":null}',
+                                     b'{"key":null,"value":"!!"}'])  # fmt: skip
+def test_bad_claim_check_files_are_decode_errors(content: bytes) -> None:
+    with pytest.raises(DecodeError):
+        read_claim_check(content)
