@@ -7,15 +7,14 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
-from truth_helpers import DISPATCHERS, FAMILIES, KEYS, stream
+from truth_helpers import KEYS, GeneratedStream, generated_streams
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.simulator import Record, TopicLog, Transaction
 from ticdc_conformance.generators.truth import expected_tables, observed_tables, shop_truth
 from ticdc_conformance.generators.workload import shop_workload
-from ticdc_conformance.reference import CODECS, DDLEvent, Message, Profile, RowChangedEvent
+from ticdc_conformance.reference import CODECS, DDLEvent, Message, RowChangedEvent
 from ticdc_conformance.reference.consumer import AppliedChange, Coordinates, apply_log, consume
 from ticdc_conformance.reference.decoded import DecodedResolved
 
@@ -167,26 +166,11 @@ def test_every_message_is_applied_or_named_with_its_coordinates(stream_id: str) 
 
 
 @settings(max_examples=25, deadline=None)
-@given(
-    family=st.sampled_from(FAMILIES),
-    dispatcher=st.sampled_from(DISPATCHERS),
-    partitions=st.sampled_from([1, 2, 4]),
-    raw=st.booleans(),
-    replay=st.booleans(),
-    seed=st.integers(0, 2**16),
-)
+@given(generated=generated_streams())
 def test_the_expected_state_of_a_generated_stream_is_the_workload_truth(
-    family: tuple[str, Profile],
-    dispatcher: str,
-    partitions: int,
-    raw: bool,
-    replay: bool,
-    seed: int,
+    generated: GeneratedStream,
 ) -> None:
-    protocol, profile = family
-    upstream, log = stream(
-        protocol, profile, dispatcher, partitions, raw=raw, replay=replay, seed=seed
-    )
+    protocol, profile, upstream, log = generated
     keys = KEYS if protocol == "canal-json" else None  # pkNames marks primary keys only
     consumed = consume(protocol, _log_messages(log), handle_keys=keys)
     assert consumed.not_applied == ()

@@ -19,14 +19,13 @@ from itertools import islice
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from truth_helpers import (
-    DISPATCHERS,
-    FAMILIES,
     KEYS,
+    GeneratedStream,
     OneChangePerKey,
     WindowedStream,
     decoded_rows,
+    generated_streams,
     stream,
     windows,
 )
@@ -41,32 +40,17 @@ from ticdc_conformance.generators.truth import (
     shop_truth,
 )
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
-from ticdc_conformance.reference import Profile, RowChangedEvent
+from ticdc_conformance.reference import RowChangedEvent
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.fold import fold_rows
 
 
 @settings(max_examples=60)
-@given(
-    family=st.sampled_from(FAMILIES),
-    dispatcher=st.sampled_from(DISPATCHERS),
-    partitions=st.sampled_from([1, 2, 4]),
-    raw=st.booleans(),
-    replay=st.booleans(),
-    seed=st.integers(0, 2**16),
-)
+@given(generated=generated_streams())
 def test_folding_a_generated_stream_gives_the_workload_final_tables(
-    family: tuple[str, Profile],
-    dispatcher: str,
-    partitions: int,
-    raw: bool,
-    replay: bool,
-    seed: int,
+    generated: GeneratedStream,
 ) -> None:
-    protocol, profile = family
-    upstream, log = stream(
-        protocol, profile, dispatcher, partitions, raw=raw, replay=replay, seed=seed
-    )
+    protocol, profile, upstream, log = generated
     check = OneChangePerKey()
     folded = fold_rows(map(check.see, decoded_rows(log)), KEYS)
     assert check.twice == []

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from itertools import groupby
+from typing import NamedTuple
+
+from hypothesis import strategies as st
 
 from ticdc_conformance.generators.faults import inject_faults
 from ticdc_conformance.generators.oracle import ORACLE_CONFIGS
@@ -165,3 +168,29 @@ def stream(
     if replay:
         inject_faults(log, ["replay"], seed)
     return upstream, log
+
+
+class GeneratedStream(NamedTuple):
+    """A stream drawn by ``generated_streams``, with its truth."""
+
+    protocol: str
+    profile: Profile
+    upstream: Upstream
+    log: TopicLog
+
+
+@st.composite
+def generated_streams(draw: st.DrawFn) -> GeneratedStream:
+    """Any family, dispatcher, 1 to 4 partitions, split or whole UPDATEs, with or without a
+    replay, any workload seed."""
+    protocol, profile = draw(st.sampled_from(FAMILIES))
+    upstream, log = stream(
+        protocol,
+        profile,
+        draw(st.sampled_from(DISPATCHERS)),
+        draw(st.sampled_from([1, 2, 4])),
+        raw=draw(st.booleans()),
+        replay=draw(st.booleans()),
+        seed=draw(st.integers(0, 2**16)),
+    )
+    return GeneratedStream(protocol, profile, upstream, log)

@@ -34,13 +34,20 @@ prevents. Run it like ``naive.py``::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from postgres_sink import AppliedLog, HandleKeys, PostgresSink, Source, partitions_of, read_topic
+from postgres_sink import (
+    AppliedLog,
+    HandleKeys,
+    PostgresSink,
+    Source,
+    command_line,
+    partitions_of,
+    read_topic,
+)
 
 from ticdc_conformance.reference import (
     DecodedBootstrap,
@@ -170,14 +177,7 @@ def run(
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (the module doc)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bootstrap-servers", required=True)
-    parser.add_argument("--topic", required=True)
-    parser.add_argument("--protocol", required=True, help="open, craft, simple-json, ...")
-    parser.add_argument("--dsn", required=True, help="postgresql://...")
-    parser.add_argument("--applied-log", type=Path, required=True)
-    args = parser.parse_args(argv)
-    config = {"bootstrap.servers": args.bootstrap_servers}
+    config, args = command_line(__doc__, argv)
     summary = run(config, args.topic, args.protocol, args.dsn, args.applied_log)
     print(
         f"{summary.applied} changes applied up to watermark {summary.watermark}, "

@@ -27,12 +27,11 @@ replay``)::
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from postgres_sink import AppliedLog, HandleKeys, PostgresSink, read_topic
+from postgres_sink import AppliedLog, HandleKeys, PostgresSink, command_line, read_topic
 
 from ticdc_conformance.reference import DecodedBootstrap, DecodedDDL, DecodedRow
 
@@ -57,14 +56,7 @@ def run(config: Mapping[str, str], topic: str, protocol: str, dsn: str, applied_
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (the module doc)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bootstrap-servers", required=True)
-    parser.add_argument("--topic", required=True)
-    parser.add_argument("--protocol", required=True, help="open, craft, simple-json, ...")
-    parser.add_argument("--dsn", required=True, help="postgresql://...")
-    parser.add_argument("--applied-log", type=Path, required=True)
-    args = parser.parse_args(argv)
-    config = {"bootstrap.servers": args.bootstrap_servers}
+    config, args = command_line(__doc__, argv)
     changes = run(config, args.topic, args.protocol, args.dsn, args.applied_log)
     print(f"{changes} changes applied, as they came")
     return 0

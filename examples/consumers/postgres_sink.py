@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 from collections.abc import Iterator, Mapping
@@ -363,3 +364,15 @@ class AppliedLog:
         }
         self.out.write(json.dumps(line, ensure_ascii=False) + "\n")
         self.lines += 1
+
+
+def command_line(doc: str, argv: list[str] | None) -> tuple[dict[str, str], argparse.Namespace]:
+    """Both consumers' arguments: the client's settings and the rest."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--bootstrap-servers", required=True)
+    parser.add_argument("--topic", required=True)
+    parser.add_argument("--protocol", required=True, help="open, craft, simple-json, ...")
+    parser.add_argument("--dsn", required=True, help="postgresql://...")
+    parser.add_argument("--applied-log", type=Path, required=True)
+    args = parser.parse_args(argv)
+    return {"bootstrap.servers": args.bootstrap_servers}, args
