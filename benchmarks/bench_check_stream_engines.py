@@ -31,22 +31,37 @@ RESULTS = Path(__file__).resolve().parent / "results" / "check_stream_engines.md
 
 def run_once(records: Path, engine: str, report: Path) -> tuple[float, dict[str, Any]]:
     """Wall seconds of one ``check-stream`` process, and its report."""
-    command = [sys.executable, "-m", "ticdc_conformance.cli", "check-stream", "--input",
-               str(records), "--report", str(report), "--quiet", "--engine", engine]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "ticdc_conformance.cli",
+        "check-stream",
+        "--input",
+        str(records),
+        "--report",
+        str(report),
+        "--quiet",
+        "--engine",
+        engine,
+    ]
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"}
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)  # noqa: S603 - our own command
     seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
-        raise SystemExit(f"check-stream --engine {engine} exited {done.returncode}: "
-                         f"{done.stderr[-2000:]}")  # fmt: skip
+        raise SystemExit(
+            f"check-stream --engine {engine} exited {done.returncode}: {done.stderr[-2000:]}"
+        )
     return seconds, json.loads(report.read_text(encoding="utf-8"))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stream", default="stream.open.tiflow.missing-ddl",
-                        help="a stream fixture id (manifest streams)")  # fmt: skip
+    parser.add_argument(
+        "--stream",
+        default="stream.open.tiflow.missing-ddl",
+        help="a stream fixture id (manifest streams)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs per engine; the best counts")
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
     args = parser.parse_args()

@@ -107,12 +107,19 @@ def measure(
     write_floor = per_call(lambda: write(numbers), repeat, budget)
     rows = len(events)
     return {
-        "dataset": name, "rows": rows, "bytes": len(value), "varints": len(offsets),
-        "decode_us": decode * 1e6, "walk_us": read_floor * 1e6, "decode_ratio": decode / read_floor,
+        "dataset": name,
+        "rows": rows,
+        "bytes": len(value),
+        "varints": len(offsets),
+        "decode_us": decode * 1e6,
+        "walk_us": read_floor * 1e6,
+        "decode_ratio": decode / read_floor,
         "decode_rows_per_s": rows / decode,
-        "encode_us": encode * 1e6, "write_us": write_floor * 1e6,
-        "encode_ratio": encode / write_floor, "encode_rows_per_s": rows / encode,
-    }  # fmt: skip
+        "encode_us": encode * 1e6,
+        "write_us": write_floor * 1e6,
+        "encode_ratio": encode / write_floor,
+        "encode_rows_per_s": rows / encode,
+    }
 
 
 HEADER = (

@@ -57,12 +57,18 @@ def measure(
     dumps = per_call(lambda: [json.dumps(p, separators=(",", ":")) for p in parsed], repeat, budget)
     rows = len(events)
     return {
-        "dataset": name, "rows": rows, "bytes": len(message.key or b"") + len(message.value or b""),
-        "decode_us": decode * 1e6, "loads_us": loads * 1e6, "decode_ratio": decode / loads,
+        "dataset": name,
+        "rows": rows,
+        "bytes": len(message.key or b"") + len(message.value or b""),
+        "decode_us": decode * 1e6,
+        "loads_us": loads * 1e6,
+        "decode_ratio": decode / loads,
         "decode_rows_per_s": rows / decode,
-        "encode_us": encode * 1e6, "dumps_us": dumps * 1e6, "encode_ratio": encode / dumps,
+        "encode_us": encode * 1e6,
+        "dumps_us": dumps * 1e6,
+        "encode_ratio": encode / dumps,
         "encode_rows_per_s": rows / encode,
-    }  # fmt: skip
+    }
 
 
 HEADER = (

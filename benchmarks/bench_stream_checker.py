@@ -37,8 +37,13 @@ RESULTS = Path(__file__).resolve().parent / "results" / "stream_checker.md"
 
 def write_bench_dump(folder: Path, messages: int) -> None:
     """The benchmark's dump: the shop workload (seed 1) in Open Protocol, 6 partitions."""
-    generate(StreamSettings(protocol="open", partitions=6), messages=messages, seed=1,
-             faults=[], folder=folder)  # fmt: skip
+    generate(
+        StreamSettings(protocol="open", partitions=6),
+        messages=messages,
+        seed=1,
+        faults=[],
+        folder=folder,
+    )
 
 
 def measure(

@@ -32,14 +32,27 @@ def craft_case1() -> list[RowChangedEvent]:
 
 def wide_batch() -> list[RowChangedEvent]:
     kinds = [
-        ("id", "bigint", {"key": "primary"}), ("u64", "bigint", {"unsigned": True}),
-        ("i32", "int", {}), ("i8", "tinyint", {}), ("amount", "decimal", {"decimal": 2}),
-        ("ratio", "double", {}), ("score", "float", {}), ("day", "date", {}),
-        ("at", "datetime", {"decimal": 3}), ("ts", "timestamp", {}), ("name", "varchar", {}),
-        ("title", "varchar", {}), ("code", "char", {}), ("body", "text", {}),
-        ("payload", "blob", {}), ("hash", "binary", {}), ("flag", "bit", {"length": 8}),
-        ("state", "enum", {"elements": ("a", "b")}), ("doc", "json", {}), ("note", "varchar", {}),
-    ]  # fmt: skip
+        ("id", "bigint", {"key": "primary"}),
+        ("u64", "bigint", {"unsigned": True}),
+        ("i32", "int", {}),
+        ("i8", "tinyint", {}),
+        ("amount", "decimal", {"decimal": 2}),
+        ("ratio", "double", {}),
+        ("score", "float", {}),
+        ("day", "date", {}),
+        ("at", "datetime", {"decimal": 3}),
+        ("ts", "timestamp", {}),
+        ("name", "varchar", {}),
+        ("title", "varchar", {}),
+        ("code", "char", {}),
+        ("body", "text", {}),
+        ("payload", "blob", {}),
+        ("hash", "binary", {}),
+        ("flag", "bit", {"length": 8}),
+        ("state", "enum", {"elements": ("a", "b")}),
+        ("doc", "json", {}),
+        ("note", "varchar", {}),
+    ]
     table = TableInfo(
         schema="shop",
         name="orders",
@@ -48,11 +61,27 @@ def wide_batch() -> list[RowChangedEvent]:
 
     def image(i: int) -> tuple[object, ...]:
         return (
-            i, 2**64 - 1 - i, -i, 7, DecimalValue(f"{i}.25"), i / 3, 1.5, "2024-02-29",
-            "2024-02-29 12:00:00.123", TimestampValue("2024-02-29 12:00:00", "UTC"),
-            f"customer {i}", "<b>Tom & Jerry</b>", "CN", "long text " * 8, bytes(range(32)),
-            b"\x89PNG\r\n\x1a\n", 5, 1, '{"k": [1, 2]}', None,
-        )  # fmt: skip
+            i,
+            2**64 - 1 - i,
+            -i,
+            7,
+            DecimalValue(f"{i}.25"),
+            i / 3,
+            1.5,
+            "2024-02-29",
+            "2024-02-29 12:00:00.123",
+            TimestampValue("2024-02-29 12:00:00", "UTC"),
+            f"customer {i}",
+            "<b>Tom & Jerry</b>",
+            "CN",
+            "long text " * 8,
+            bytes(range(32)),
+            b"\x89PNG\r\n\x1a\n",
+            5,
+            1,
+            '{"k": [1, 2]}',
+            None,
+        )
 
     return [
         RowChangedEvent(
@@ -87,8 +116,10 @@ def run(
     parser.add_argument("--write", action="store_true", help=f"store the table in {results.name}")
     args = parser.parse_args()
     repeat, budget = (3, 0.02) if args.quick else (7, 0.3)
-    measured = [measure("craft-case1", craft_case1(), repeat, budget),
-                measure("wide-batch", wide_batch(), repeat, budget)]  # fmt: skip
+    measured = [
+        measure("craft-case1", craft_case1(), repeat, budget),
+        measure("wide-batch", wide_batch(), repeat, budget),
+    ]
     machine = f"Python {platform.python_version()} on {platform.machine()}, {sys.platform}"
     report = f"{table(measured)}\n\nMedian of {repeat} runs each; {machine}.\n"
     print(report)

@@ -165,10 +165,13 @@ def _row_below_watermark(inj: Injector, zone: int) -> list[Mark]:
             # one committed at the watermark would be the very same version (for a protocol
             # of one row per message, the same bytes: a replay, not this fault)
             late = next(
-                (dataclasses.replace(row, commit_ts=watermark)
-                 for row in reversed(template.rows) if row.commit_ts < watermark),
+                (
+                    dataclasses.replace(row, commit_ts=watermark)
+                    for row in reversed(template.rows)
+                    if row.commit_ts < watermark
+                ),
                 None,
-            )  # fmt: skip
+            )
             if (
                 late is None
                 or partition_of(late, settings.partitions, settings.dispatcher, settings.profile)
@@ -218,8 +221,11 @@ def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
                 oldest[key] = min(oldest.get(key, row_ts(row)), row_ts(row))
             for q in inj.partitions():
                 target = inj.log.partitions[q]
-                ends = [j for j, d in enumerate(target)
-                            if d.kind == "resolved" and d.commit_ts == watermark]  # fmt: skip
+                ends = [
+                    j
+                    for j, d in enumerate(target)
+                    if d.kind == "resolved" and d.commit_ts == watermark
+                ]
                 if q == p or not ends:
                     continue
                 # it goes last in q's segment: no row there may be newer than it, per table
@@ -365,8 +371,7 @@ def _oversized_batch(inj: Injector, zone: int) -> list[Mark]:
     raise FaultPlacementError("no neighbouring row messages hold more than max-batch-size rows")
 
 
-_LOBS = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext",
-         "longtext"}  # fmt: skip
+_LOBS = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext", "longtext"}
 
 
 def _oversized_message(inj: Injector, zone: int) -> list[Mark]:
@@ -380,8 +385,14 @@ def _oversized_message(inj: Injector, zone: int) -> list[Mark]:
             for k, row in enumerate(carried):
                 image = "after" if row.after is not None else "before"
                 columns = row.table.columns
-                lob = next((c for c, column in enumerate(columns) if column.type in _LOBS
-                            and column.key is None), None)  # fmt: skip
+                lob = next(
+                    (
+                        c
+                        for c, column in enumerate(columns)
+                        if column.type in _LOBS and column.key is None
+                    ),
+                    None,
+                )
                 if lob is None:
                     continue
                 # the same row with one BLOB/TEXT value made longer than the whole limit

@@ -55,19 +55,36 @@ def generate(
         "format": "ticdc-conformance topic dump",
         "version": 1,
         "settings": settings.describe(),
-        "workload": {"name": "shop", "version": SHOP_VERSION, "seed": seed, "messages": messages,
-                     "ddl_every": ddl_every, "items": upstream.items},
+        "workload": {
+            "name": "shop",
+            "version": SHOP_VERSION,
+            "seed": seed,
+            "messages": messages,
+            "ddl_every": ddl_every,
+            "items": upstream.items,
+        },
         "faults": [
-            {"kind": fault.kind,
-             "findings": [{"rule": f.rule, "partition": f.partition, "offset": f.offset,
-                           "commit_ts": f.commit_ts} for f in fault.findings]}
+            {
+                "kind": fault.kind,
+                "findings": [
+                    {
+                        "rule": f.rule,
+                        "partition": f.partition,
+                        "offset": f.offset,
+                        "commit_ts": f.commit_ts,
+                    }
+                    for f in fault.findings
+                ],
+            }
             for fault in injected
         ],
-    }  # fmt: skip
+    }
     with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
         count = write_dump(log.records(), scratch, labels=labels)
         size = sum(f.stat().st_size for f in scratch.glob("*.parquet"))
     return GenerateSummary(
-        records=count, faults=len(injected), seconds=time.perf_counter() - started,
+        records=count,
+        faults=len(injected),
+        seconds=time.perf_counter() - started,
         parquet_bytes=size,
-    )  # fmt: skip
+    )

@@ -185,9 +185,13 @@ def projected(event: RowChangedEvent, protocol: str, profile: str) -> Projection
         return None if values is None else projected_image(event.table, values, protocol, profile)
 
     return Projection(
-        op=event.op, commit_ts=event.commit_ts, schema=event.table.schema,
-        table=event.table.name, before=image(event.before), after=image(event.after),
-    )  # fmt: skip
+        op=event.op,
+        commit_ts=event.commit_ts,
+        schema=event.table.schema,
+        table=event.table.name,
+        before=image(event.before),
+        after=image(event.after),
+    )
 
 
 def observed(row: DecodedRow, event: RowChangedEvent) -> Projection:
@@ -197,9 +201,13 @@ def observed(row: DecodedRow, event: RowChangedEvent) -> Projection:
         return None if decoded is None else observed_image(event.table, decoded)
 
     return Projection(
-        op=row.op, commit_ts=row.commit_ts, schema=row.schema, table=row.table,
-        before=image(row.before), after=image(row.after),
-    )  # fmt: skip
+        op=row.op,
+        commit_ts=row.commit_ts,
+        schema=row.schema,
+        table=row.table,
+        before=image(row.before),
+        after=image(row.after),
+    )
 
 
 def decoded_rows(event: RowChangedEvent, protocol: str, profile: str) -> list[DecodedRow]:

@@ -142,15 +142,18 @@ class StreamSettings:
             "profile": self.profile,
             "topic": self.topic,
             "partitions": self.partitions,
-            "dispatcher": {"partition": rule.partition, "index-name": rule.index_name,
-                           "columns": list(rule.columns)},
+            "dispatcher": {
+                "partition": rule.partition,
+                "index-name": rule.index_name,
+                "columns": list(rule.columns),
+            },
             "options": dict(self.options),
             "output-raw-change-event": self.output_raw_change_event,
             "send-bootstrap-interval-in-sec": self.send_bootstrap_interval_in_sec,
             "send-bootstrap-in-msg-count": self.send_bootstrap_in_msg_count,
             "send-bootstrap-to-all-partition": self.send_bootstrap_to_all_partition,
             "send-all-bootstrap-at-start": self.send_all_bootstrap_at_start,
-        }  # fmt: skip
+        }
 
     def codec_config(self) -> object:
         """The codec's config for these settings (``EncodeError`` for bad options)."""
@@ -198,9 +201,13 @@ class TopicLog:
             for offset, delivery in enumerate(deliveries):
                 message = delivery.message
                 yield Record(
-                    topic=topic, partition=partition, offset=offset,
-                    timestamp=delivery.timestamp, key=message.key, value=message.value,
-                )  # fmt: skip
+                    topic=topic,
+                    partition=partition,
+                    offset=offset,
+                    timestamp=delivery.timestamp,
+                    key=message.key,
+                    value=message.value,
+                )
 
     def __len__(self) -> int:
         return sum(len(deliveries) for deliveries in self.partitions)
@@ -329,9 +336,11 @@ class _Producer:
         kind: DeliveryKind = "ddl" if isinstance(event, DDLEvent) else "resolved"
         for message in self.sendable(self.codec.encode([event], self.config)):
             delivery = Delivery(
-                kind=kind, message=message, commit_ts=event.commit_ts,
+                kind=kind,
+                message=message,
+                commit_ts=event.commit_ts,
                 timestamp=physical_ms(event.commit_ts),
-            )  # fmt: skip
+            )
             partitions = self.log.partitions
             if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
                 partitions = partitions[:1]

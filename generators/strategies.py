@@ -74,13 +74,28 @@ def _is_utf8(data: bytes) -> bool:
 
 
 _CHARSETS = st.sampled_from(
-    [(None, None), ("utf8mb4", "utf8mb4_bin"), ("utf8mb4", "utf8mb4_general_ci"),
-     ("latin1", "latin1_swedish_ci"), ("gbk", "gbk_chinese_ci")]
-)  # fmt: skip
+    [
+        (None, None),
+        ("utf8mb4", "utf8mb4_bin"),
+        ("utf8mb4", "utf8mb4_general_ci"),
+        ("latin1", "latin1_swedish_ci"),
+        ("gbk", "gbk_chinese_ci"),
+    ]
+)
 _NO_LITERAL_DEFAULT = frozenset(
-    {"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob",
-     "json", "vector"}
-)  # fmt: skip
+    {
+        "tinytext",
+        "text",
+        "mediumtext",
+        "longtext",
+        "tinyblob",
+        "blob",
+        "mediumblob",
+        "longblob",
+        "json",
+        "vector",
+    }
+)
 _LENGTHS = {"char": 255, "binary": 255, "varchar": 16383, "varbinary": 65535}
 
 
@@ -304,8 +319,9 @@ def row_changed_events(draw: st.DrawFn, table: TableInfo | None = None) -> RowCh
             after = tuple(
                 old if k else new for old, new, k in zip(before, after, kept, strict=True)
             )
-    return RowChangedEvent(commit_ts=draw(commit_timestamps), table=table, op=op,
-                           before=before, after=after)  # fmt: skip
+    return RowChangedEvent(
+        commit_ts=draw(commit_timestamps), table=table, op=op, before=before, after=after
+    )
 
 
 ddl_events = st.builds(
@@ -351,8 +367,16 @@ def ddl_sequences(draw: st.DrawFn, max_size: int = 6) -> list[DDLEvent]:
     table = draw(table_infos())
     ts = draw(st.integers(1, 2**62))
     table = dataclasses.replace(table, schema_version=ts)
-    history = [DDLEvent(commit_ts=ts, schema=table.schema, table=table.name, ddl_type=3,
-                        query=f"CREATE TABLE `{table.name}` (...)", table_info=table)]  # fmt: skip
+    history = [
+        DDLEvent(
+            commit_ts=ts,
+            schema=table.schema,
+            table=table.name,
+            ddl_type=3,
+            query=f"CREATE TABLE `{table.name}` (...)",
+            table_info=table,
+        )
+    ]
     for _ in range(draw(st.integers(0, max_size - 1))):
         ts += draw(st.integers(1, 2**20))
         ddl_type = draw(st.sampled_from([5, 6, 12, 17, 14, 11]))
@@ -372,23 +396,42 @@ def ddl_sequences(draw: st.DrawFn, max_size: int = 6) -> list[DDLEvent]:
         table = dataclasses.replace(table, schema_version=ts)
         verb = {14: "RENAME TABLE", 11: "TRUNCATE TABLE"}.get(ddl_type, "ALTER TABLE")
         query = f"{verb} `{before.name}` {_COLUMN_DDLS.get(ddl_type, '')}".rstrip()
-        history.append(DDLEvent(commit_ts=ts, schema=table.schema, table=table.name,
-                                ddl_type=ddl_type, query=query, table_info=table,
-                                pre_table_info=before))  # fmt: skip
+        history.append(
+            DDLEvent(
+                commit_ts=ts,
+                schema=table.schema,
+                table=table.name,
+                ddl_type=ddl_type,
+                query=query,
+                table_info=table,
+                pre_table_info=before,
+            )
+        )
     if draw(st.booleans()):
         ts += 1
         drop = f"DROP TABLE `{table.name}`"
-        history.append(DDLEvent(commit_ts=ts, schema=table.schema, table=table.name, ddl_type=4,
-                                query=drop, pre_table_info=table))  # fmt: skip
+        history.append(
+            DDLEvent(
+                commit_ts=ts,
+                schema=table.schema,
+                table=table.name,
+                ddl_type=4,
+                query=drop,
+                pre_table_info=table,
+            )
+        )
     return history
 
 
 def json_documents(max_leaves: int = 20) -> st.SearchStrategy[object]:
     """Arbitrary JSON documents (objects, arrays, scalars) for decoder totality checks."""
     scalars = st.one_of(
-        st.none(), st.booleans(), st.integers(-(2**70), 2**70),
-        st.floats(allow_nan=False, allow_infinity=False), _texts,
-    )  # fmt: skip
+        st.none(),
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False),
+        _texts,
+    )
     return st.recursive(
         scalars,
         lambda children: st.one_of(

@@ -67,7 +67,10 @@ START_TS = 1_767_225_600_000 << 18
 """2026-01-01T00:00:00Z as a TiDB TSO."""
 
 _ORDERS = TableInfo(
-    schema="shop", name="orders", table_id=101, schema_version=START_TS >> 1,
+    schema="shop",
+    name="orders",
+    table_id=101,
+    schema_version=START_TS >> 1,
     columns=(
         ColumnInfo(name="id", type="bigint", key="primary", auto_increment=True),
         ColumnInfo(name="customer_id", type="int", nullable=False),
@@ -77,9 +80,12 @@ _ORDERS = TableInfo(
         ColumnInfo(name="created", type="datetime", decimal=3, nullable=False),
         ColumnInfo(name="updated", type="timestamp", decimal=6, on_update_now=True),
     ),
-)  # fmt: skip
+)
 _CUSTOMERS = TableInfo(
-    schema="shop", name="customers", table_id=102, schema_version=START_TS >> 1,
+    schema="shop",
+    name="customers",
+    table_id=102,
+    schema_version=START_TS >> 1,
     columns=(
         ColumnInfo(name="id", type="int", key="primary"),
         ColumnInfo(name="email", type="varchar", length=128, nullable=False),
@@ -89,9 +95,12 @@ _CUSTOMERS = TableInfo(
         ColumnInfo(name="avatar", type="blob"),
     ),
     indexes=(IndexInfo(name="email", columns=("email",), unique=True),),
-)  # fmt: skip
+)
 _SAMPLES = TableInfo(
-    schema="shop", name="samples", table_id=103, schema_version=START_TS >> 1,
+    schema="shop",
+    name="samples",
+    table_id=103,
+    schema_version=START_TS >> 1,
     columns=(
         ColumnInfo(name="host", type="varchar", length=32, nullable=False),
         ColumnInfo(name="at", type="datetime", nullable=False),
@@ -99,7 +108,7 @@ _SAMPLES = TableInfo(
         ColumnInfo(name="counter", type="bigint", unsigned=True, nullable=False),
     ),
     indexes=(IndexInfo(name="host_at", columns=("host", "at"), unique=True),),
-)  # fmt: skip
+)
 SHOP_TABLES = (_ORDERS, _CUSTOMERS, _SAMPLES)
 
 _ROWID_TABLES = frozenset({"customers", "samples"})
@@ -293,9 +302,13 @@ def shop_workload(
             old = tables[which]
             tables[which] = dataclasses.replace(old, schema_version=ts)
             yield DDLEvent(
-                commit_ts=ts, schema=old.schema, table=old.name, ddl_type=17,
+                commit_ts=ts,
+                schema=old.schema,
+                table=old.name,
+                ddl_type=17,
                 query=f"ALTER TABLE `{old.schema}`.`{old.name}` COMMENT = 'v{count}'",
-                table_info=tables[which], pre_table_info=old,
-            )  # fmt: skip
+                table_info=tables[which],
+                pre_table_info=old,
+            )
         if count % resolved_every == 0:
             yield ResolvedEvent(commit_ts=ts)

@@ -36,9 +36,15 @@ from fractions import Fraction
 from ticdc_conformance.reference.jsondoc import Json
 
 __all__ = [
-    "GoJsonReader", "JsonStyle", "format_float", "format_float_positional", "from_json_text",
-    "go_text", "quote", "to_bytes",
-]  # fmt: skip
+    "GoJsonReader",
+    "JsonStyle",
+    "format_float",
+    "format_float_positional",
+    "from_json_text",
+    "go_text",
+    "quote",
+    "to_bytes",
+]
 
 
 class JsonStyle(Enum):

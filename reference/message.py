@@ -26,9 +26,16 @@ if TYPE_CHECKING:
     from ticdc_conformance.reference.tables import TableInfo
 
 __all__ = [
-    "CODEC_SURFACE", "RECORD_OVERHEAD", "SCHEMA_CODEC_SURFACE", "ClaimCheckObject", "Codec",
-    "HeldRow", "Message", "SchemaCodec", "StreamDecoder",
-]  # fmt: skip
+    "CODEC_SURFACE",
+    "RECORD_OVERHEAD",
+    "SCHEMA_CODEC_SURFACE",
+    "ClaimCheckObject",
+    "Codec",
+    "HeldRow",
+    "Message",
+    "SchemaCodec",
+    "StreamDecoder",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -219,8 +219,12 @@ class TableInfo:
             if not self._not_null(i, primary):
                 own |= NULLABLE_FLAG
             # the column's own key flag; index membership adds bits below
-            own |= {"primary": PRIMARY_KEY_FLAG, "unique": UNIQUE_KEY_FLAG,
-                    "multiple": MULTIPLE_KEY_FLAG, None: 0}[column.key]  # fmt: skip
+            own |= {
+                "primary": PRIMARY_KEY_FLAG,
+                "unique": UNIQUE_KEY_FLAG,
+                "multiple": MULTIPLE_KEY_FLAG,
+                None: 0,
+            }[column.key]
             derived.append(own)
         for index in self.indexes:
             # The primary index is also unique in TiDB, yet its columns carry only the

@@ -59,44 +59,83 @@ _STALE = pytest.StashKey[list["XfailEntry"]]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The ``--ticdc-*`` options."""
     group = parser.getgroup("ticdc", "TiCDC protocol conformance (ticdc-conformance)")
-    group.addoption("--ticdc-decoder", metavar="MODULE:CALLABLE",
-                    help="decoder under test, or 'reference'")  # fmt: skip
-    group.addoption("--ticdc-encoder", metavar="MODULE:CALLABLE",
-                    help="encoder under test, or 'reference'")  # fmt: skip
-    group.addoption("--ticdc-testee", metavar="COMMAND",
-                    help="a program in any language speaking the testee protocol on stdin "
-                    "and stdout (docs/testee-protocol.md), instead of a decoder or "
-                    "encoder")  # fmt: skip
-    group.addoption("--ticdc-testee-timeout", type=float, default=10.0, metavar="SECONDS",
-                    help="per-case answer time of the testee (default 10)")  # fmt: skip
-    group.addoption("--ticdc-protocol", action="append", choices=_PROTOCOLS,
-                    help="run this protocol's cases (repeatable; default all)")  # fmt: skip
-    group.addoption("--ticdc-profile", action="append", choices=("tiflow", "ticdc"),
-                    help="run this producer profile's cases (repeatable)")  # fmt: skip
-    group.addoption("--ticdc-tier", action="append", choices=("required", "recommended"),
-                    help="run this tier's cases (repeatable)")  # fmt: skip
-    group.addoption("--ticdc-case", action="append", metavar="ID",
-                    help="run this case (id or shell pattern; repeatable)")  # fmt: skip
-    group.addoption("--ticdc-fixtures", metavar="PATH|VERSION",
-                    help="fixtures folder, or a kit version (default: installed)")  # fmt: skip
-    group.addoption("--ticdc-property-examples", type=int, default=0, metavar="N",
-                    help="also run Hypothesis round trips per protocol and profile: reference "
-                    "encoder -> your decoder, your encoder -> reference decoder; N examples "
-                    "(default 0: off)")  # fmt: skip
-    group.addoption("--ticdc-xfail", metavar="FILE",
-                    help="known failures: 'CASE-ID-OR-PATTERN: reason' per line")  # fmt: skip
+    group.addoption(
+        "--ticdc-decoder", metavar="MODULE:CALLABLE", help="decoder under test, or 'reference'"
+    )
+    group.addoption(
+        "--ticdc-encoder", metavar="MODULE:CALLABLE", help="encoder under test, or 'reference'"
+    )
+    group.addoption(
+        "--ticdc-testee",
+        metavar="COMMAND",
+        help="a program in any language speaking the testee protocol on stdin "
+        "and stdout (docs/testee-protocol.md), instead of a decoder or "
+        "encoder",
+    )
+    group.addoption(
+        "--ticdc-testee-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="per-case answer time of the testee (default 10)",
+    )
+    group.addoption(
+        "--ticdc-protocol",
+        action="append",
+        choices=_PROTOCOLS,
+        help="run this protocol's cases (repeatable; default all)",
+    )
+    group.addoption(
+        "--ticdc-profile",
+        action="append",
+        choices=("tiflow", "ticdc"),
+        help="run this producer profile's cases (repeatable)",
+    )
+    group.addoption(
+        "--ticdc-tier",
+        action="append",
+        choices=("required", "recommended"),
+        help="run this tier's cases (repeatable)",
+    )
+    group.addoption(
+        "--ticdc-case",
+        action="append",
+        metavar="ID",
+        help="run this case (id or shell pattern; repeatable)",
+    )
+    group.addoption(
+        "--ticdc-fixtures",
+        metavar="PATH|VERSION",
+        help="fixtures folder, or a kit version (default: installed)",
+    )
+    group.addoption(
+        "--ticdc-property-examples",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run Hypothesis round trips per protocol and profile: reference "
+        "encoder -> your decoder, your encoder -> reference decoder; N examples "
+        "(default 0: off)",
+    )
+    group.addoption(
+        "--ticdc-xfail",
+        metavar="FILE",
+        help="known failures: 'CASE-ID-OR-PATTERN: reason' per line",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the markers the case items carry."""
     lines = ["ticdc: a ticdc-conformance golden case"]
     lines += [f"ticdc_{p.replace('-', '_')}: a {p} case" for p in _PROTOCOLS]
-    lines += ["ticdc_decode: a decode case (messages -> decoded events)",
-              "ticdc_reject: a must-reject case (the decoder raises)",
-              "ticdc_property: a Hypothesis round trip (through your decoder or encoder)",
-              "ticdc_encode: an encode case (change events -> messages)",
-              "ticdc_required: a case of the required tier",
-              "ticdc_recommended: a case of the recommended tier"]  # fmt: skip
+    lines += [
+        "ticdc_decode: a decode case (messages -> decoded events)",
+        "ticdc_reject: a must-reject case (the decoder raises)",
+        "ticdc_property: a Hypothesis round trip (through your decoder or encoder)",
+        "ticdc_encode: an encode case (change events -> messages)",
+        "ticdc_required: a case of the required tier",
+        "ticdc_recommended: a case of the recommended tier",
+    ]
     for line in lines:
         config.addinivalue_line("markers", line)
 
@@ -104,8 +143,16 @@ def pytest_configure(config: pytest.Config) -> None:
 class TicdcPropertyItem(pytest.Item):
     """A Hypothesis round trip for one protocol and profile, of a decoder or an encoder."""
 
-    def __init__(self, *, protocol: str, profile: str, kind: str, adapter: Callable[..., Any],
-                 examples: int, **kwargs: Any) -> None:  # noqa: ANN401 - pytest passes its own keywords through  # fmt: skip
+    def __init__(
+        self,
+        *,
+        protocol: str,
+        profile: str,
+        kind: str,
+        adapter: Callable[..., Any],
+        examples: int,
+        **kwargs: Any,  # noqa: ANN401 - pytest passes its own keywords through
+    ) -> None:
         super().__init__(**kwargs)
         self.protocol, self.profile, self.kind = protocol, profile, kind
         self.adapter, self.examples = adapter, examples
@@ -143,8 +190,9 @@ class TicdcPropertyItem(pytest.Item):
         return "ticdc", None, f"ticdc property {self.name}"
 
 
-def _property_items(session: pytest.Session, config: pytest.Config,
-                    adapters: dict[str, Callable[..., Any]]) -> list[pytest.Item]:  # fmt: skip
+def _property_items(
+    session: pytest.Session, config: pytest.Config, adapters: dict[str, Callable[..., Any]]
+) -> list[pytest.Item]:
     from ticdc_conformance.reference import CODECS
 
     examples = config.getoption("--ticdc-property-examples")
@@ -160,9 +208,15 @@ def _property_items(session: pytest.Session, config: pytest.Config,
                     continue
                 name = f"property.{protocol}.{profile}.{suffix}"
                 item = TicdcPropertyItem.from_parent(
-                    session, name=name, nodeid=f"ticdc::{name}", protocol=protocol,
-                    profile=profile, kind=kind, adapter=adapters[kind], examples=examples,
-                )  # fmt: skip
+                    session,
+                    name=name,
+                    nodeid=f"ticdc::{name}",
+                    protocol=protocol,
+                    profile=profile,
+                    kind=kind,
+                    adapter=adapters[kind],
+                    examples=examples,
+                )
                 for marker in ("ticdc", "ticdc_property", f"ticdc_{protocol.replace('-', '_')}"):
                     item.add_marker(marker)
                 items.append(item)
@@ -180,9 +234,16 @@ class CaseFailedError(Exception):
 class TicdcCaseItem(pytest.Item):
     """One golden case."""
 
-    def __init__(self, *, case: Case, adapters: dict[str, Any], names: dict[str, str],
-                 fixtures: str | None, testee: Testee | None = None,
-                 **kwargs: Any) -> None:  # noqa: ANN401 - pytest passes its own keywords through  # fmt: skip
+    def __init__(
+        self,
+        *,
+        case: Case,
+        adapters: dict[str, Any],
+        names: dict[str, str],
+        fixtures: str | None,
+        testee: Testee | None = None,
+        **kwargs: Any,  # noqa: ANN401 - pytest passes its own keywords through
+    ) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.adapters = adapters
@@ -202,10 +263,11 @@ class TicdcCaseItem(pytest.Item):
                 self.testee.ensure_running()
             except TesteeBrokenError as error:
                 pytest.fail(f"the testee cannot run: {error}", pytrace=False)
-            adapters = {"decoder": self.testee.decoder(self.case),
-                        "encoder": self.testee.encoder(self.case)}  # fmt: skip
-        outcome = check_case(self.case, adapters=self.names, fixtures=self.fixtures,
-                             **adapters)  # fmt: skip
+            adapters = {
+                "decoder": self.testee.decoder(self.case),
+                "encoder": self.testee.encoder(self.case),
+            }
+        outcome = check_case(self.case, adapters=self.names, fixtures=self.fixtures, **adapters)
         if outcome.status == "skip":
             pytest.skip(outcome.detail)
         if outcome.status != "pass":
@@ -276,10 +338,11 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
         protocols=config.getoption("--ticdc-protocol"),
         profiles=config.getoption("--ticdc-profile"),
         tiers=config.getoption("--ticdc-tier"),
-        directions=[d for k in (testee_kinds(testee) if testee else adapters)
-                    for d in _DIRECTIONS[k]],
+        directions=[
+            d for k in (testee_kinds(testee) if testee else adapters) for d in _DIRECTIONS[k]
+        ],
         ids=config.getoption("--ticdc-case"),
-    )  # fmt: skip
+    )
     if testee is not None:
         capabilities = testee.capabilities
         cases = [c for c in cases if capabilities is None or capabilities.covers(c)]
@@ -287,16 +350,28 @@ def _items(session: pytest.Session, config: pytest.Config) -> list[pytest.Item]:
     items: list[pytest.Item] = []
     for case in cases:
         item = TicdcCaseItem.from_parent(
-            session, name=case.id, nodeid=f"ticdc::{case.id}", case=case, adapters=adapters,
-            names=names, fixtures=fixtures, testee=testee,
-        )  # fmt: skip
-        for marker in ("ticdc", f"ticdc_{case.protocol.replace('-', '_')}",
-                       f"ticdc_{case.direction}", f"ticdc_{case.tier}"):  # fmt: skip
+            session,
+            name=case.id,
+            nodeid=f"ticdc::{case.id}",
+            case=case,
+            adapters=adapters,
+            names=names,
+            fixtures=fixtures,
+            testee=testee,
+        )
+        for marker in (
+            "ticdc",
+            f"ticdc_{case.protocol.replace('-', '_')}",
+            f"ticdc_{case.direction}",
+            f"ticdc_{case.tier}",
+        ):
             item.add_marker(marker)
         entry = match_entry(case.id, entries)
         if entry is not None:
-            reason = (f"{entry.reason} (known failure {entry.where()}; if it passes, delete "
-                      f"that line: {entry.text()})")  # fmt: skip
+            reason = (
+                f"{entry.reason} (known failure {entry.where()}; if it passes, delete "
+                f"that line: {entry.text()})"
+            )
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=CaseFailedError))
         items.append(item)
     if config.getoption("--ticdc-property-examples") > 0:

@@ -37,12 +37,34 @@ Corpus = dict[str, list[tuple[str, list[Message]]]]
 
 _NUMBER = re.compile(rb"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_NUMBER_EXTREMES = (b"300", b"-1", b"1900", b"65536", b"4294967296", b"18446744073709551616",
-                    b"1e39", b"1e400", b"-1e400", b"1" + b"0" * 400, b"0.1" + b"1" * 40,
-                    b"-9223372036854775809")  # fmt: skip
-_STRING_EXTREMES = (b'"2024-13-45"', b'"2024-02-30 00:00:00"', b'"839:00:00"', b'"{"',
-                    b'"\\ud800"', b'"1.' + b"1" * 40 + b'"', b'"300"', b'"-1"', b'"1e39"',
-                    b'"NaN"', b'"9' * 1 + b"9" * 70 + b'"', b'""')  # fmt: skip
+_NUMBER_EXTREMES = (
+    b"300",
+    b"-1",
+    b"1900",
+    b"65536",
+    b"4294967296",
+    b"18446744073709551616",
+    b"1e39",
+    b"1e400",
+    b"-1e400",
+    b"1" + b"0" * 400,
+    b"0.1" + b"1" * 40,
+    b"-9223372036854775809",
+)
+_STRING_EXTREMES = (
+    b'"2024-13-45"',
+    b'"2024-02-30 00:00:00"',
+    b'"839:00:00"',
+    b'"{"',
+    b'"\\ud800"',
+    b'"1.' + b"1" * 40 + b'"',
+    b'"300"',
+    b'"-1"',
+    b'"1e39"',
+    b'"NaN"',
+    b'"9' * 1 + b"9" * 70 + b'"',
+    b'""',
+)
 
 
 def load_corpus() -> Corpus:
@@ -93,8 +115,9 @@ def mutate(messages: list[Message], rng: random.Random) -> list[Message]:
     message = messages[index]
     other = rng.choice(messages)
     if message.key and (not message.value or rng.random() < 0.2):
-        message = Message(key=_mutate_bytes(message.key, other.key or b"", rng),
-                          value=message.value)  # fmt: skip
+        message = Message(
+            key=_mutate_bytes(message.key, other.key or b"", rng), value=message.value
+        )
     else:
         value = _mutate_bytes(message.value or b"", other.value or b"", rng)
         message = Message(key=message.key, value=value)
@@ -105,11 +128,33 @@ def mutate(messages: list[Message], rng: random.Random) -> list[Message]:
 #    reference.validity (TiDB's ranges, docs/errors.md) -----------------------------------
 
 _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "bigint": 64}
-_CODE_NAMES = {1: "tinyint", 2: "smallint", 3: "int", 4: "float", 5: "double", 7: "timestamp",
-               8: "bigint", 9: "mediumint", 10: "date", 11: "time", 12: "datetime", 13: "year",
-               14: "date", 16: "bit", 245: "json", 246: "decimal", 247: "enum",
-               248: "set", 15: "varchar", 253: "varchar", 254: "char", 249: "text",
-               250: "text", 251: "text", 252: "text"}  # fmt: skip
+_CODE_NAMES = {
+    1: "tinyint",
+    2: "smallint",
+    3: "int",
+    4: "float",
+    5: "double",
+    7: "timestamp",
+    8: "bigint",
+    9: "mediumint",
+    10: "date",
+    11: "time",
+    12: "datetime",
+    13: "year",
+    14: "date",
+    16: "bit",
+    245: "json",
+    246: "decimal",
+    247: "enum",
+    248: "set",
+    15: "varchar",
+    253: "varchar",
+    254: "char",
+    249: "text",
+    250: "text",
+    251: "text",
+    252: "text",
+}
 _TEMPORAL = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?")
 _TIME = re.compile(r"-?(\d{2,3}):([0-5]\d):([0-5]\d)(?:\.(\d{1,6}))?")
 _UNSIGNED_FLAG = 128

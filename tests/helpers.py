@@ -32,10 +32,22 @@ def build_wheel(folder: Path) -> Path:
     source = folder / "source"
     shutil.copytree(ROOT, source, ignore=_NOT_SOURCE)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(folder), str(source)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(folder),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     [wheel] = folder.glob("*.whl")
     return wheel
 

@@ -23,8 +23,9 @@ VERSION = 447984074911121426  # the seed's schemaVersion
 def table(*columns: ColumnInfo, name: str = "t", version: int = VERSION, **kw: Any) -> TableInfo:
     """``test.<name>(id int primary key, …)`` with table id 20."""
     pk = ColumnInfo(name="id", type="int", key="primary", length=11)
-    return TableInfo(schema="test", name=name, columns=(pk, *columns), table_id=20,
-                     schema_version=version, **kw)  # fmt: skip
+    return TableInfo(
+        schema="test", name=name, columns=(pk, *columns), table_id=20, schema_version=version, **kw
+    )
 
 
 def insert(t: TableInfo, *values: Any, ts: int = TS) -> RowChangedEvent:

@@ -19,8 +19,11 @@ atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
 
 CLEAN = sorted(CODECS)
 """One clean dump per protocol."""
-FAULTY = {kind: "simple-json" if kind == "missing-schema" else "open" for kind in FAULT_KINDS
-          if kind != "oversized-message"}  # fmt: skip
+FAULTY = {
+    kind: "simple-json" if kind == "missing-schema" else "open"
+    for kind in FAULT_KINDS
+    if kind != "oversized-message"
+}
 """One dump per fault kind, with the protocol it is injected into (``oversized-message`` needs
 a small ``max-message-bytes``: the stream fixtures carry it)."""
 
@@ -41,8 +44,12 @@ def dump(
     name = f"{protocol}-{fault or 'clean'}-{messages}-{dispatcher}{tag}"
     folder = _ROOT / name
     faults = [fault] if fault else []
-    settings = StreamSettings(protocol=protocol, topic=name, options=options,
-                              dispatcher=DispatchRule(partition=dispatcher))  # fmt: skip
+    settings = StreamSettings(
+        protocol=protocol,
+        topic=name,
+        options=options,
+        dispatcher=DispatchRule(partition=dispatcher),
+    )
     generate(settings, messages=messages, seed=3, faults=faults, folder=folder)
     return folder
 
@@ -74,6 +81,8 @@ def comparable(found: list[Coordinates], expected: list[Coordinates]) -> list[Co
 
     A corrupted record no longer says which commit ts it carried, so a checker reports none.
     """
-    return sorted(
-        (rule, p, o, None if rule == "undecodable" else ts) for rule, p, o, ts in expected
-    ) if any(r == "undecodable" for r, *_ in found) else expected  # fmt: skip
+    return (
+        sorted((rule, p, o, None if rule == "undecodable" else ts) for rule, p, o, ts in expected)
+        if any(r == "undecodable" for r, *_ in found)
+        else expected
+    )

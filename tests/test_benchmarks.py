@@ -17,9 +17,12 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_open_protoc
 @pytest.mark.slow
 def test_open_protocol_benchmark_runs() -> None:
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick"], capture_output=True, text=True, check=True,
+        [sys.executable, str(SCRIPT), "--quick"],
+        capture_output=True,
+        text=True,
+        check=True,
         timeout=300,
-    )  # fmt: skip
+    )
     rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     assert [row.split(" | ")[0] for row in rows[1:]] == ["| craft-case1", "| wide-batch"]
 
@@ -28,9 +31,12 @@ def test_open_protocol_benchmark_runs() -> None:
 def test_craft_benchmark_runs() -> None:
     script = SCRIPT.with_name("bench_craft.py")
     result = subprocess.run(
-        [sys.executable, str(script), "--quick"], capture_output=True, text=True, check=True,
+        [sys.executable, str(script), "--quick"],
+        capture_output=True,
+        text=True,
+        check=True,
         timeout=300,
-    )  # fmt: skip
+    )
     rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows[1:]] == ["| craft-case1", "| wide-batch"]
     assert rows[1][2] == "997"  # case 1 is the 997-byte message of ground truth §8
@@ -50,8 +56,9 @@ def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
     table = bench.measure(spark, tmp_path / "dump")
     rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows[1:]] == [
-        "| bare read + decode + count", "| full rule catalog (check_dump, file path)"
-    ]  # fmt: skip
+        "| bare read + decode + count",
+        "| full rule catalog (check_dump, file path)",
+    ]
     assert int(rows[1][1]) == int(rows[2][1]) >= 300
     assert "Findings in the clean dump: 0. Check plan: files." in table
 
@@ -62,13 +69,20 @@ def test_kafka_benchmark_runs() -> None:
     pytest.importorskip("confluent_kafka")
     script = SCRIPT.with_name("bench_kafka.py")
     result = subprocess.run(
-        [sys.executable, str(script), "--messages", "300"], capture_output=True, text=True,
-        check=True, timeout=300,
-    )  # fmt: skip
+        [sys.executable, str(script), "--messages", "300"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
     assert [row[0] for row in rows[1:]] == [
-        "| bare produce", "| replay", "| reading the dump alone", "| bare consume", "| capture"
-    ]  # fmt: skip
+        "| bare produce",
+        "| replay",
+        "| reading the dump alone",
+        "| bare consume",
+        "| capture",
+    ]
     assert len({row[1] for row in rows[1:]}) == 1  # every job moved every record
     assert int(rows[1][1]) >= 300
     assert "Broker: tansu broker" in result.stdout

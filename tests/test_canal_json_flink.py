@@ -37,21 +37,39 @@ table_api = pytest.importorskip(
 
 _TS = 1_767_225_600_000 << 18
 _TABLE = TableInfo(
-    schema="shop", name="items",
-    columns=(ColumnInfo(name="id", type="int", key="primary"),
-             ColumnInfo(name="name", type="varchar", length=32),
-             ColumnInfo(name="tag", type="varbinary", length=8)),
-)  # fmt: skip
+    schema="shop",
+    name="items",
+    columns=(
+        ColumnInfo(name="id", type="int", key="primary"),
+        ColumnInfo(name="name", type="varchar", length=32),
+        ColumnInfo(name="tag", type="varbinary", length=8),
+    ),
+)
 _ROWS: tuple[ChangeEvent, ...] = (
     RowChangedEvent(commit_ts=_TS, table=_TABLE, op="insert", after=(1, "a<b", b"\x00\xff")),
-    RowChangedEvent(commit_ts=_TS + 1, table=_TABLE, op="update", before=(1, "a<b", b"\x00\xff"),
-                    after=(1, "b", b"\x00\xff")),
+    RowChangedEvent(
+        commit_ts=_TS + 1,
+        table=_TABLE,
+        op="update",
+        before=(1, "a<b", b"\x00\xff"),
+        after=(1, "b", b"\x00\xff"),
+    ),
     RowChangedEvent(commit_ts=_TS + 2, table=_TABLE, op="delete", before=(1, "b", b"\x00\xff")),
-)  # fmt: skip
-_CREATE = DDLEvent(commit_ts=_TS - 1, schema="shop", table="items", ddl_type=3,
-                   query="CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(32), tag VARBINARY(8))")  # fmt: skip
-_ALTER = DDLEvent(commit_ts=_TS + 3, schema="shop", table="items", ddl_type=5,
-                  query="ALTER TABLE items ADD COLUMN c INT")  # fmt: skip
+)
+_CREATE = DDLEvent(
+    commit_ts=_TS - 1,
+    schema="shop",
+    table="items",
+    ddl_type=3,
+    query="CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(32), tag VARBINARY(8))",
+)
+_ALTER = DDLEvent(
+    commit_ts=_TS + 3,
+    schema="shop",
+    table="items",
+    ddl_type=5,
+    query="ALTER TABLE items ADD COLUMN c INT",
+)
 _EXPECTED = [
     ("+I", 1, "a<b", "\x00\xff"),
     ("-U", 1, "a<b", "\x00\xff"),
@@ -89,8 +107,9 @@ def test_flink_reads_rows_and_skips_create(tmp_path: Path) -> None:
     assert _read(path, ignore_errors=False) == _EXPECTED
 
 
-@pytest.mark.parametrize("other", [_ALTER, ResolvedEvent(commit_ts=_TS + 4)],
-                         ids=["alter-ddl", "watermark"])  # fmt: skip
+@pytest.mark.parametrize(
+    "other", [_ALTER, ResolvedEvent(commit_ts=_TS + 4)], ids=["alter-ddl", "watermark"]
+)
 def test_flink_refuses_other_ddl_types_and_watermarks(tmp_path: Path, other: ChangeEvent) -> None:
     path = _write(tmp_path, (*_ROWS, other))
     with pytest.raises(Exception, match="Unknown"):  # Py4J wraps Flink's error

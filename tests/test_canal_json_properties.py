@@ -62,8 +62,11 @@ def test_rows_round_trip(profile: str, event: RowChangedEvent) -> None:
     (row,) = canal_json.decode(message)
     assert isinstance(row, DecodedRow)
     assert (row.commit_ts, row.schema, row.table, row.op) == (
-        event.commit_ts, event.table.schema, event.table.name, event.op,
-    )  # fmt: skip
+        event.commit_ts,
+        event.table.schema,
+        event.table.name,
+        event.op,
+    )
     stored = [(i, c) for i, c in enumerate(event.table.columns) if not c.is_virtual]
     for image, decoded in ((event.before, row.before), (event.after, row.after)):
         if image is None:
@@ -83,9 +86,14 @@ def test_every_event_decodes_to_its_kind(event: RowChangedEvent | DDLEvent | Res
     decoded = [item for message in messages for item in canal_json.decode(message)]
     if isinstance(event, DDLEvent):
         assert decoded == [
-            DecodedDDL(commit_ts=event.commit_ts, schema=event.schema, table=event.table,
-                       query=event.query, ddl_kind=decoded[0].ddl_kind)  # type: ignore[union-attr]
-        ]  # fmt: skip
+            DecodedDDL(
+                commit_ts=event.commit_ts,
+                schema=event.schema,
+                table=event.table,
+                query=event.query,
+                ddl_kind=decoded[0].ddl_kind,
+            )  # type: ignore[union-attr]
+        ]
     elif isinstance(event, ResolvedEvent):
         assert decoded == [DecodedResolved(commit_ts=event.commit_ts)]
     else:
@@ -112,10 +120,14 @@ def test_decoder_is_total_on_json(document: object) -> None:
 
 
 _REPLACEMENTS = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**65), 2**65), st.floats(allow_nan=False),
-    st.text(max_size=6), st.lists(st.text(max_size=3), max_size=2),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**65), 2**65),
+    st.floats(allow_nan=False),
+    st.text(max_size=6),
+    st.lists(st.text(max_size=3), max_size=2),
     st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
-)  # fmt: skip
+)
 
 
 @settings(max_examples=40, deadline=None)

@@ -26,8 +26,12 @@ EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ticdc_conformance.cli", *args],
-        input=stdin, capture_output=True, text=True, check=False, timeout=60,
-    )  # fmt: skip
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
 
 
 def lines(text: str) -> list[dict[str, object]]:
@@ -57,8 +61,16 @@ def test_encode_then_decode() -> None:
 
 def test_encode_options_and_profile() -> None:
     case1 = EXAMPLES.joinpath("craft-benchmark-case1.change.jsonl").read_text()
-    result = run("encode", "--protocol", "open", "--profile", "ticdc",
-                 "--option", "max-batch-size=3", stdin=case1)  # fmt: skip
+    result = run(
+        "encode",
+        "--protocol",
+        "open",
+        "--profile",
+        "ticdc",
+        "--option",
+        "max-batch-size=3",
+        stdin=case1,
+    )
     assert result.returncode == 0, result.stderr
     assert len(lines(result.stdout)) == 2
 
@@ -122,19 +134,34 @@ def test_decode_raw_files(tmp_path: Path) -> None:
         (["encode", "--protocol", "open", "--option", "nope=1"], "", 2, "unknown option 'nope'"),
         (["encode", "--protocol", "open", "--option", "max-batch-size"], "", 2, "NAME=VALUE"),
         (["encode", "--protocol", "open"], '{"kind":"resolved"}\n', 1, "line 1, at /"),
-        (["encode", "--protocol", "open", "--option", "max-message-bytes=100"],
-         EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text(), 1,
-         "open: event 0: row needs 744 bytes"),
+        (
+            ["encode", "--protocol", "open", "--option", "max-message-bytes=100"],
+            EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text(),
+            1,
+            "open: event 0: row needs 744 bytes",
+        ),
         (["decode", "--protocol", "open", "--key-file", "/nonexistent/key"], "", 2, "No such file"),
         (["encode", "--protocol", "avro"], "", 2, "invalid choice"),
-        (["encode", "--protocol", "craft", "--profile", "ticdc"], "", 2,
-         "craft: profile 'ticdc' has no Craft: only classic TiCDC (tiflow) writes it"),
-        (["encode", "--protocol", "craft", "--option", "output-old-value=false"], "", 2,
-         "option output-old-value does not apply"),
-        (["decode", "--protocol", "craft"], '{"key":null,"value":"AQ=="}\n', 1,
-         "error: line 1: craft: message 0, value byte 1: the reversed-uvarint trailer runs past"),
+        (
+            ["encode", "--protocol", "craft", "--profile", "ticdc"],
+            "",
+            2,
+            "craft: profile 'ticdc' has no Craft: only classic TiCDC (tiflow) writes it",
+        ),
+        (
+            ["encode", "--protocol", "craft", "--option", "output-old-value=false"],
+            "",
+            2,
+            "option output-old-value does not apply",
+        ),
+        (
+            ["decode", "--protocol", "craft"],
+            '{"key":null,"value":"AQ=="}\n',
+            1,
+            "error: line 1: craft: message 0, value byte 1: the reversed-uvarint trailer runs past",
+        ),
     ],
-)  # fmt: skip
+)
 def test_errors_have_graded_exit_codes(
     args: list[str], stdin: str, status: int, message: str
 ) -> None:
@@ -156,9 +183,12 @@ def test_demo_encodes_and_decodes_every_example() -> None:
         ("debezium", "ticdc"),
         ("canal-json", "tiflow"),
         ("canal-json", "ticdc"),
-        *((protocol, profile) for protocol in ("simple-json", "simple-avro")
-          for profile in ("tiflow", "ticdc")),
-    }  # fmt: skip
+        *(
+            (protocol, profile)
+            for protocol in ("simple-json", "simple-avro")
+            for profile in ("tiflow", "ticdc")
+        ),
+    }
     assert all(r["decoded"] for r in records)
     summary = "open (tiflow) craft-benchmark-case0.change.jsonl: 1 event(s) -> 1 message(s), "
     assert summary + "708 bytes of key plus value" in result.stderr
@@ -171,8 +201,13 @@ def test_help_is_complete(command: str) -> None:
     result = run(command, "--help")
     assert result.returncode == 0
     if command == "encode":
-        for option in ("max-message-bytes", "output-old-value", "large-message-handle-option",
-                       "--profile", "claim-check-storage-uri"):  # fmt: skip
+        for option in (
+            "max-message-bytes",
+            "output-old-value",
+            "large-message-handle-option",
+            "--profile",
+            "claim-check-storage-uri",
+        ):
             assert option in result.stdout
     if command == "generate":
         for kind in FAULT_KINDS:
@@ -196,9 +231,25 @@ def test_every_option_of_every_command_has_help_text() -> None:
 
 def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:
     out = tmp_path / "dump"
-    args = ["generate", "--protocol", "open", "--messages", "900", "--partitions", "2",
-            "--dispatcher", "index-value", "--fault", "wrong-partition", "--seed", "4",
-            "--option", "max-batch-size=4", "--out", str(out)]  # fmt: skip
+    args = [
+        "generate",
+        "--protocol",
+        "open",
+        "--messages",
+        "900",
+        "--partitions",
+        "2",
+        "--dispatcher",
+        "index-value",
+        "--fault",
+        "wrong-partition",
+        "--seed",
+        "4",
+        "--option",
+        "max-batch-size=4",
+        "--out",
+        str(out),
+    ]
     result = run(*args)
     assert result.returncode == 0, result.stderr
     assert "labelled fault(s)" in result.stderr
@@ -232,16 +283,19 @@ def first(image: tuple[DecodedColumn, ...]) -> object:
 
 @pytest.mark.parametrize(
     ("extra", "message"),
-    [(["--fault", "missing-schema"], "Simple protocol only"),
-     (["--protocol", "debezium", "--fault", "replay"], "needs watermarks"),
-     (["--option", "max-batch-size=x"], "whole number"),
-     (["--dispatcher", "columns"], "at least one column"),
-     (["--option", "output-raw-change-event=yes"], "takes true or false"),
-     (["--partitions", "0"], "at least one partition")],
-)  # fmt: skip
+    [
+        (["--fault", "missing-schema"], "Simple protocol only"),
+        (["--protocol", "debezium", "--fault", "replay"], "needs watermarks"),
+        (["--option", "max-batch-size=x"], "whole number"),
+        (["--dispatcher", "columns"], "at least one column"),
+        (["--option", "output-raw-change-event=yes"], "takes true or false"),
+        (["--partitions", "0"], "at least one partition"),
+    ],
+)
 def test_generate_usage_errors(tmp_path: Path, extra: list[str], message: str) -> None:
-    result = run("generate", "--protocol", "open", "--messages", "300",
-                 "--out", str(tmp_path), *extra)  # fmt: skip
+    result = run(
+        "generate", "--protocol", "open", "--messages", "300", "--out", str(tmp_path), *extra
+    )
     assert result.returncode == 2
     assert message in result.stderr
 
@@ -264,8 +318,15 @@ def test_a_broken_run_exits_3(
 def test_simple_stream_decodes_with_schema_state(protocol: str) -> None:
     """A DDL carrying the table's schema lets the decoder type the rows after it (§6.6)."""
     row = json.loads(EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text())
-    ddl = {"kind": "ddl", "commit_ts": 1, "schema": "a", "table": "b", "query": "CREATE TABLE b",
-           "ddl_type": 3, "table_info": row["table"]}  # fmt: skip
+    ddl = {
+        "kind": "ddl",
+        "commit_ts": 1,
+        "schema": "a",
+        "table": "b",
+        "query": "CREATE TABLE b",
+        "ddl_type": 3,
+        "table_info": row["table"],
+    }
     stdin = f"{json.dumps(ddl)}\n{json.dumps(row)}\n"
     encoded = run("encode", "--protocol", protocol, "--profile", "ticdc", stdin=stdin)
     assert encoded.returncode == 0, encoded.stderr
@@ -294,8 +355,16 @@ def test_simple_rows_whose_schema_never_arrives_are_reported() -> None:
 
 def test_debezium_encode_then_decode() -> None:
     case0 = EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text()
-    encoded = run("encode", "--protocol", "debezium", "--profile", "ticdc",
-                  "--option", "cluster-id=c1", stdin=case0)  # fmt: skip
+    encoded = run(
+        "encode",
+        "--protocol",
+        "debezium",
+        "--profile",
+        "ticdc",
+        "--option",
+        "cluster-id=c1",
+        stdin=case0,
+    )
     assert encoded.returncode == 0, encoded.stderr
     [message] = lines(encoded.stdout)
     value = json.loads(base64.b64decode(str(message["value"])))
@@ -310,8 +379,9 @@ def test_debezium_watermark_only_with_tidb_extension() -> None:
     resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
     plain = run("encode", "--protocol", "debezium", stdin=resolved)
     assert (plain.returncode, plain.stdout) == (0, "")  # TiCDC writes no message either
-    extended = run("encode", "--protocol", "debezium", "--option", "enable-tidb-extension=true",
-                   stdin=resolved)  # fmt: skip
+    extended = run(
+        "encode", "--protocol", "debezium", "--option", "enable-tidb-extension=true", stdin=resolved
+    )
     decoded = run("decode", "--protocol", "debezium", stdin=extended.stdout)
     [event] = lines(decoded.stdout)
     assert event["kind"] == "resolved"
@@ -320,9 +390,15 @@ def test_debezium_watermark_only_with_tidb_extension() -> None:
 
 def test_debezium_decodes_a_real_debezium_message(shared: Path) -> None:
     directory = shared / "upstream/pingcap+tiflow/pkg/sink/codec/debezium/testdata"
-    result = run("decode", "--protocol", "debezium",
-                 "--key-file", str(directory / "datatype.dbz.key.json"),
-                 "--value-file", str(directory / "datatype.dbz.json"))  # fmt: skip
+    result = run(
+        "decode",
+        "--protocol",
+        "debezium",
+        "--key-file",
+        str(directory / "datatype.dbz.key.json"),
+        "--value-file",
+        str(directory / "datatype.dbz.json"),
+    )
     assert result.returncode == 0, result.stderr
     [event] = lines(result.stdout)
     assert (event["commit_ts"], event["table"], "cluster_id" in event) == (None, "foo", False)

@@ -151,8 +151,10 @@ def test_truncate_table_empties_the_table_at_its_commit_ts() -> None:
     assert len(refilled.tables[("shop", "customers")]) == 1
 
 
-@pytest.mark.parametrize("stream_id", ["stream.open.tiflow.corrupted-message",
-                                       "stream.simple-json.tiflow.missing-schema"])  # fmt: skip
+@pytest.mark.parametrize(
+    "stream_id",
+    ["stream.open.tiflow.corrupted-message", "stream.simple-json.tiflow.missing-schema"],
+)
 def test_every_message_is_applied_or_named_with_its_coordinates(stream_id: str) -> None:
     records = _records(stream_id)
     [found] = [s for s in STREAMS if s["id"] == stream_id]

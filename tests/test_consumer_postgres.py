@@ -40,7 +40,10 @@ from ticdc_conformance.suites.consumer.expected import (
 ZONE = "Asia/Shanghai"
 START = 1_767_225_600_000 << 18
 TYPED = TableInfo(
-    schema="kit", name="typed", table_id=201, schema_version=START >> 1,
+    schema="kit",
+    name="typed",
+    table_id=201,
+    schema_version=START >> 1,
     columns=(
         ColumnInfo(name="id", type="bigint", key="primary"),
         ColumnInfo(name="big", type="bigint", unsigned=True, nullable=False),
@@ -52,7 +55,7 @@ TYPED = TableInfo(
         ColumnInfo(name="doc", type="json"),
         ColumnInfo(name="note", type="text"),
     ),
-)  # fmt: skip
+)
 DDL = """CREATE TABLE kit.typed (
     id bigint PRIMARY KEY, big numeric(20, 0) NOT NULL, small integer, price numeric(20, 4),
     at timestamptz, made timestamp(3), data bytea, doc jsonb, note text

@@ -42,9 +42,11 @@ from ticdc_conformance.reference.craft._encode import estimated_size
 from ticdc_conformance.reference.forms import read_change_event
 
 PARTITIONED = TableInfo(
-    schema="s", name="p", partition_id=6,
+    schema="s",
+    name="p",
+    partition_id=6,
     columns=(ColumnInfo(name="id", type="bigint", key="primary"), ColumnInfo(name="v", type="int")),
-)  # fmt: skip
+)
 NO_KEY = TableInfo(schema="s", name="n", columns=(ColumnInfo(name="v", type="int"),))
 
 
@@ -55,11 +57,16 @@ def col(name: str, value: Any, t: int, f: int) -> DecodedColumn:
 A_AA, B_BB, B_B0 = col("a", "aa", 15, 10), col("b", "bb", 15, 64), col("b", "b0", 15, 64)
 
 
-def row(op: str, before: list[DecodedColumn] | None, after: list[DecodedColumn] | None,
-        **envelope: Any) -> DecodedRow:  # fmt: skip
+def row(
+    op: str, before: list[DecodedColumn] | None, after: list[DecodedColumn] | None, **envelope: Any
+) -> DecodedRow:
     fields = {"commit_ts": 1, "schema": "test", "table": "t", **envelope}
-    return DecodedRow(op=op, before=None if before is None else tuple(before),  # type: ignore[arg-type]
-                      after=None if after is None else tuple(after), **fields)  # fmt: skip
+    return DecodedRow(
+        op=op,
+        before=None if before is None else tuple(before),  # type: ignore[arg-type]
+        after=None if after is None else tuple(after),
+        **fields,
+    )
 
 
 def event(
@@ -81,52 +88,112 @@ class Case:
 GROUP_NEW_AA_BB = "01 02 04 02 0f 0f 0a 40 04 04 61 61 62 62"  # type, 2 columns, ids 2 3, types, flags, lengths, values
 DICT_TEST_T_A_B = "04 04 01 01 01 74 65 73 74 74 61 62"  # 4 terms: test t a b
 CASES = [
-    Case("resolved-3.5", [ResolvedEvent(commit_ts=RESOLVED_TS)], [RESOLVED_HEX],
-         [DecodedResolved(commit_ts=RESOLVED_TS)]),
-    Case("ddl-3.5", [DDLEvent(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1)],
-         [DDL_HEX], [DecodedDDL(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1)]),
+    Case(
+        "resolved-3.5",
+        [ResolvedEvent(commit_ts=RESOLVED_TS)],
+        [RESOLVED_HEX],
+        [DecodedResolved(commit_ts=RESOLVED_TS)],
+    ),
+    Case(
+        "ddl-3.5",
+        [DDLEvent(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1)],
+        [DDL_HEX],
+        [DecodedDDL(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1)],
+    ),
     # empty names are null (−1), so there is no dictionary: meta [5, 0]; ActionType 61 (§1.7)
-    Case("ddl-without-names", [DDLEvent(commit_ts=1, schema="", table="", query="q", ddl_type=61)],
-         ["01 | 01 02 01 01 01 | 3d 01 71 | 02 0a 09 01 06 | 05"],
-         [DecodedDDL(commit_ts=1, schema="", table="", query="q", ddl_type=61)]),
-    Case("insert", [event(VARCHAR_PK, "insert", after=("aa", "bb"))], [INSERT_HEX],
-         [row("insert", None, [A_AA, B_BB])]),
+    Case(
+        "ddl-without-names",
+        [DDLEvent(commit_ts=1, schema="", table="", query="q", ddl_type=61)],
+        ["01 | 01 02 01 01 01 | 3d 01 71 | 02 0a 09 01 06 | 05"],
+        [DecodedDDL(commit_ts=1, schema="", table="", query="q", ddl_type=61)],
+    ),
+    Case(
+        "insert",
+        [event(VARCHAR_PK, "insert", after=("aa", "bb"))],
+        [INSERT_HEX],
+        [row("insert", None, [A_AA, B_BB])],
+    ),
     # §3.2: UPDATE always carries new then old; names reuse their term ids; group table [14, 14]
-    Case("update-both-groups", [event(VARCHAR_PK, "update", ("aa", "b0"), ("aa", "bb"))],
-         [f"01 | 01 01 01 00 02 | {GROUP_NEW_AA_BB} | 02 02 04 02 0f 0f 0a 40 04 04 61 61 62 30"
-          f" | {DICT_TEST_T_A_B} | 02 0a 0e 01 38 02 1c 00 | 08"],
-         [row("update", [A_AA, B_B0], [A_AA, B_BB])]),
+    Case(
+        "update-both-groups",
+        [event(VARCHAR_PK, "update", ("aa", "b0"), ("aa", "bb"))],
+        [
+            f"01 | 01 01 01 00 02 | {GROUP_NEW_AA_BB} | 02 02 04 02 0f 0f 0a 40 04 04 61 61 62 30"
+            f" | {DICT_TEST_T_A_B} | 02 0a 0e 01 38 02 1c 00 | 08"
+        ],
+        [row("update", [A_AA, B_B0], [A_AA, B_BB])],
+    ),
     # §3.6 C4, C9: DELETE is group type 2 with every column by default
-    Case("delete-all-columns", [event(VARCHAR_PK, "delete", before=("aa", "bb"))],
-         [f"01 | 01 01 01 00 02 | 02{GROUP_NEW_AA_BB[2:]} | {DICT_TEST_T_A_B} | 02 0a 0e 01 1c 01 1c | 07"],
-         [row("delete", [A_AA, B_BB], None)]),
-    Case("delete-only-handle-key", [event(VARCHAR_PK, "delete", before=("aa", "bb"))],
-         ["01 | 01 01 01 00 02 | 02 01 04 0f 0a 04 61 61 | 03 04 01 01 74 65 73 74 74 61"
-          " | 02 0a 0a 01 10 01 10 | 07"],
-         [row("delete", [A_AA], None)], {"delete_only_output_handle_key_columns": True}),
+    Case(
+        "delete-all-columns",
+        [event(VARCHAR_PK, "delete", before=("aa", "bb"))],
+        [
+            f"01 | 01 01 01 00 02 | 02{GROUP_NEW_AA_BB[2:]} | {DICT_TEST_T_A_B} | 02 0a 0e 01 1c 01 1c | 07"
+        ],
+        [row("delete", [A_AA, B_BB], None)],
+    ),
+    Case(
+        "delete-only-handle-key",
+        [event(VARCHAR_PK, "delete", before=("aa", "bb"))],
+        [
+            "01 | 01 01 01 00 02 | 02 01 04 0f 0a 04 61 61 | 03 04 01 01 74 65 73 74 74 61"
+            " | 02 0a 0a 01 10 01 10 | 07"
+        ],
+        [row("delete", [A_AA], None)],
+        {"delete_only_output_handle_key_columns": True},
+    ),
     # two rows: ts delta 2; partitions [-1, 6] as delta varint 01 0e; schema ids [0, 0];
     # table ids [1, 2]; then "v" is term 3 and "id" term 4 (ids 4, 3 → 08 01)
-    Case("partition-and-shared-terms",
-         [event(NO_KEY, "insert", after=(3,), ts=5), event(PARTITIONED, "insert", after=(9, -1), ts=7)],
-         ["01 | 05 02 01 01 01 0e 00 00 02 02 | 01 01 06 03 41 02 06 | 01 02 08 01 08 03 0b 41 02 02 12 01"
-          " | 05 01 01 01 01 02 73 6e 70 76 69 64 | 02 14 04 02 0e 0a 01 0e 01 18 | 0a"],
-         [row("insert", None, [col("v", 3, 3, 65)], commit_ts=5, schema="s", table="n"),
-          row("insert", None, [col("id", 9, 8, 11), col("v", -1, 3, 65)], commit_ts=7,
-              schema="s", table="p", partition_id=6)]),
+    Case(
+        "partition-and-shared-terms",
+        [
+            event(NO_KEY, "insert", after=(3,), ts=5),
+            event(PARTITIONED, "insert", after=(9, -1), ts=7),
+        ],
+        [
+            "01 | 05 02 01 01 01 0e 00 00 02 02 | 01 01 06 03 41 02 06 | 01 02 08 01 08 03 0b 41 02 02 12 01"
+            " | 05 01 01 01 01 02 73 6e 70 76 69 64 | 02 14 04 02 0e 0a 01 0e 01 18 | 0a"
+        ],
+        [
+            row("insert", None, [col("v", 3, 3, 65)], commit_ts=5, schema="s", table="n"),
+            row(
+                "insert",
+                None,
+                [col("id", 9, 8, 11), col("v", -1, 3, 65)],
+                commit_ts=7,
+                schema="s",
+                table="p",
+                partition_id=6,
+            ),
+        ],
+    ),
     # §3.4: the batch closes before a DDL; TiCDC flushes rows first
-    Case("ddl-closes-the-batch",
-         [event(VARCHAR_PK, "insert", after=("aa", "bb")),
-          DDLEvent(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1),
-          event(VARCHAR_PK, "insert", after=("aa", "bb"))],
-         [INSERT_HEX, DDL_HEX, INSERT_HEX],
-         [row("insert", None, [A_AA, B_BB]),
-          DecodedDDL(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1),
-          row("insert", None, [A_AA, B_BB])]),
-    Case("max-batch-size", [event(VARCHAR_PK, "insert", after=("aa", "bb"))] * 3,
-         [f"01 | 01 00 01 01 01 00 00 00 02 00 | {GROUP_NEW_AA_BB} | {GROUP_NEW_AA_BB} | {DICT_TEST_T_A_B}"
-          " | 02 14 04 02 1c 00 01 1c 01 1c | 0a", INSERT_HEX],
-         [row("insert", None, [A_AA, B_BB])] * 3, {"max_batch_size": 2}),
-]  # fmt: skip
+    Case(
+        "ddl-closes-the-batch",
+        [
+            event(VARCHAR_PK, "insert", after=("aa", "bb")),
+            DDLEvent(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1),
+            event(VARCHAR_PK, "insert", after=("aa", "bb")),
+        ],
+        [INSERT_HEX, DDL_HEX, INSERT_HEX],
+        [
+            row("insert", None, [A_AA, B_BB]),
+            DecodedDDL(commit_ts=DDL_TS, schema="a", table="b", query="create table a", ddl_type=1),
+            row("insert", None, [A_AA, B_BB]),
+        ],
+    ),
+    Case(
+        "max-batch-size",
+        [event(VARCHAR_PK, "insert", after=("aa", "bb"))] * 3,
+        [
+            f"01 | 01 00 01 01 01 00 00 00 02 00 | {GROUP_NEW_AA_BB} | {GROUP_NEW_AA_BB} | {DICT_TEST_T_A_B}"
+            " | 02 14 04 02 1c 00 01 1c 01 1c | 0a",
+            INSERT_HEX,
+        ],
+        [row("insert", None, [A_AA, B_BB])] * 3,
+        {"max_batch_size": 2},
+    ),
+]
 
 
 def _config(case: Case) -> craft.Config:
@@ -145,9 +212,10 @@ def test_encode(case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_decode(case: Case) -> None:
     decoded = [
-        e for i, h in enumerate(case.messages)
+        e
+        for i, h in enumerate(case.messages)
         for e in craft.decode(Message(key=None, value=unhex(h)), message_index=i)
-    ]  # fmt: skip
+    ]
     assert decoded == case.decoded
 
 
@@ -167,8 +235,13 @@ VALUES: list[tuple[int, int, Any, str | None, Any]] = [
     (4, 1, 2, "00 00 00 00 00 00 00 40", 2.0),
     (5, 1, 0.1, "9a 99 99 99 99 99 b9 3f", 0.1),
     (246, 1, DecimalValue("-1.50"), "2d 31 2e 35 30", DecimalValue("-1.50")),
-    (7, 1, TimestampValue("2021-01-02 00:00:00", "UTC"), "32 30 32 31 2d 30 31 2d 30 32 20 30 30 3a 30 30 3a 30 30",
-     TimestampValue("2021-01-02 00:00:00", None)),  # the zone is not on the wire
+    (
+        7,
+        1,
+        TimestampValue("2021-01-02 00:00:00", "UTC"),
+        "32 30 32 31 2d 30 31 2d 30 32 20 30 30 3a 30 30 3a 30 30",
+        TimestampValue("2021-01-02 00:00:00", None),
+    ),  # the zone is not on the wire
     (10, 1, "0000-00-00", "30 30 30 30 2d 30 30 2d 30 30", "0000-00-00"),
     (11, 1, "-838:59:59", "2d 38 33 38 3a 35 39 3a 35 39", "-838:59:59"),
     (245, 1, '{"a": 1}', "7b 22 61 22 3a 20 31 7d", '{"a": 1}'),
@@ -183,7 +256,7 @@ VALUES: list[tuple[int, int, Any, str | None, Any]] = [
     (0, 0, 1, None, None),
     (17, 0, "x", None, None),
     (3, 0, None, None, None),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("type_code", "flags", "value", "hex_", "back"), VALUES)
@@ -198,12 +271,18 @@ def test_value_encodings(
 
 @pytest.mark.parametrize(
     ("type_code", "flags", "value", "reason"),
-    [(1, 0, 2**63, "does not fit a signed"), (1, 128, -1, "does not fit an unsigned"),
-     (13, 0, "2023", "expected an integer"), (247, 0, -1, "uint64"),
-     (4, 0, 1e39, "does not fit a FLOAT"), (5, 0, "1.5", "expected a number"),
-     (246, 0, "1.5", "expected a decimal"), (10, 0, b"2021-01-01", "expected text"),
-     (15, 0, 3, "expected text or bytes")],
-)  # fmt: skip
+    [
+        (1, 0, 2**63, "does not fit a signed"),
+        (1, 128, -1, "does not fit an unsigned"),
+        (13, 0, "2023", "expected an integer"),
+        (247, 0, -1, "uint64"),
+        (4, 0, 1e39, "does not fit a FLOAT"),
+        (5, 0, "1.5", "expected a number"),
+        (246, 0, "1.5", "expected a decimal"),
+        (10, 0, b"2021-01-01", "expected text"),
+        (15, 0, 3, "expected text or bytes"),
+    ],
+)
 def test_values_that_do_not_fit_are_rejected(
     type_code: int, flags: int, value: Any, reason: str
 ) -> None:
@@ -213,11 +292,17 @@ def test_values_that_do_not_fit_are_rejected(
 
 @pytest.mark.parametrize(
     ("type_code", "flags", "data", "reason"),
-    [(4, 0, b"\x00" * 7, "8 bytes, not 7"), (5, 0, bytes.fromhex("000000000000f87f"), "NaN"),
-     (1, 0, b"\x02\x00", "1 bytes after the varint"), (1, 0, b"\x80", "runs past"),
-     (6, 0, b"", "only as NULL"), (246, 0, b"1e5", "not a decimal"),
-     (7, 0, b"2021-01-02", "not a timestamp"), (10, 0, b"\xff", "not UTF-8")],
-)  # fmt: skip
+    [
+        (4, 0, b"\x00" * 7, "8 bytes, not 7"),
+        (5, 0, bytes.fromhex("000000000000f87f"), "NaN"),
+        (1, 0, b"\x02\x00", "1 bytes after the varint"),
+        (1, 0, b"\x80", "runs past"),
+        (6, 0, b"", "only as NULL"),
+        (246, 0, b"1e5", "not a decimal"),
+        (7, 0, b"2021-01-02", "not a timestamp"),
+        (10, 0, b"\xff", "not UTF-8"),
+    ],
+)
 def test_value_bytes_that_do_not_fit_are_rejected(
     type_code: int, flags: int, data: bytes, reason: str
 ) -> None:
@@ -229,22 +314,64 @@ def test_every_written_type_code_has_a_reader() -> None:
     assert _values.WRITERS.keys() == _values.READERS.keys()
 
 
-ODD = TableInfo(schema="s", name="o", columns=(
-    ColumnInfo(name="v", type="int", generated="virtual"), ColumnInfo(name="n", type="int")))  # fmt: skip
+ODD = TableInfo(
+    schema="s",
+    name="o",
+    columns=(
+        ColumnInfo(name="v", type="int", generated="virtual"),
+        ColumnInfo(name="n", type="int"),
+    ),
+)
 
 
 @pytest.mark.parametrize(
     ("events", "options", "reason"),
-    [([event(TableInfo(schema="", name="t", columns=VARCHAR_PK.columns), "insert", after=("a", "b"))], {},
-      "a row needs schema and table names"),
-     ([event(ODD, "delete", before=(None, 1))], {"delete_only_output_handle_key_columns": True},
-      "no handle-key column"),
-     ([event(TableInfo(schema="s", name="v", columns=ODD.columns[:1]), "insert", after=(None,))], {},
-      "no stored column"),
-     ([event(VARCHAR_PK, "insert", after=("a", 1))], {}, "column 'b': varchar(10) value 1 is not text"),
-     ([event(TableInfo(schema="s", name="p", partition_id=2**63, columns=ODD.columns), "insert", after=(None, 1))],
-      {}, "partition id 9223372036854775808 is not an int64")],
-)  # fmt: skip
+    [
+        (
+            [
+                event(
+                    TableInfo(schema="", name="t", columns=VARCHAR_PK.columns),
+                    "insert",
+                    after=("a", "b"),
+                )
+            ],
+            {},
+            "a row needs schema and table names",
+        ),
+        (
+            [event(ODD, "delete", before=(None, 1))],
+            {"delete_only_output_handle_key_columns": True},
+            "no handle-key column",
+        ),
+        (
+            [
+                event(
+                    TableInfo(schema="s", name="v", columns=ODD.columns[:1]),
+                    "insert",
+                    after=(None,),
+                )
+            ],
+            {},
+            "no stored column",
+        ),
+        (
+            [event(VARCHAR_PK, "insert", after=("a", 1))],
+            {},
+            "column 'b': varchar(10) value 1 is not text",
+        ),
+        (
+            [
+                event(
+                    TableInfo(schema="s", name="p", partition_id=2**63, columns=ODD.columns),
+                    "insert",
+                    after=(None, 1),
+                )
+            ],
+            {},
+            "partition id 9223372036854775808 is not an int64",
+        ),
+    ],
+)
 def test_what_ticdc_cannot_encode_is_an_encode_error(
     events: list[ChangeEvent], options: dict[str, Any], reason: str
 ) -> None:
@@ -322,8 +449,10 @@ def load(name: str, folder: Traversable | Path = EXAMPLES) -> list[ChangeEvent]:
     return [read_change_event(json.loads(line)) for line in text.splitlines() if line]
 
 
-@pytest.mark.parametrize(("name", "size"), [("resolved", 20), ("ddl", 41), ("craft-benchmark-case0", 301),
-                                            ("craft-benchmark-case1", 997)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [("resolved", 20), ("ddl", 41), ("craft-benchmark-case0", 301), ("craft-benchmark-case1", 997)],
+)
 def test_normative_examples(shared: Path, name: str, size: int) -> None:
     # ../shared/design/examples/README.md: the Craft sizes of the normative example files,
     # which the package bundles unchanged for the command line
@@ -345,8 +474,10 @@ def delta_uvarint_size_tables(message: bytes) -> int:
     return start + len(out) + len(trailer)
 
 
-@pytest.mark.parametrize(("name", "size", "document_size"),
-                         [("craft-benchmark-case0", 301, 300), ("craft-benchmark-case1", 997, 993)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "size", "document_size"),
+    [("craft-benchmark-case0", 301, 300), ("craft-benchmark-case1", 997, 993)],
+)
 def test_benchmark_sizes(name: str, size: int, document_size: int) -> None:
     [message] = craft.encode(load(name))
     value = message.value or b""
@@ -365,8 +496,18 @@ def test_case0_layout() -> None:
     assert (start, len(value) - start) == (1 + 13 + 216 + 60, 10 + 1)
     count, position = primitives.read_uvarint(value, 1 + 13 + 216)
     terms, _ = primitives.read_bytes_chunk(value, position, count)
-    assert terms == [b"a", b"b", b"varchar", b"string", b"date", b"timestamp", b"datetime",
-                     b"float", b"long", b"null"]  # fmt: skip
+    assert terms == [
+        b"a",
+        b"b",
+        b"varchar",
+        b"string",
+        b"date",
+        b"timestamp",
+        b"datetime",
+        b"float",
+        b"long",
+        b"null",
+    ]
 
 
 # --- options and profiles ---------------------------------------------------------------------
@@ -374,23 +515,34 @@ def test_case0_layout() -> None:
 
 def test_options() -> None:
     config = craft.config_from_options(
-        {"max-message-bytes": "256", "max-batch-size": "64",
-         "delete-only-output-handle-key-columns": "true"}, profile="tiflow",
-    )  # fmt: skip
-    assert config == craft.Config(max_message_bytes=256, max_batch_size=64,
-                                  delete_only_output_handle_key_columns=True)  # fmt: skip
+        {
+            "max-message-bytes": "256",
+            "max-batch-size": "64",
+            "delete-only-output-handle-key-columns": "true",
+        },
+        profile="tiflow",
+    )
+    assert config == craft.Config(
+        max_message_bytes=256, max_batch_size=64, delete_only_output_handle_key_columns=True
+    )
 
 
 @pytest.mark.parametrize(
     ("options", "profile", "reason"),
-    [({}, "ticdc", r"only classic TiCDC \(tiflow\) writes it"),
-     ({"output-old-value": "false"}, None, "always writes both images"),
-     ({"large-message-handle-option": "claim-check"}, None, "only for Open, Simple and canal-json"),
-     ({"nope": "1"}, None, "unknown option 'nope'"),
-     ({"max-batch-size": "0"}, None, "must be positive"),
-     ({"max-batch-size": "-1"}, None, "takes a whole number"),
-     ({"delete-only-output-handle-key-columns": "yes"}, None, "takes true or false")],
-)  # fmt: skip
+    [
+        ({}, "ticdc", r"only classic TiCDC \(tiflow\) writes it"),
+        ({"output-old-value": "false"}, None, "always writes both images"),
+        (
+            {"large-message-handle-option": "claim-check"},
+            None,
+            "only for Open, Simple and canal-json",
+        ),
+        ({"nope": "1"}, None, "unknown option 'nope'"),
+        ({"max-batch-size": "0"}, None, "must be positive"),
+        ({"max-batch-size": "-1"}, None, "takes a whole number"),
+        ({"delete-only-output-handle-key-columns": "yes"}, None, "takes true or false"),
+    ],
+)
 def test_invalid_options(options: dict[str, str], profile: str | None, reason: str) -> None:
     with pytest.raises(EncodeError, match=reason):
         craft.config_from_options(options, profile=profile)

@@ -43,16 +43,33 @@ CHUNKS: list[tuple[Callable[..., Any], Callable[..., Any], list[Any], str]] = [
     (primitives.write_uvarint_chunk, primitives.read_uvarint_chunk, [1, 300], "01 ac 02"),
     (primitives.write_varint_chunk, primitives.read_varint_chunk, [-1, 1], "01 02"),
     # deltas wrap modulo 2^64: 3 - 5 is written as 2^64 - 2
-    (primitives.write_delta_uvarint_chunk, primitives.read_delta_uvarint_chunk, [5, 3],
-     "05 fe ff ff ff ff ff ff ff ff 01"),
-    (primitives.write_delta_varint_chunk, primitives.read_delta_varint_chunk, [-1, -1, 6], "01 00 0e"),
+    (
+        primitives.write_delta_uvarint_chunk,
+        primitives.read_delta_uvarint_chunk,
+        [5, 3],
+        "05 fe ff ff ff ff ff ff ff ff 01",
+    ),
+    (
+        primitives.write_delta_varint_chunk,
+        primitives.read_delta_varint_chunk,
+        [-1, -1, 6],
+        "01 00 0e",
+    ),
     # int64 wrap: max - min overflows to -1 as Go computes it
-    (primitives.write_delta_varint_chunk, primitives.read_delta_varint_chunk, [-I64, I64 - 1],
-     "ff ff ff ff ff ff ff ff ff 01 01"),
+    (
+        primitives.write_delta_varint_chunk,
+        primitives.read_delta_varint_chunk,
+        [-I64, I64 - 1],
+        "ff ff ff ff ff ff ff ff ff 01 01",
+    ),
     (primitives.write_bytes_chunk, primitives.read_bytes_chunk, [b"a", b"bc"], "01 02 61 62 63"),
-    (primitives.write_nullable_bytes_chunk, primitives.read_nullable_bytes_chunk, [None, b"", b"x"],
-     "01 00 02 78"),
-]  # fmt: skip
+    (
+        primitives.write_nullable_bytes_chunk,
+        primitives.read_nullable_bytes_chunk,
+        [None, b"", b"x"],
+        "01 00 02 78",
+    ),
+]
 
 
 @pytest.mark.parametrize(("write", "read", "value", "hex_"), SCALARS)
@@ -138,20 +155,70 @@ def test_overlong_uvarint_is_accepted_as_go_does() -> None:
 
 BAD: list[tuple[str, Callable[[], object], str, int]] = [
     ("truncated uvarint", lambda: primitives.read_uvarint(b"\x80\x80", 0), "runs past the end", 0),
-    ("region ends inside", lambda: primitives.read_uvarint(b"\x05\x80\x01", 1, 2), "runs past the end", 1),
-    ("11-byte uvarint", lambda: primitives.read_uvarint(b"\xff" * 10 + b"\x01", 0), "overflows 64 bits", 0),
-    ("10th byte above 1", lambda: primitives.read_uvarint(b"\xff" * 9 + b"\x02", 0), "overflows 64 bits", 0),
-    ("reversed without end", lambda: primitives.read_uvarint_reversed(b"\x01\x80\x80", 3, 1), "runs past the start", 1),
-    ("reversed overflow", lambda: primitives.read_uvarint_reversed(b"\x02" + b"\xff" * 9, 10), "overflows", 0),
+    (
+        "region ends inside",
+        lambda: primitives.read_uvarint(b"\x05\x80\x01", 1, 2),
+        "runs past the end",
+        1,
+    ),
+    (
+        "11-byte uvarint",
+        lambda: primitives.read_uvarint(b"\xff" * 10 + b"\x01", 0),
+        "overflows 64 bits",
+        0,
+    ),
+    (
+        "10th byte above 1",
+        lambda: primitives.read_uvarint(b"\xff" * 9 + b"\x02", 0),
+        "overflows 64 bits",
+        0,
+    ),
+    (
+        "reversed without end",
+        lambda: primitives.read_uvarint_reversed(b"\x01\x80\x80", 3, 1),
+        "runs past the start",
+        1,
+    ),
+    (
+        "reversed overflow",
+        lambda: primitives.read_uvarint_reversed(b"\x02" + b"\xff" * 9, 10),
+        "overflows",
+        0,
+    ),
     ("short float", lambda: primitives.read_float64(b"\x00" * 7, 0), "needs 8 bytes, 7", 0),
     ("long bytes", lambda: primitives.read_bytes(b"\x05abc", 0), "length 5 exceeds the 3 bytes", 0),
-    ("chunk count", lambda: primitives.read_uvarint_chunk(b"\x01\x02", 0, 3), "a chunk of 3 elements, but only 2", 0),
-    ("chunk lengths", lambda: primitives.read_bytes_chunk(b"\x01\x05ab", 0, 2), "add up to 6 but only 2", 0),
-    ("nullable -2", lambda: primitives.read_nullable_bytes_chunk(b"\x03", 0, 1), "-2 is below -1", 0),
-    ("nullable lengths", lambda: primitives.read_nullable_bytes_chunk(b"\x04\x01a", 0, 2), "add up to 2 but only 1", 0),
+    (
+        "chunk count",
+        lambda: primitives.read_uvarint_chunk(b"\x01\x02", 0, 3),
+        "a chunk of 3 elements, but only 2",
+        0,
+    ),
+    (
+        "chunk lengths",
+        lambda: primitives.read_bytes_chunk(b"\x01\x05ab", 0, 2),
+        "add up to 6 but only 2",
+        0,
+    ),
+    (
+        "nullable -2",
+        lambda: primitives.read_nullable_bytes_chunk(b"\x03", 0, 1),
+        "-2 is below -1",
+        0,
+    ),
+    (
+        "nullable lengths",
+        lambda: primitives.read_nullable_bytes_chunk(b"\x04\x01a", 0, 2),
+        "add up to 2 but only 1",
+        0,
+    ),
     ("empty size table", lambda: primitives.read_size_tables(b"\x00\x01", 0), "has no elements", 0),
-    ("tables before start", lambda: primitives.read_size_tables(b"\x00\x01\x00\x03", 1), "claims 3 bytes of size tables, 2", 3),
-]  # fmt: skip
+    (
+        "tables before start",
+        lambda: primitives.read_size_tables(b"\x00\x01\x00\x03", 1),
+        "claims 3 bytes of size tables, 2",
+        3,
+    ),
+]
 
 
 @pytest.mark.parametrize(
@@ -172,9 +239,14 @@ def test_readers_reject_with_the_offset(
 
 @pytest.mark.parametrize(
     ("write", "value"),
-    [(primitives.write_uvarint, -1), (primitives.write_uvarint, U64), (primitives.write_varint, I64),
-     (primitives.write_varint, -I64 - 1), (primitives.write_delta_varint_chunk, [0, I64])],
-)  # fmt: skip
+    [
+        (primitives.write_uvarint, -1),
+        (primitives.write_uvarint, U64),
+        (primitives.write_varint, I64),
+        (primitives.write_varint, -I64 - 1),
+        (primitives.write_delta_varint_chunk, [0, I64]),
+    ],
+)
 def test_writers_reject_out_of_range(write: Callable[..., Any], value: Any) -> None:
     with pytest.raises(ValueError, match="is not"):
         write(bytearray(), value)
@@ -186,13 +258,15 @@ primitives.write_uvarint(HUGE, 2**62)
 
 @pytest.mark.parametrize(
     "call",
-    [lambda: primitives.read_bytes(bytes(HUGE) + b"x", 0),
-     lambda: primitives.read_uvarint_chunk(b"\x01", 0, 2**62),
-     lambda: primitives.read_bytes_chunk(bytes(HUGE) + b"x", 0, 1),
-     lambda: primitives.read_nullable_bytes_chunk(bytes(HUGE), 0, 1),
-     lambda: primitives.read_size_tables(bytes(HUGE) + b"\x01\x0a", 0)],
+    [
+        lambda: primitives.read_bytes(bytes(HUGE) + b"x", 0),
+        lambda: primitives.read_uvarint_chunk(b"\x01", 0, 2**62),
+        lambda: primitives.read_bytes_chunk(bytes(HUGE) + b"x", 0, 1),
+        lambda: primitives.read_nullable_bytes_chunk(bytes(HUGE), 0, 1),
+        lambda: primitives.read_size_tables(bytes(HUGE) + b"\x01\x0a", 0),
+    ],
     ids=["bytes", "chunk-count", "bytes-chunk", "nullable-chunk", "size-table-count"],
-)  # fmt: skip
+)
 def test_lengths_claiming_2_to_62_fail_without_allocating(call: Callable[[], object]) -> None:
     tracemalloc.start()
     try:
@@ -221,8 +295,10 @@ def test_uvarint_round_trip(value: int) -> None:
 
 @given(st.lists(st.integers(-I64, I64 - 1), min_size=1, max_size=8))
 def test_varint_chunks_round_trip(values: list[int]) -> None:
-    for write, read in [(primitives.write_varint_chunk, primitives.read_varint_chunk),
-                        (primitives.write_delta_varint_chunk, primitives.read_delta_varint_chunk)]:  # fmt: skip
+    for write, read in [
+        (primitives.write_varint_chunk, primitives.read_varint_chunk),
+        (primitives.write_delta_varint_chunk, primitives.read_delta_varint_chunk),
+    ]:
         out = bytearray()
         write(out, values)
         assert read(bytes(out), 0, len(values)) == (values, len(out))
@@ -247,8 +323,10 @@ def test_bytes_chunks_round_trip(items: list[bytes | None], tail: bytes) -> None
     assert primitives.read_bytes_chunk(bytes(out) + tail, 0, len(present)) == (present, len(out))
 
 
-@given(st.lists(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=4), max_size=4),
-       st.binary(max_size=8))  # fmt: skip
+@given(
+    st.lists(st.lists(st.integers(-(2**40), 2**40), min_size=1, max_size=4), max_size=4),
+    st.binary(max_size=8),
+)
 def test_size_tables_round_trip(tables: list[list[int]], prefix: bytes) -> None:
     out = bytearray(prefix)
     primitives.write_size_tables(out, tables)

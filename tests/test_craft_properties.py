@@ -71,8 +71,13 @@ def expected(event: ChangeEvent, config: craft.Config) -> DecodedEvent | None:
     if isinstance(event, ResolvedEvent):
         return DecodedResolved(commit_ts=event.commit_ts)
     if isinstance(event, DDLEvent):
-        return DecodedDDL(commit_ts=event.commit_ts, schema=event.schema, table=event.table,
-                          query=event.query, ddl_type=event.ddl_type)  # fmt: skip
+        return DecodedDDL(
+            commit_ts=event.commit_ts,
+            schema=event.schema,
+            table=event.table,
+            query=event.query,
+            ddl_type=event.ddl_type,
+        )
     table = event.table
     flags = table.column_flags("tiflow")
     stored = [i for i, c in enumerate(table.columns) if not c.is_virtual]
@@ -88,16 +93,25 @@ def expected(event: ChangeEvent, config: craft.Config) -> DecodedEvent | None:
         if values is None:
             return None
         return tuple(
-            DecodedColumn(table.columns[i].name, _seen(table.columns[i], values[i], flags[i]),
-                          table.columns[i].effective_type_code, flags[i], bool(flags[i] & 2))
+            DecodedColumn(
+                table.columns[i].name,
+                _seen(table.columns[i], values[i], flags[i]),
+                table.columns[i].effective_type_code,
+                flags[i],
+                bool(flags[i] & 2),
+            )
             for i in positions
-        )  # fmt: skip
+        )
 
     return DecodedRow(
-        commit_ts=event.commit_ts, schema=table.schema, table=table.name, op=event.op,
-        before=image(event.before, old), after=image(event.after, stored),
+        commit_ts=event.commit_ts,
+        schema=table.schema,
+        table=table.name,
+        op=event.op,
+        before=image(event.before, old),
+        after=image(event.after, stored),
         partition_id=table.partition_id,
-    )  # fmt: skip
+    )
 
 
 configs = st.builds(
@@ -131,8 +145,10 @@ def _estimate(event: RowChangedEvent, config: craft.Config) -> int:
     table = event.table
     flags = table.column_flags("tiflow")
     size = 32 + len(table.schema.encode()) + len(table.name.encode())
-    for image, handle_only in ((event.after, False),
-                               (event.before, event.op == "delete" and config.delete_only_output_handle_key_columns)):  # fmt: skip
+    for image, handle_only in (
+        (event.after, False),
+        (event.before, event.op == "delete" and config.delete_only_output_handle_key_columns),
+    ):
         for i, column in enumerate(table.columns):
             if image is None or column.is_virtual or (handle_only and not flags[i] & 2):
                 continue  # virtual generated columns are never written, nor estimated
@@ -141,8 +157,10 @@ def _estimate(event: RowChangedEvent, config: craft.Config) -> int:
     return size
 
 
-@given(st.lists(row_changed_events().filter(lambda e: e.op != "delete"), min_size=1, max_size=8),
-       configs)  # fmt: skip
+@given(
+    st.lists(row_changed_events().filter(lambda e: e.op != "delete"), min_size=1, max_size=8),
+    configs,
+)
 def test_batches_split_where_the_estimate_says(
     events: list[RowChangedEvent], config: craft.Config
 ) -> None:
@@ -239,11 +257,15 @@ ADVERSARIAL = {
     # a DDL query claims 2^62 bytes
     "query": build(b"\x01\x02\x01\x01\x01", [b"\x01" + HUGE + b"q"]),
     # a column group claims 2^62 columns
-    "columns": build(b"\x01\x01\x01\x00\x02", [b"\x01" + HUGE + b"\x04\x0f\x00\x04aa"],
-                     [b"s", b"t", b"a"], [[1 + len(HUGE) + 6]]),
+    "columns": build(
+        b"\x01\x01\x01\x00\x02",
+        [b"\x01" + HUGE + b"\x04\x0f\x00\x04aa"],
+        [b"s", b"t", b"a"],
+        [[1 + len(HUGE) + 6]],
+    ),
     # the body-size table claims 2^62 events
     "bodies": b"\x01" + b"\x02\x00\x00" + HUGE + b"\x00" + bytes([3 + len(HUGE) + 1]),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("value", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())

@@ -41,16 +41,22 @@ def differences(left: object, right: object, path: str = "") -> set[str]:
                 found |= differences(left[name], right[name], at)
         return found
     if isinstance(left, list) and isinstance(right, list) and len(left) == len(right):
-        return set().union(*(differences(a, b, f"{path}/{i}") for i, (a, b) in
-                             enumerate(zip(left, right, strict=True))))  # fmt: skip
+        return set().union(
+            *(
+                differences(a, b, f"{path}/{i}")
+                for i, (a, b) in enumerate(zip(left, right, strict=True))
+            )
+        )
     same = left == right and type(left) is type(right)
     return set() if same else {path}
 
 
 def golden(shared: Path) -> tuple[object, object]:
     directory = shared / GOLDEN_DIR
-    return (json.loads((directory / "datatype.dbz.key.json").read_text()),
-            json.loads((directory / "datatype.dbz.json").read_text()))  # fmt: skip
+    return (
+        json.loads((directory / "datatype.dbz.key.json").read_text()),
+        json.loads((directory / "datatype.dbz.json").read_text()),
+    )
 
 
 def encode(**options: object) -> tuple[object, object]:
@@ -85,8 +91,9 @@ def test_tidb_extension_adds_documented_members_only(shared: Path) -> None:
     golden_key, golden_value = golden(shared)
     found = differences(golden_value, value) - set(SOURCE_DIFFERENCES)
     columns = len(golden_value["payload"]["after"])  # type: ignore[index]
-    tidb_types = {f"/schema/fields/{image}/fields/{i}/tidb_type"
-                  for image in (0, 1) for i in range(columns)}  # fmt: skip
+    tidb_types = {
+        f"/schema/fields/{image}/fields/{i}/tidb_type" for image in (0, 1) for i in range(columns)
+    }
     # new-arch declares commit_ts and cluster_id in the source schema (§5.6 item 1)
     declared = {"/schema/fields/2/fields"}
     assert found == tidb_types | declared
@@ -96,14 +103,19 @@ def test_tidb_extension_adds_documented_members_only(shared: Path) -> None:
     after = value["schema"]["fields"][1]["fields"]  # type: ignore[index]
     tidb = {f["field"]: f["tidb_type"] for f in after}
     assert (tidb["col_bigint_unsigned"], tidb["col_varbinary"], tidb["col_blob"]) == (
-        "bigint unsigned", "varbinary", "blob")  # fmt: skip
+        "bigint unsigned",
+        "varbinary",
+        "blob",
+    )
     assert (tidb["col_decimal"], tidb["col_y"], tidb["col_bit_5"]) == ("decimal", "year", "bit")
 
 
 def test_decoder_reads_the_real_debezium_message(shared: Path) -> None:
     directory = shared / GOLDEN_DIR
-    message = Message(key=(directory / "datatype.dbz.key.json").read_bytes(),
-                               value=(directory / "datatype.dbz.json").read_bytes())  # fmt: skip
+    message = Message(
+        key=(directory / "datatype.dbz.key.json").read_bytes(),
+        value=(directory / "datatype.dbz.json").read_bytes(),
+    )
     [row] = debezium.decode(message)
     assert isinstance(row, DecodedRow)
     # Debezium lacks what TiCDC adds: reported as null, never guessed
@@ -113,14 +125,27 @@ def test_decoder_reads_the_real_debezium_message(shared: Path) -> None:
     after = {c.name: c for c in row.after}
     assert [c.name for c in row.after if c.handle_key] == ["pk"]
     expected = {
-        "col_d_2023": "2023-11-30", "col_d_1000": "1000-01-01", "col_d_9999": "9999-12-31",
-        "col_d_0000": None, "col_dt": "2023-11-30 12:34:56",
-        "col_dt_fsp_1": "2023-11-30 12:34:56.100", "col_dt_fsp_4": "2023-11-30 12:34:56.123500",
-        "col_dt_0000": None, "col_t_fsp_6": "12:34:56.123456", "col_t_neg": "-12:34:56.123456",
+        "col_d_2023": "2023-11-30",
+        "col_d_1000": "1000-01-01",
+        "col_d_9999": "9999-12-31",
+        "col_d_0000": None,
+        "col_dt": "2023-11-30 12:34:56",
+        "col_dt_fsp_1": "2023-11-30 12:34:56.100",
+        "col_dt_fsp_4": "2023-11-30 12:34:56.123500",
+        "col_dt_0000": None,
+        "col_t_fsp_6": "12:34:56.123456",
+        "col_t_neg": "-12:34:56.123456",
         "col_ts_fsp_5": TimestampValue("2023-11-30 12:34:56.12346", "UTC"),
-        "col_y": 2023, "col_bit_1": 1, "col_bit_60": 16, "col_enum": 1, "col_enum_invalid": 0,
-        "col_set": 3, "col_set_invalid": 0, "col_json": '["foo"]', "col_float": 12345.123,
-    }  # fmt: skip
+        "col_y": 2023,
+        "col_bit_1": 1,
+        "col_bit_60": 16,
+        "col_enum": 1,
+        "col_enum_invalid": 0,
+        "col_set": 3,
+        "col_set_invalid": 0,
+        "col_json": '["foo"]',
+        "col_float": 12345.123,
+    }
     assert {name: after[name].value for name in expected} == expected
     # what the message cannot settle is kept as written and marked
     marked = {name: (c.value, c.ambiguity) for name, c in after.items() if c.ambiguity}

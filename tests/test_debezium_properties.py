@@ -114,8 +114,11 @@ def normalized(column: ColumnInfo, decoded: DecodedColumn) -> object:
     if column.type == "datetime":
         date, clock = str(value).split(" ")
         hms, _, fraction = clock.partition(".")
-        return (tuple(int(p) for p in date.split("-")), tuple(map(int, hms.split(":"))),
-                _micros(fraction))  # fmt: skip
+        return (
+            tuple(int(p) for p in date.split("-")),
+            tuple(map(int, hms.split(":"))),
+            _micros(fraction),
+        )
     if column.type == "timestamp":
         assert isinstance(value, TimestampValue)
         assert value.zone == "UTC"
@@ -132,12 +135,18 @@ def check_round_trip(event: RowChangedEvent, config: debezium.Config) -> None:
     [row] = debezium.decode(message)
     assert isinstance(row, DecodedRow)
     assert (row.commit_ts, row.schema, row.table, row.op, row.cluster_id) == (
-        event.commit_ts, event.table.schema, event.table.name, event.op, config.cluster_id)  # fmt: skip
+        event.commit_ts,
+        event.table.schema,
+        event.table.name,
+        event.op,
+        config.cluster_id,
+    )
     stored = [(i, c) for i, c in enumerate(event.table.columns) if not c.is_virtual]
     handle = {c.name for i, c in stored if i in event.table.handle_key()}
     for image, decoded in ((event.before, row.before), (event.after, row.after)):
-        if image is None or (event.op == "update" and image is event.before
-                             and not config.output_old_value):  # fmt: skip
+        if image is None or (
+            event.op == "update" and image is event.before and not config.output_old_value
+        ):
             assert decoded is None
             continue
         assert decoded is not None
@@ -156,21 +165,26 @@ def check_round_trip(event: RowChangedEvent, config: debezium.Config) -> None:
             assert got.handle_key == (column.name in handle)
 
 
-@given(event=row_changed_events(), profile=st.sampled_from(debezium.PROFILES),
-       old_value=st.booleans())  # fmt: skip
+@given(
+    event=row_changed_events(), profile=st.sampled_from(debezium.PROFILES), old_value=st.booleans()
+)
 def test_every_type_round_trips(event: RowChangedEvent, profile: str, old_value: bool) -> None:
     # TiDB rejects SET members with a comma; TiCDC's allowed list could not hold them
-    assume(not any("," in e for c in event.table.columns if c.type == "set"
-                   for e in c.elements or ()))  # fmt: skip
-    config = debezium.Config(profile=profile, enable_tidb_extension=True,  # type: ignore[arg-type]
-                             output_old_value=old_value, cluster_id="c")  # fmt: skip
+    assume(
+        not any("," in e for c in event.table.columns if c.type == "set" for e in c.elements or ())
+    )
+    config = debezium.Config(
+        profile=profile,
+        enable_tidb_extension=True,  # type: ignore[arg-type]
+        output_old_value=old_value,
+        cluster_id="c",
+    )
     check_round_trip(event, config)
 
 
 @st.composite
 def rows_with_defaults(draw: st.DrawFn) -> RowChangedEvent:
-    columns = draw(st.lists(column_infos(), min_size=1, max_size=4,
-                            unique_by=lambda c: c.name))  # fmt: skip
+    columns = draw(st.lists(column_infos(), min_size=1, max_size=4, unique_by=lambda c: c.name))
     # ENUM/SET defaults are names in TiDB, matched case-insensitively (members may collide);
     # a VECTOR default is an encode error in TiCDC (tested in test_debezium_types)
     columns = [c for c in columns if c.type not in ("enum", "set", "vector")]
@@ -185,12 +199,20 @@ def test_null_reads_back_as_the_default(event: RowChangedEvent) -> None:
     check_round_trip(event, debezium.Config(profile="ticdc", enable_tidb_extension=True))
 
 
-@given(events=st.lists(change_events(), max_size=3), profile=st.sampled_from(debezium.PROFILES),
-       schema=st.booleans(), extension=st.booleans())  # fmt: skip
-def test_every_message_decodes(events: list[object], profile: str, schema: bool,
-                               extension: bool) -> None:  # fmt: skip
-    config = debezium.Config(profile=profile, debezium_disable_schema=not schema,  # type: ignore[arg-type]
-                             enable_tidb_extension=extension)  # fmt: skip
+@given(
+    events=st.lists(change_events(), max_size=3),
+    profile=st.sampled_from(debezium.PROFILES),
+    schema=st.booleans(),
+    extension=st.booleans(),
+)
+def test_every_message_decodes(
+    events: list[object], profile: str, schema: bool, extension: bool
+) -> None:
+    config = debezium.Config(
+        profile=profile,
+        debezium_disable_schema=not schema,  # type: ignore[arg-type]
+        enable_tidb_extension=extension,
+    )
     try:
         messages = debezium.encode(events, config)  # type: ignore[arg-type]
     except EncodeError:
@@ -256,29 +278,50 @@ def test_decoder_is_total_on_damaged_messages(event: object, data: st.DataObject
 INSERT = b'{"payload":{"source":{"db":"d","table":"t","commit_ts":5},"op":"c","before":null,'
 
 
-@pytest.mark.parametrize(("value", "path"), [
-    (INSERT + b'"after":{"a":1}},"schema":{"fields":[{"field":"after","fields":[]}]}}',
-     "/payload/after/a"),  # a column the schema does not declare
-    (INSERT + b'"after":{"a":"x"}},"schema":{"fields":[{"field":"after","fields":'
-     b'[{"type":"int16","optional":false,"field":"a"}]}]}}', "/payload/after/a"),
-    (INSERT + b'"after":{"a":70000}},"schema":{"fields":[{"field":"after","fields":'
-     b'[{"type":"int16","optional":false,"field":"a"}]}]}}', "/payload/after/a"),
-    (INSERT + b'"after":{"a":"zz"}},"schema":{"fields":[{"field":"after","fields":'
-     b'[{"type":"string","optional":false,"name":"io.debezium.data.Enum",'
-     b'"parameters":{"allowed":"x,y"},"field":"a"}]}]}}', "/payload/after/a"),
-    (INSERT + b'"after":{"a":1}},"schema":{"fields":[]}}', "/schema/fields"),
-    (INSERT + b'"after":{"a":1}},"schema":{"fields":[{"field":"after","fields":[{"field":"a",'
-     b'"optional":true}]}]}}', "/schema/fields/0/fields/0"),
-    (INSERT + b'"after":null}}', "/payload/op"),
-    (b'{"payload":{"source":{"commit_ts":-1},"op":"m"}}', "/payload/source/commit_ts"),
-    (b'{"payload":{"source":{},"op":"x"}}', "/payload/op"),
-    (b'{"payload":{"source":{},"ddl":3}}', "/payload/ddl"),
-    (b'{"payload":{"source":{},"ddl":"q","tableChanges":[{"type":"CREATE","id":"x",'
-     b'"table":{"columns":[{"name":"a","typeName":"NOPE"}]}}]}}', "/payload/tableChanges/0/table"),
-    (b'{"payload":{}}', "/payload"),
-    (b'{"payload":{"op":"c"},"extra":1}', "/extra"),
-    (b"[1]", ""),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "path"),
+    [
+        (
+            INSERT + b'"after":{"a":1}},"schema":{"fields":[{"field":"after","fields":[]}]}}',
+            "/payload/after/a",
+        ),  # a column the schema does not declare
+        (
+            INSERT + b'"after":{"a":"x"}},"schema":{"fields":[{"field":"after","fields":'
+            b'[{"type":"int16","optional":false,"field":"a"}]}]}}',
+            "/payload/after/a",
+        ),
+        (
+            INSERT + b'"after":{"a":70000}},"schema":{"fields":[{"field":"after","fields":'
+            b'[{"type":"int16","optional":false,"field":"a"}]}]}}',
+            "/payload/after/a",
+        ),
+        (
+            INSERT + b'"after":{"a":"zz"}},"schema":{"fields":[{"field":"after","fields":'
+            b'[{"type":"string","optional":false,"name":"io.debezium.data.Enum",'
+            b'"parameters":{"allowed":"x,y"},"field":"a"}]}]}}',
+            "/payload/after/a",
+        ),
+        (INSERT + b'"after":{"a":1}},"schema":{"fields":[]}}', "/schema/fields"),
+        (
+            INSERT
+            + b'"after":{"a":1}},"schema":{"fields":[{"field":"after","fields":[{"field":"a",'
+            b'"optional":true}]}]}}',
+            "/schema/fields/0/fields/0",
+        ),
+        (INSERT + b'"after":null}}', "/payload/op"),
+        (b'{"payload":{"source":{"commit_ts":-1},"op":"m"}}', "/payload/source/commit_ts"),
+        (b'{"payload":{"source":{},"op":"x"}}', "/payload/op"),
+        (b'{"payload":{"source":{},"ddl":3}}', "/payload/ddl"),
+        (
+            b'{"payload":{"source":{},"ddl":"q","tableChanges":[{"type":"CREATE","id":"x",'
+            b'"table":{"columns":[{"name":"a","typeName":"NOPE"}]}}]}}',
+            "/payload/tableChanges/0/table",
+        ),
+        (b'{"payload":{}}', "/payload"),
+        (b'{"payload":{"op":"c"},"extra":1}', "/extra"),
+        (b"[1]", ""),
+    ],
+)
 def test_decode_errors_name_the_member(value: bytes, path: str) -> None:
     with pytest.raises(DecodeError) as caught:
         debezium.decode(Message(key=None, value=value), message_index=3)

@@ -29,11 +29,15 @@ from ticdc_conformance.reference.dispatch import (
 from ticdc_conformance.reference.tables import Profile
 
 TABLE = TableInfo(
-    schema="test", name="t",
-    columns=(ColumnInfo(name="id", type="int", key="primary"), ColumnInfo(name="v", type="varchar"),
-             ColumnInfo(name="n", type="int")),
+    schema="test",
+    name="t",
+    columns=(
+        ColumnInfo(name="id", type="int", key="primary"),
+        ColumnInfo(name="v", type="varchar"),
+        ColumnInfo(name="n", type="int"),
+    ),
     indexes=(IndexInfo(name="uv", columns=("v", "n"), unique=True),),
-)  # fmt: skip
+)
 
 
 def row(ident: int, v: str | None = "x", n: int | None = 1, op: str = "insert") -> RowChangedEvent:
@@ -94,13 +98,15 @@ def test_ts_dispatcher() -> None:
 
 @pytest.mark.parametrize(
     ("column", "value", "text"),
-    [(ColumnInfo(name="f", type="float"), 0.1, b"0.1"),
-     (ColumnInfo(name="d", type="double"), 1e21, b"1000000000000000000000"),
-     (ColumnInfo(name="d", type="decimal", decimal=2), DecimalValue("1.50"), b"1.50"),
-     (ColumnInfo(name="b", type="varbinary"), b"\xff\x00", b"\xff\x00"),
-     (ColumnInfo(name="u", type="bigint", unsigned=True), 2**64 - 1, b"18446744073709551615"),
-     (ColumnInfo(name="c", type="varchar"), "é", b"\xc3\xa9")],
-)  # fmt: skip
+    [
+        (ColumnInfo(name="f", type="float"), 0.1, b"0.1"),
+        (ColumnInfo(name="d", type="double"), 1e21, b"1000000000000000000000"),
+        (ColumnInfo(name="d", type="decimal", decimal=2), DecimalValue("1.50"), b"1.50"),
+        (ColumnInfo(name="b", type="varbinary"), b"\xff\x00", b"\xff\x00"),
+        (ColumnInfo(name="u", type="bigint", unsigned=True), 2**64 - 1, b"18446744073709551615"),
+        (ColumnInfo(name="c", type="varchar"), "é", b"\xc3\xa9"),
+    ],
+)
 def test_column_value_strings(column: ColumnInfo, value: object, text: bytes) -> None:
     assert column_value_string(column, value) == text  # type: ignore[arg-type]
 

@@ -28,9 +28,16 @@ from ticdc_conformance.generators.simulator import Record, StreamSettings
 
 RECORDS = [
     Record(topic="t", partition=0, offset=0, timestamp=1_767_225_600_123, key=None, value=b""),
-    Record(topic="t", partition=2, offset=7, timestamp=0, key=b"\x00\xff", value=None,
-           headers=(("trace", b"\x01"), ("empty", b""))),
-]  # fmt: skip
+    Record(
+        topic="t",
+        partition=2,
+        offset=7,
+        timestamp=0,
+        key=b"\x00\xff",
+        value=None,
+        headers=(("trace", b"\x01"), ("empty", b"")),
+    ),
+]
 
 
 def test_records_and_labels_round_trip(tmp_path: Path) -> None:
@@ -45,18 +52,35 @@ def test_records_and_labels_round_trip(tmp_path: Path) -> None:
 
 def test_one_file_per_kafka_partition_in_offset_order(tmp_path: Path) -> None:
     def record(topic: str, partition: int, offset: int) -> Record:
-        return Record(topic=topic, partition=partition, offset=offset, timestamp=offset,
-                      key=None, value=f"{topic}/{partition}/{offset}".encode())  # fmt: skip
+        return Record(
+            topic=topic,
+            partition=partition,
+            offset=offset,
+            timestamp=offset,
+            key=None,
+            value=f"{topic}/{partition}/{offset}".encode(),
+        )
 
-    shuffled = [record("b", 0, 5), record("a", 1, 3), record("b", 0, 1), record("a", 1, 4),
-                record("a", 0, 9), record("b", 0, 2)]  # fmt: skip
+    shuffled = [
+        record("b", 0, 5),
+        record("a", 1, 3),
+        record("b", 0, 1),
+        record("a", 1, 4),
+        record("a", 0, 9),
+        record("b", 0, 2),
+    ]
     (tmp_path / "part-00007.parquet").write_bytes(b"an older dump's file")
     assert write_dump(shuffled, tmp_path) == 6
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "_labels.json", "part-00000.parquet", "part-00001.parquet", "part-00002.parquet"
-    ]  # fmt: skip
-    got = [[(r.topic, r.partition, r.offset) for r in read_dump(tmp_path / f"part-0000{n}.parquet")]
-           for n in range(3)]  # fmt: skip
+        "_labels.json",
+        "part-00000.parquet",
+        "part-00001.parquet",
+        "part-00002.parquet",
+    ]
+    got = [
+        [(r.topic, r.partition, r.offset) for r in read_dump(tmp_path / f"part-0000{n}.parquet")]
+        for n in range(3)
+    ]
     assert got == [
         [("a", 0, 9)],
         [("a", 1, 3), ("a", 1, 4)],
@@ -80,18 +104,22 @@ def test_reading_what_is_not_a_dump(tmp_path: Path) -> None:
         list(read_dump(tmp_path / "nothing-*.parquet"))
     table = pq.read_table
     write_dump(RECORDS, tmp_path)
-    pq.write_table(table(tmp_path / "part-00000.parquet").drop_columns(["headers"]),
-                   tmp_path / "part-00000.parquet")  # fmt: skip
+    pq.write_table(
+        table(tmp_path / "part-00000.parquet").drop_columns(["headers"]),
+        tmp_path / "part-00000.parquet",
+    )
     with pytest.raises(ValueError, match="missing column"):
         list(read_dump(tmp_path))
 
 
 def test_generate_is_deterministic_and_labelled(tmp_path: Path) -> None:
     settings = StreamSettings(partitions=3)
-    first = generate(settings, messages=1200, seed=2, faults=["replay", "missing-ddl"],
-                     folder=tmp_path / "a")  # fmt: skip
-    generate(settings, messages=1200, seed=2, faults=["replay", "missing-ddl"],
-             folder=tmp_path / "b")  # fmt: skip
+    first = generate(
+        settings, messages=1200, seed=2, faults=["replay", "missing-ddl"], folder=tmp_path / "a"
+    )
+    generate(
+        settings, messages=1200, seed=2, faults=["replay", "missing-ddl"], folder=tmp_path / "b"
+    )
     assert first.records >= 1200
     assert first.faults == 2
     assert list(read_dump(tmp_path / "a")) == list(read_dump(tmp_path / "b"))
@@ -112,8 +140,17 @@ def test_row_groups_and_bounded_buffering(
     monkeypatch.setattr(module, "_BATCH", 4)
     monkeypatch.setattr(module, "_BUFFERED", bound)
     # partition 0 gets every other record, partitions 1 to 5 the rest in turn
-    records = [Record(topic="t", partition=0 if n % 2 else 1 + n % 5, offset=n, timestamp=n,
-                      key=None, value=b"v") for n in range(40)]  # fmt: skip
+    records = [
+        Record(
+            topic="t",
+            partition=0 if n % 2 else 1 + n % 5,
+            offset=n,
+            timestamp=n,
+            key=None,
+            value=b"v",
+        )
+        for n in range(40)
+    ]
     assert write_dump(records, tmp_path) == 40
     first = pq.ParquetFile(tmp_path / "part-00000.parquet").metadata
     assert (first.num_rows, first.num_row_groups) == (20, partition_0_groups)
@@ -178,10 +215,20 @@ def test_publishing_leaves_nothing_when_interrupted_and_replaces_only_a_dump(
 def test_an_interrupted_generate_leaves_no_dump(tmp_path: Path) -> None:
     out = tmp_path / "dump"
     process = subprocess.Popen(
-        [sys.executable, "-m", "ticdc_conformance.cli", "generate", "--protocol", "open",
-         "--messages", "200000", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "ticdc_conformance.cli",
+            "generate",
+            "--protocol",
+            "open",
+            "--messages",
+            "200000",
+            "--out",
+            str(out),
+        ],
         stderr=subprocess.PIPE,
-    )  # fmt: skip
+    )
     for _ in range(600):  # until it writes its hidden sibling
         if any(tmp_path.glob(f".dump.generate-*/{INCOMPLETE_FILE}")) or process.poll() is not None:
             break

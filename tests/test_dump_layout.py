@@ -14,8 +14,14 @@ from ticdc_conformance.suites.stream.layout import Unit, balance, plan_files, re
 
 
 def record(topic: str, partition: int, offset: int) -> Record:
-    return Record(topic=topic, partition=partition, offset=offset, timestamp=0,
-                  key=b"k%d" % offset, value=b"v%d" % offset)  # fmt: skip
+    return Record(
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        timestamp=0,
+        key=b"k%d" % offset,
+        value=b"v%d" % offset,
+    )
 
 
 def uris(*files: Path) -> list[str]:
@@ -48,8 +54,9 @@ def test_files_of_one_partition_go_in_offset_order(tmp_path: Path) -> None:
     files = sorted(tmp_path.glob("*.parquet"))
     units = plan_files(uris(*files))
     assert isinstance(units, list)
-    assert [u.files for u in units] == [tuple(uris(tmp_path / "earlier.parquet",
-                                                   tmp_path / "later.parquet"))]  # fmt: skip
+    assert [u.files for u in units] == [
+        tuple(uris(tmp_path / "earlier.parquet", tmp_path / "later.parquet"))
+    ]
     assert units[0].rows == 5
     assert offsets(units[0]) == [0, 1, 2, 5, 6]  # the unsorted file is sorted in the task
 
@@ -101,10 +108,19 @@ def test_spark_kafka_source_columns_plan_too(tmp_path: Path) -> None:
     """A capture written by Spark's Kafka source (no headers column) plans the same way."""
     file = tmp_path / "capture.parquet"
     table = pa.Table.from_pylist(
-        [{"topic": "t", "partition": 3, "offset": o, "timestamp": None, "key": None,
-          "value": b"x"} for o in range(3)],
+        [
+            {
+                "topic": "t",
+                "partition": 3,
+                "offset": o,
+                "timestamp": None,
+                "key": None,
+                "value": b"x",
+            }
+            for o in range(3)
+        ],
         schema=pa.schema([DUMP_SCHEMA.field(n) for n in DUMP_SCHEMA.names if n != "headers"]),
-    )  # fmt: skip
+    )
     pq.write_table(table, file)
     assert plan_files(uris(file)) == [Unit(topic="t", partition=3, files=(file.as_uri(),), rows=3)]
 

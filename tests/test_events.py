@@ -27,8 +27,12 @@ UNSIGNED_PK = TableInfo(
     name="t",
     columns=(ColumnInfo(name="id", type="bigint", unsigned=True, key="primary"),),
 )
-PK_INDEX = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="id", type="int"),),
-                     indexes=(IndexInfo(name="PRIMARY", columns=("id",), primary=True),))  # fmt: skip
+PK_INDEX = TableInfo(
+    schema="s",
+    name="t",
+    columns=(ColumnInfo(name="id", type="int"),),
+    indexes=(IndexInfo(name="PRIMARY", columns=("id",), primary=True),),
+)
 
 
 @pytest.mark.parametrize(
@@ -41,7 +45,7 @@ PK_INDEX = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="id", type="
         (RowChangedEvent(commit_ts=1, table=TEXT_PK, op="insert", after=("a",)), 0),
         (RowChangedEvent(commit_ts=1, table=TEXT_PK, op="insert", after=("a",), row_id=9), 9),
     ],
-)  # fmt: skip
+)
 def test_row_id_is_the_int_handle(event: RowChangedEvent, row_id: int) -> None:
     assert event.effective_row_id() == row_id
 
@@ -70,9 +74,18 @@ def test_invalid_events_are_rejected(make: object) -> None:
 
 @pytest.mark.parametrize(
     ("value", "problem"),
-    [(None, None), (2**64 - 1, None), (-(2**63), None), (b"", None), (1.5, None),
-     (2**64, "outside"), (float("nan"), "NaN"), (True, "BOOL"), ([1], "list")],
-)  # fmt: skip
+    [
+        (None, None),
+        (2**64 - 1, None),
+        (-(2**63), None),
+        (b"", None),
+        (1.5, None),
+        (2**64, "outside"),
+        (float("nan"), "NaN"),
+        (True, "BOOL"),
+        ([1], "list"),
+    ],
+)
 def test_check_value(value: object, problem: str | None) -> None:
     result = check_value(value)
     assert (result is None) if problem is None else (problem in (result or ""))

@@ -29,8 +29,11 @@ MANIFEST = fixtures.load_manifest()
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ticdc_conformance.cli", *args],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +106,12 @@ def test_expected_events_match_the_decoded_event_schema() -> None:
 
 def test_large_message_cases_hold_claim_check_files() -> None:
     stored = [
-        cc for name, fixture in MANIFEST["fixtures"].items() if "claim-check" in name
-        for message in fixture["messages"] for cc in message["claim_checks"]
-    ]  # fmt: skip
+        cc
+        for name, fixture in MANIFEST["fixtures"].items()
+        if "claim-check" in name
+        for message in fixture["messages"]
+        for cc in message["claim_checks"]
+    ]
     assert stored
     assert all(cc["location"].startswith("s3://bucket/claim-check/") for cc in stored)
 
@@ -194,8 +200,11 @@ def test_verify_without_pyarrow_checks_streams_by_checksum(monkeypatch: pytest.M
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *rest: None if name == "pyarrow" else real(name, *rest))  # fmt: skip
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "pyarrow" else real(name, *rest),
+    )
     assert fixtures.verify(ROOT) == []
 
 

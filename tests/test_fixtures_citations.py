@@ -79,8 +79,9 @@ def test_every_catalog_rule_and_section_map_entry_exists() -> None:
 def test_every_link_into_the_catalog_from_the_docs_exists() -> None:
     links = []
     for doc in sorted((REPO / "docs").rglob("*.md")):
-        for target in re.findall(r"\]\(((?:\.\./)?(?:rules/)?[a-z-]+\.md#[a-z0-9-]+)\)",
-                                 doc.read_text(encoding="utf-8")):  # fmt: skip
+        for target in re.findall(
+            r"\]\(((?:\.\./)?(?:rules/)?[a-z-]+\.md#[a-z0-9-]+)\)", doc.read_text(encoding="utf-8")
+        ):
             page = (doc.parent / target.split("#")[0]).resolve().relative_to(REPO)
             if page.parent.name == "rules":
                 links.append(f"{page.as_posix()}#{target.split('#')[1]}")
@@ -89,9 +90,13 @@ def test_every_link_into_the_catalog_from_the_docs_exists() -> None:
 
 
 def test_nothing_users_read_cites_the_research_notes() -> None:
-    read = [*sorted((REPO / "docs").rglob("*.md")), REPO / "README.md",
-            REPO / "fixtures" / "README.md", REPO / "fixtures" / "manifest.json",
-            REPO / "fixtures" / "manifest.schema.json"]  # fmt: skip
+    read = [
+        *sorted((REPO / "docs").rglob("*.md")),
+        REPO / "README.md",
+        REPO / "fixtures" / "README.md",
+        REPO / "fixtures" / "manifest.json",
+        REPO / "fixtures" / "manifest.schema.json",
+    ]
     for path in read:
         text = path.read_text(encoding="utf-8")
         assert "ground-truth" not in text, path
@@ -104,18 +109,32 @@ def test_nothing_users_read_cites_the_research_notes() -> None:
     ("spec", "protocol", "expected"),
     [
         ("§2.1", "open", "docs/rules/open.md#open-framing"),
-        ("§1.1, §2.5, §3.3, §4.3, §5.3", "craft",
-         "docs/rules/codec.md#value-model, docs/rules/craft.md#craft-values"),
-        ("§1.1, §2.5, §3.3, §4.3, §5.3", "simple-avro",
-         "docs/rules/codec.md#value-model, docs/rules/simple.md#simple-values"),
+        (
+            "§1.1, §2.5, §3.3, §4.3, §5.3",
+            "craft",
+            "docs/rules/codec.md#value-model, docs/rules/craft.md#craft-values",
+        ),
+        (
+            "§1.1, §2.5, §3.3, §4.3, §5.3",
+            "simple-avro",
+            "docs/rules/codec.md#value-model, docs/rules/simple.md#simple-values",
+        ),
         # a spec of other protocols only keeps its anchors rather than citing nothing
-        ("§2.4, §3.2", "debezium", "docs/rules/open.md#open-value, docs/rules/craft.md#craft-layout"),
+        (
+            "§2.4, §3.2",
+            "debezium",
+            "docs/rules/open.md#open-value, docs/rules/craft.md#craft-layout",
+        ),
         # where a fact was found cites nothing of its own
         ("§2.2, §7.2", "open", "docs/rules/open.md#open-batching"),
-        ("§6.6", "simple-json", "docs/rules/simple.md#simple-bootstrap, docs/rules/stream.md#schema-resolvable"),
+        (
+            "§6.6",
+            "simple-json",
+            "docs/rules/simple.md#simple-bootstrap, docs/rules/stream.md#schema-resolvable",
+        ),
         ("docs/generators.md (shop workload)", "open", "docs/generators.md (shop workload)"),
     ],
-)  # fmt: skip
+)
 def test_cite(spec: str, protocol: str, expected: str) -> None:
     assert cite(spec, protocol) == expected
 

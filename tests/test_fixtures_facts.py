@@ -36,8 +36,9 @@ def fixture(protocol: str, profile: str, name: str) -> dict[str, Any]:
 
 def parts(entry: dict[str, Any]) -> tuple[bytes, bytes]:
     """A message's key and value bytes (empty when null)."""
-    key, value = (b"" if entry[p] is None else (ROOT / entry[p]).read_bytes()
-                  for p in ("key", "value"))  # fmt: skip
+    key, value = (
+        b"" if entry[p] is None else (ROOT / entry[p]).read_bytes() for p in ("key", "value")
+    )
     return key, value
 
 
@@ -87,8 +88,11 @@ def test_every_facts_case_cites_the_catalog_and_ships_for_each_profile() -> None
         assert case["tier"] in {"required", "recommended"}
     names = {(c["protocol"], c["id"].split(".")[4]) for c in FACTS}
     for protocol, name in names:
-        shipped = {c["profile"] for c in FACTS if (c["protocol"], c["id"].split(".")[4]) ==
-                   (protocol, name)}  # fmt: skip
+        shipped = {
+            c["profile"]
+            for c in FACTS
+            if (c["protocol"], c["id"].split(".")[4]) == (protocol, name)
+        }
         # only the new-arch facts and the 2020 batches are one profile's
         one = {"ticdc-": {"ticdc"}, "legacy-": {"tiflow"}}.get(name[: name.find("-") + 1])
         assert shipped == (one or set(profiles(protocol))), name
@@ -148,10 +152,13 @@ def test_a_refused_encode_passes_only_an_encoder_that_refuses() -> None:
 
 
 @pytest.mark.parametrize("profile", profiles("open"))
-@pytest.mark.parametrize(("name", "limit", "counts"), [
-    ("max-batch-size-2", "2", [2, 2, 1]),
-    ("max-batch-size-64", "64", [64, 6]),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    ("name", "limit", "counts"),
+    [
+        ("max-batch-size-2", "2", [2, 2, 1]),
+        ("max-batch-size-64", "64", [64, 6]),
+    ],
+)
 def test_open_max_batch_size(profile: str, name: str, limit: str, counts: list[int]) -> None:
     """§7.2: max-batch-size 2, 5 rows -> 2, 2, 1; max-batch-size 64 (70 rows) -> 64, 6."""
     found = fixture("open", profile, name)
@@ -179,7 +186,9 @@ def test_ticdc_size_facts() -> None:
     assert sum(map(len, parts(message))) + 36 <= 168
     assert open_rows_per_message(fixture("open", "ticdc", "ticdc-multiple-message")) == [2, 1]
     assert open_rows_per_message(fixture("open", "ticdc", "ticdc-larger-than-batch-limit")) == [
-        1, 1]  # fmt: skip
+        1,
+        1,
+    ]
     refused = fixture("open", "ticdc", "ticdc-message-too-large")
     assert (refused["options"], refused["messages"]) == ({"max-message-bytes": "100"}, [])
 
@@ -202,11 +211,16 @@ def test_open_binary_and_format_columns(profile: str) -> None:
 
 LEGACY = {
     # (kind, number): (commit ts, event kind) of what the batch holds, as §7.1 describes it
-    ("ddl", 0): [(1, "ddl")], ("ddl", 1): [(1, "ddl"), (2, "ddl"), (3, "ddl")],
-    ("row", 0): [(1, "row")], ("row", 1): [(1, "row"), (2, "row"), (3, "row"), (4, "row")],
-    ("rts", 0): [(1, "resolved")], ("rts", 1): [(1, "resolved"), (2, "resolved"), (3, "resolved")],
-    ("ddl", 2): [], ("row", 2): [], ("rts", 2): [],
-}  # fmt: skip
+    ("ddl", 0): [(1, "ddl")],
+    ("ddl", 1): [(1, "ddl"), (2, "ddl"), (3, "ddl")],
+    ("row", 0): [(1, "row")],
+    ("row", 1): [(1, "row"), (2, "row"), (3, "row"), (4, "row")],
+    ("rts", 0): [(1, "resolved")],
+    ("rts", 1): [(1, "resolved"), (2, "resolved"), (3, "resolved")],
+    ("ddl", 2): [],
+    ("row", 2): [],
+    ("rts", 2): [],
+}
 
 
 @pytest.mark.parametrize(("kind", "number"), sorted(LEGACY), ids=str)
@@ -234,8 +248,9 @@ def test_legacy_batches(kind: str, number: int) -> None:
 # --- batch_tester.go: Open and Craft ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(("protocol", "profile"), [
-    (p, profile) for p in ("open", "craft") for profile in profiles(p)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("protocol", "profile"), [(p, profile) for p in ("open", "craft") for profile in profiles(p)]
+)
 def test_batch_tester_cases(protocol: str, profile: str) -> None:
     """§7.2: each DML case is one message of its size (case 2, empty, is none); every DDL and
     resolved event is a message of its own."""
@@ -250,8 +265,9 @@ def test_batch_tester_cases(protocol: str, profile: str) -> None:
     for name, size in (("ddl-0", 1), ("ddl-1", 3), ("resolved-0", 1), ("resolved-1", 3)):
         found = fixture(protocol, profile, f"batch-tester-{name}")
         assert len(found["messages"]) == len(decoded(found)) == changes(found) == size
-    resolved = [e["commit_ts"] for e in decoded(fixture(protocol, profile,
-                                                         "batch-tester-resolved-1"))]  # fmt: skip
+    resolved = [
+        e["commit_ts"] for e in decoded(fixture(protocol, profile, "batch-tester-resolved-1"))
+    ]
     assert resolved == [424316594097225729, 424316594214141953, 424316594345213953]
     if protocol == "open":
         for message in fixture(protocol, profile, "batch-tester-resolved-1")["messages"]:
@@ -266,7 +282,7 @@ def test_craft_size_and_batch_limits() -> None:
     per_message = [
         len(CODECS["craft"].decode(Message(key=None, value=parts(m)[1])))
         for m in batched["messages"]
-    ]  # fmt: skip
+    ]
     assert per_message == [64, 6]
 
 
@@ -274,20 +290,41 @@ def test_craft_size_and_batch_limits() -> None:
 
 # §7.1: what TiCDC writes for the datatype INSERT, as the ground truth lists it
 DATATYPE_AFTER = {
-    "col_d_2023": 19691, "col_d_1000": -354285, "col_d_9999": 2932896, "col_d_0000": None,
-    "col_dt": 1701347696000, "col_dt_fsp_4": 1701347696123500,
-    "col_dt_fsp_6": 1701347696123456, "col_dt_0000": None,
-    "col_t": 45296000000, "col_t_fsp_1": 45296100000, "col_t_fsp_4": 45296123500,
-    "col_t_fsp_6": 45296123456, "col_t_neg": -45296123456,
-    "col_ts": "2023-11-30T12:34:56Z", "col_ts_fsp_1": "2023-11-30T12:34:56.1Z",
-    "col_ts_fsp_5": "2023-11-30T12:34:56.12346Z", "col_ts_fsp_6": "2023-11-30T12:34:56.123456Z",
-    "col_y": 2023, "col_bit_1": True, "col_bit_5": "EA==", "col_bit_60": "EAAAAAAAAAA=",
-    "col_varbinary": "Zm9v", "col_blob": "Zm9v",
+    "col_d_2023": 19691,
+    "col_d_1000": -354285,
+    "col_d_9999": 2932896,
+    "col_d_0000": None,
+    "col_dt": 1701347696000,
+    "col_dt_fsp_4": 1701347696123500,
+    "col_dt_fsp_6": 1701347696123456,
+    "col_dt_0000": None,
+    "col_t": 45296000000,
+    "col_t_fsp_1": 45296100000,
+    "col_t_fsp_4": 45296123500,
+    "col_t_fsp_6": 45296123456,
+    "col_t_neg": -45296123456,
+    "col_ts": "2023-11-30T12:34:56Z",
+    "col_ts_fsp_1": "2023-11-30T12:34:56.1Z",
+    "col_ts_fsp_5": "2023-11-30T12:34:56.12346Z",
+    "col_ts_fsp_6": "2023-11-30T12:34:56.123456Z",
+    "col_y": 2023,
+    "col_bit_1": True,
+    "col_bit_5": "EA==",
+    "col_bit_60": "EAAAAAAAAAA=",
+    "col_varbinary": "Zm9v",
+    "col_blob": "Zm9v",
     "col_binary": base64.b64encode(b"foo" + bytes(97)).decode(),
-    "col_decimal": 12345.12345, "col_numeric": 12345.12345, "col_double": 12345.12345,
-    "col_float": 12345.123, "col_bigint_unsigned": -1, "col_enum": "a", "col_enum_invalid": "",
-    "col_set": "a,b", "col_set_invalid": "", "col_json": '["foo"]',
-}  # fmt: skip
+    "col_decimal": 12345.12345,
+    "col_numeric": 12345.12345,
+    "col_double": 12345.12345,
+    "col_float": 12345.123,
+    "col_bigint_unsigned": -1,
+    "col_enum": "a",
+    "col_enum_invalid": "",
+    "col_set": "a,b",
+    "col_set_invalid": "",
+    "col_json": '["foo"]',
+}
 
 
 def debezium_documents(found: dict[str, Any]) -> list[tuple[Any, Any]]:
@@ -308,8 +345,12 @@ def test_debezium_datatype_table_values(profile: str, name: str) -> None:
         assert "schema" not in key
         assert "schema" not in value
     [row] = decoded(found)
-    assert (row["op"], row["schema"], row["table"], row["before"]) == ("insert", "test", "foo",
-                                                                     None)  # fmt: skip
+    assert (row["op"], row["schema"], row["table"], row["before"]) == (
+        "insert",
+        "test",
+        "foo",
+        None,
+    )
 
 
 @pytest.mark.parametrize("profile", profiles("debezium"))
@@ -329,44 +370,68 @@ def test_debezium_codec_test_facts(profile: str) -> None:
     assert [k["payload"] for k, _ in rows] == [{"tiny": 1}, {"tiny": 1}, {"tiny": 2}]
     payloads = [v["payload"] for _, v in rows]
     assert [(p["op"], p["before"], p["after"]) for p in payloads] == [
-        ("c", None, {"tiny": 1}), ("u", {"tiny": 2}, {"tiny": 1}), ("d", {"tiny": 2}, None)]  # fmt: skip
-    assert {(p["source"]["commit_ts"], p["source"]["cluster_id"], p["source"]["ts_ms"])
-            for p in payloads} == {(1, "test_cluster", 0)}  # fmt: skip
+        ("c", None, {"tiny": 1}),
+        ("u", {"tiny": 2}, {"tiny": 1}),
+        ("d", {"tiny": 2}, None),
+    ]
+    assert {
+        (p["source"]["commit_ts"], p["source"]["cluster_id"], p["source"]["ts_ms"])
+        for p in payloads
+    } == {(1, "test_cluster", 0)}
     with_schema = debezium_documents(fixture("debezium", profile, "codec-test-rows"))
     assert with_schema[0][0]["schema"]["name"] == "test_cluster.test.table1.Key"
     [(_, update)] = debezium_documents(
-        fixture("debezium", profile, "codec-test-update-no-old-value"))  # fmt: skip
+        fixture("debezium", profile, "codec-test-update-no-old-value")
+    )
     assert "before" not in update["payload"]
     ddl = debezium_documents(fixture("debezium", profile, "codec-test-ddl"))
     assert [k["payload"] for k, _ in ddl] == [{"databaseName": "test"}] * 3
     changes_ = [v["payload"]["tableChanges"][0] for _, v in ddl]
     assert [(c["type"], c["id"]) for c in changes_] == [
-        ("ALTER", '"test"."table2","test"."table1"'), ("CREATE", '"test"."table1"'),
-        ("DROP", '"test"."table2"')]  # fmt: skip
+        ("ALTER", '"test"."table2","test"."table1"'),
+        ("CREATE", '"test"."table1"'),
+        ("DROP", '"test"."table2"'),
+    ]
     assert changes_[2]["table"] is None
     assert changes_[0]["table"]["primaryKeyColumnNames"] == ["id"]
     [(key, value)] = debezium_documents(fixture("debezium", profile, "codec-test-checkpoint"))
-    assert key == {"payload": {}, "schema": {"type": "struct", "name": "test_cluster.watermark.Key",
-                                             "optional": False, "fields": []}}  # fmt: skip
+    assert key == {
+        "payload": {},
+        "schema": {
+            "type": "struct",
+            "name": "test_cluster.watermark.Key",
+            "optional": False,
+            "fields": [],
+        },
+    }
     source = value["payload"]["source"]
     assert (value["payload"]["op"], source["commit_ts"], source["db"], source["table"]) == (
-        "m", 3, "", "")  # fmt: skip
+        "m",
+        3,
+        "",
+        "",
+    )
 
 
 # --- Simple ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("protocol", "profile"), [
-    (p, profile) for p in ("simple-json", "simple-avro") for profile in profiles(p)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("protocol", "profile"),
+    [(p, profile) for p in ("simple-json", "simple-avro") for profile in profiles(p)],
+)
 def test_simple_ddl_sequence(protocol: str, profile: str) -> None:
     """TestEncodeDDLSequence (§4.5, §7.2): the DDL kinds, in order, as the tests pin them."""
     events = decoded(fixture(protocol, profile, "ddl-sequence"))
     assert [(e["ddl_kind"], e["query"]) for e in events] == [
-        (kind, query) for query, _, kind in DDL_SEQUENCE]  # fmt: skip
+        (kind, query) for query, _, kind in DDL_SEQUENCE
+    ]
 
 
-@pytest.mark.parametrize(("protocol", "profile"), [
-    (p, profile) for p in ("simple-json", "simple-avro") for profile in profiles(p)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("protocol", "profile"),
+    [(p, profile) for p in ("simple-json", "simple-avro") for profile in profiles(p)],
+)
 def test_simple_new_table_schema(protocol: str, profile: str) -> None:
     """TestNewTableSchema (§7.2): the CREATE TABLE and the BOOTSTRAP carry test.t1's schema."""
     found = fixture(protocol, profile, "new-table-schema")
@@ -377,8 +442,11 @@ def test_simple_new_table_schema(protocol: str, profile: str) -> None:
         info = event["table_info"]
         assert [i["name"] for i in info["indexes"]] == ["idx_name", "idx_age_email", "primary"]
         assert [(c["name"], c["type"], c["nullable"]) for c in info["columns"]] == [
-            ("id", "int", False), ("name", "varchar", False), ("age", "int", True),
-            ("email", "varchar", False)]  # fmt: skip
+            ("id", "int", False),
+            ("name", "varchar", False),
+            ("age", "int", True),
+            ("email", "varchar", False),
+        ]
     if protocol == "simple-json":
         for message in found["messages"][:2]:
             document = json.loads(parts(message)[1])
@@ -388,9 +456,14 @@ def test_simple_new_table_schema(protocol: str, profile: str) -> None:
 def test_documented_counts_match_the_manifest() -> None:
     """docs/conformance-suite.md states the group's counts; they come from the manifest."""
     counts = {p: sum(c["protocol"] == p for c in FACTS) for p in CODECS}
-    names = {"open": "Open", "debezium": "Debezium", "craft": "Craft",
-             "simple-json": "Simple JSON", "simple-avro": "Simple Avro",
-             "canal-json": "Canal-JSON"}  # fmt: skip
+    names = {
+        "open": "Open",
+        "debezium": "Debezium",
+        "craft": "Craft",
+        "simple-json": "Simple JSON",
+        "simple-avro": "Simple Avro",
+        "canal-json": "Canal-JSON",
+    }
     ordered = sorted(counts, key=lambda p: (-counts[p], list(names).index(p)))
     line = ", ".join(f"{counts[p]} {names[p]}" for p in ordered)
     docs = (Path(__file__).resolve().parents[1] / "docs" / "conformance-suite.md").read_text()

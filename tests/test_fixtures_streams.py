@@ -27,9 +27,16 @@ ROOT = fixtures.default_root()
 STREAMS = fixtures.load_manifest()["streams"]
 
 
-FAMILIES = {("open", "tiflow"), ("open", "ticdc"), ("craft", "tiflow"), ("simple-json", "tiflow"),
-            ("simple-avro", "tiflow"), ("debezium", "tiflow"), ("canal-json", "tiflow"),
-            ("canal-json", "ticdc")}  # fmt: skip
+FAMILIES = {
+    ("open", "tiflow"),
+    ("open", "ticdc"),
+    ("craft", "tiflow"),
+    ("simple-json", "tiflow"),
+    ("simple-avro", "tiflow"),
+    ("debezium", "tiflow"),
+    ("canal-json", "tiflow"),
+    ("canal-json", "ticdc"),
+}
 """Every protocol in profile tiflow, and Open Protocol and Canal-JSON in ticdc (their bytes
 differ)."""
 
@@ -48,8 +55,12 @@ def _applies(protocol: str, kind: str) -> bool:
 
 def test_one_clean_stream_and_one_per_fault_kind() -> None:
     ids = [s["id"] for s in STREAMS]
-    expected = {f"stream.{protocol}.{profile}.{kind or 'clean'}" for protocol, profile in FAMILIES
-                for kind in (None, *FAULT_KINDS) if kind is None or _applies(protocol, kind)}  # fmt: skip
+    expected = {
+        f"stream.{protocol}.{profile}.{kind or 'clean'}"
+        for protocol, profile in FAMILIES
+        for kind in (None, *FAULT_KINDS)
+        if kind is None or _applies(protocol, kind)
+    }
     # TiCDC's default Debezium output (no WATERMARK): a clean stream only
     expected.add("stream.debezium.tiflow.clean-without-watermarks")
     # TiCDC's default Canal-JSON output (no commit ts, no watermark): a clean stream only
@@ -100,8 +111,9 @@ def test_the_checker_finds_exactly_the_labelled_findings(stream: dict[str, objec
     labels = json.loads((ROOT / str(stream["labels"])).read_text())
     records = read_dump(ROOT / str(stream["records"]))
     settings = CheckSettings.from_labels(labels["settings"])
-    outcome = check_records(((r.topic, r.partition, r.offset, r.key, r.value) for r in records),
-                            settings)  # fmt: skip
+    outcome = check_records(
+        ((r.topic, r.partition, r.offset, r.key, r.value) for r in records), settings
+    )
     found = sorted((f.rule, f.partition, f.offset, f.commit_ts) for f in outcome.findings)
     expected = labelled(labels)
     assert found == comparable(found, expected)

@@ -84,18 +84,31 @@ def test_generated_events_fit_both_schemas(events: list[ChangeEvent], profile: s
 
 @pytest.mark.parametrize(
     ("raw", "value"),
-    [(None, None), (18446744073709551615, 2**64 - 1), (-1.5, -1.5), ("text", "text"),
-     ({"bytes": "AP8="}, b"\x00\xff"), ({"decimal": "-0.10"}, DecimalValue("-0.10")),
-     ({"timestamp": "2020-01-01 00:00:00.5", "zone": "UTC"},
-      TimestampValue("2020-01-01 00:00:00.5", "UTC"))],
-)  # fmt: skip
+    [
+        (None, None),
+        (18446744073709551615, 2**64 - 1),
+        (-1.5, -1.5),
+        ("text", "text"),
+        ({"bytes": "AP8="}, b"\x00\xff"),
+        ({"decimal": "-0.10"}, DecimalValue("-0.10")),
+        (
+            {"timestamp": "2020-01-01 00:00:00.5", "zone": "UTC"},
+            TimestampValue("2020-01-01 00:00:00.5", "UTC"),
+        ),
+    ],
+)
 def test_values_both_ways(raw: object, value: Value) -> None:
     assert read_value(raw) == value
     assert write_value(value) == raw
 
 
-ROW = {"kind": "row", "commit_ts": 1, "op": "insert", "after": {"a": 1},
-       "table": {"schema": "s", "name": "t", "columns": [{"name": "a", "type": "int"}]}}  # fmt: skip
+ROW = {
+    "kind": "row",
+    "commit_ts": 1,
+    "op": "insert",
+    "after": {"a": 1},
+    "table": {"schema": "s", "name": "t", "columns": [{"name": "a", "type": "int"}]},
+}
 
 
 def _with(path: str, value: Any) -> dict[str, Any]:
@@ -134,7 +147,7 @@ def _with(path: str, value: Any) -> dict[str, Any]:
         (_with("/table/indexes", [{"name": "i", "columns": ["z"]}]), "/table", "unknown columns"),
         (_with("/table/columns", {}), "/table/columns", "expected a list"),
     ],
-)  # fmt: skip
+)
 def test_change_event_errors_are_located(raw: dict[str, Any], path: str, reason: str) -> None:
     with pytest.raises(FormError) as info:
         read_change_event(raw, line=7)
@@ -144,28 +157,59 @@ def test_change_event_errors_are_located(raw: dict[str, Any], path: str, reason:
 
 
 def test_message_lines() -> None:
-    message = Message(key=None, value=b"\x00", claim_checks=(
-        ClaimCheckObject(location="file:///x/1.json", content=b"{}"),))  # fmt: skip
+    message = Message(
+        key=None,
+        value=b"\x00",
+        claim_checks=(ClaimCheckObject(location="file:///x/1.json", content=b"{}"),),
+    )
     raw = write_message(message)
-    assert raw == {"key": None, "value": "AA==",
-                   "claim_checks": [{"location": "file:///x/1.json", "content": "e30="}]}  # fmt: skip
+    assert raw == {
+        "key": None,
+        "value": "AA==",
+        "claim_checks": [{"location": "file:///x/1.json", "content": "e30="}],
+    }
     assert read_message(raw) == message
-    for bad, path in [({"key": "!", "value": None}, "/key"), ({"value": None}, ""),
-                      ({"key": None, "value": None, "x": 1}, "/x")]:  # fmt: skip
+    for bad, path in [
+        ({"key": "!", "value": None}, "/key"),
+        ({"value": None}, ""),
+        ({"key": None, "value": None, "x": 1}, "/x"),
+    ]:
         with pytest.raises(FormError) as info:
             read_message(bad)
         assert info.value.pointer == path
 
 
-TABLE = {"schema": "s", "name": "t", "charset": "utf8mb4", "table_id": 7, "schema_version": 9,
-         "columns": [{"name": "a", "type": "int", "auto_increment": True, "column_id": 2,
-                      "comment": "id", "zerofill": True},
-                     {"name": "b", "type": "timestamp", "on_update_now": True}]}  # fmt: skip
+TABLE = {
+    "schema": "s",
+    "name": "t",
+    "charset": "utf8mb4",
+    "table_id": 7,
+    "schema_version": 9,
+    "columns": [
+        {
+            "name": "a",
+            "type": "int",
+            "auto_increment": True,
+            "column_id": 2,
+            "comment": "id",
+            "zerofill": True,
+        },
+        {"name": "b", "type": "timestamp", "on_update_now": True},
+    ],
+}
 
 
 def test_ddl_table_infos_both_ways() -> None:
-    raw = {"kind": "ddl", "commit_ts": 5, "schema": "s", "table": "t", "query": "alter table t",
-           "ddl_type": 5, "pre_table_info": TABLE, "table_info": TABLE}  # fmt: skip
+    raw = {
+        "kind": "ddl",
+        "commit_ts": 5,
+        "schema": "s",
+        "table": "t",
+        "query": "alter table t",
+        "ddl_type": 5,
+        "pre_table_info": TABLE,
+        "table_info": TABLE,
+    }
     CHANGE_VALIDATOR.validate(raw)
     event = read_change_event(raw)
     assert isinstance(event, DDLEvent)
@@ -184,10 +228,19 @@ def test_ddl_table_infos_both_ways() -> None:
     "raw",
     [
         {"kind": "bootstrap", "commit_ts": 0, "schema": "s", "table": "t", "table_info": TABLE},
-        {"kind": "ddl", "commit_ts": 5, "schema": "", "table": "", "query": "create table t",
-         "ddl_type": None, "ddl_kind": "CREATE", "table_info": TABLE, "pre_table_info": None},
+        {
+            "kind": "ddl",
+            "commit_ts": 5,
+            "schema": "",
+            "table": "",
+            "query": "create table t",
+            "ddl_type": None,
+            "ddl_kind": "CREATE",
+            "table_info": TABLE,
+            "pre_table_info": None,
+        },
     ],
-)  # fmt: skip
+)
 def test_decoded_table_events_both_ways(raw: dict[str, Any]) -> None:
     DECODED_VALIDATOR.validate(raw)
     event = read_decoded_event(raw)
@@ -201,9 +254,17 @@ def test_decoded_column_ambiguity() -> None:
     row = DecodedRow(commit_ts=1, schema="s", table="t", op="insert", before=None, after=(column,))
     raw = write_decoded_event(row)
     DECODED_VALIDATOR.validate(raw)
-    assert raw["after"] == [{"name": "a", "value": -1, "type_code": None, "flags": None,
-                             "handle_key": None, "mysql_type": "bigint",
-                             "ambiguity": "unsigned-unknown"}]  # fmt: skip
+    assert raw["after"] == [
+        {
+            "name": "a",
+            "value": -1,
+            "type_code": None,
+            "flags": None,
+            "handle_key": None,
+            "mysql_type": "bigint",
+            "ambiguity": "unsigned-unknown",
+        }
+    ]
     assert read_decoded_event(raw) == row
     with pytest.raises(FormError) as info:
         read_decoded_event({**raw, "kind": "bootstrap"})

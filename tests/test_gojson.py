@@ -41,7 +41,7 @@ GO, ITER = JsonStyle.GO_STD, JsonStyle.JSONITER
         (b"\xe2\x82A", r'"\ufffd\ufffdA"', '"\udce2\udc82A"'),  # one U+FFFD per invalid byte
         ("\ud800", r'"\ufffd\ufffd\ufffd"', '"\udced\udca0\udc80"'),
     ],
-)  # fmt: skip
+)
 def test_quote(data: str | bytes, go: str, jsoniter: str) -> None:
     assert quote(data, GO) == go
     assert quote(data, ITER) == jsoniter
@@ -54,17 +54,27 @@ def test_jsoniter_keeps_invalid_bytes_raw() -> None:
 @pytest.mark.parametrize(
     ("x", "bits", "go", "jsoniter"),
     [
-        (2.0, 64, "2", "2"), (0.1, 64, "0.1", "0.1"), (-0.0, 64, "-0", "-0"),
-        (1e21, 64, "1e+21", "1e+21"), (1e20, 64, "100000000000000000000", None),
-        (1e-6, 64, "0.000001", None), (1e-7, 64, "1e-7", "1e-07"), (1.5e-10, 64, "1.5e-10", None),
-        (5e-324, 64, "5e-324", None), (1.7976931348623157e308, 64, "1.7976931348623157e+308", None),
-        (153.123, 32, "153.123", None), (0.1, 32, "0.1", None), (16777217.0, 32, "16777216", None),
-        (123456789.0, 32, "123456790", None), (3.4028234663852886e38, 32, "3.4028235e+38", None),
+        (2.0, 64, "2", "2"),
+        (0.1, 64, "0.1", "0.1"),
+        (-0.0, 64, "-0", "-0"),
+        (1e21, 64, "1e+21", "1e+21"),
+        (1e20, 64, "100000000000000000000", None),
+        (1e-6, 64, "0.000001", None),
+        (1e-7, 64, "1e-7", "1e-07"),
+        (1.5e-10, 64, "1.5e-10", None),
+        (5e-324, 64, "5e-324", None),
+        (1.7976931348623157e308, 64, "1.7976931348623157e+308", None),
+        (153.123, 32, "153.123", None),
+        (0.1, 32, "0.1", None),
+        (16777217.0, 32, "16777216", None),
+        (123456789.0, 32, "123456790", None),
+        (3.4028234663852886e38, 32, "3.4028235e+38", None),
         (1.401298464324817e-45, 32, "1e-45", None),
         # float32(1e-6) is just below 1e-6, yet Go compares in float32 and prints 'f'
-        (1e-6, 32, "0.000001", None), (1e21, 32, "1e+21", None),
+        (1e-6, 32, "0.000001", None),
+        (1e21, 32, "1e+21", None),
     ],
-)  # fmt: skip
+)
 def test_format_float(x: float, bits: int, go: str, jsoniter: str | None) -> None:
     assert format_float(x, bits, GO) == go
     assert format_float(x, bits, ITER) == (jsoniter or go)
@@ -99,11 +109,19 @@ def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
 
 @pytest.mark.parametrize(
     ("value", "bits", "text"),
-    [(1e21, 64, "1000000000000000000000"), (1e-7, 64, "0.0000001"), (90.5, 32, "90.5"),
-     (153.123, 32, "153.123"), (0.1, 32, "0.1"), (-0.0, 64, "-0"), (2.5e-5, 64, "0.000025"),
-     (float("nan"), 64, "NaN"), (float("-inf"), 32, "-Inf"),
-     (3.4028234663852886e38, 32, "340282350000000000000000000000000000000")],
-)  # fmt: skip
+    [
+        (1e21, 64, "1000000000000000000000"),
+        (1e-7, 64, "0.0000001"),
+        (90.5, 32, "90.5"),
+        (153.123, 32, "153.123"),
+        (0.1, 32, "0.1"),
+        (-0.0, 64, "-0"),
+        (2.5e-5, 64, "0.000025"),
+        (float("nan"), 64, "NaN"),
+        (float("-inf"), 32, "-Inf"),
+        (3.4028234663852886e38, 32, "340282350000000000000000000000000000000"),
+    ],
+)
 def test_format_float_positional_is_go_f_minus_one(value: float, bits: int, text: str) -> None:
     assert format_float_positional(value, bits) == text
 

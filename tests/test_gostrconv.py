@@ -22,7 +22,7 @@ from ticdc_conformance.reference._gostrconv import quote, unquote
         (b"\xc3", r"\xc3"),
         (b"plain ascii", "plain ascii"),
     ],
-)  # fmt: skip
+)
 def test_quote_and_unquote(data: bytes, quoted: str) -> None:
     assert quote(data) == quoted
     assert unquote(quoted) == data

@@ -83,8 +83,11 @@ def _legacy(name: str, value: Value, t: int, handle: bool = False) -> DecodedCol
 
 
 def _seed_row(ts: int, op: str, columns: list[DecodedColumn]) -> DecodedRow:
-    images = {"before": tuple(columns), "after": None} if op == "delete" else {
-        "before": None, "after": tuple(columns)}  # fmt: skip
+    images = (
+        {"before": tuple(columns), "after": None}
+        if op == "delete"
+        else {"before": None, "after": tuple(columns)}
+    )
     return DecodedRow(commit_ts=ts, schema="test", table="t1", op=op, **images)  # type: ignore[arg-type]
 
 
@@ -93,12 +96,20 @@ def _id(v: int) -> DecodedColumn:
 
 
 T1, T2, T3 = 415508856908021766, 415508878783938562, 415508881418485761
-CREATE = DecodedDDL(commit_ts=T1, schema="test", table="t1", ddl_type=3,
-                    query="CREATE TABLE test.t1(id int primary key, val varchar(16))")  # fmt: skip
+CREATE = DecodedDDL(
+    commit_ts=T1,
+    schema="test",
+    table="t1",
+    ddl_type=3,
+    query="CREATE TABLE test.t1(id int primary key, val varchar(16))",
+)
 # The seed's VARCHAR values are base64 ("YWE=" is "aa"): the 2020 encoder's form, stale since
 # (ground truth §2.8 O1). Today VARCHAR is plain text, so a consumer reads the literal text.
 SEED_STREAM = {
-    1: CREATE, 2: DecodedResolved(commit_ts=T1), 3: CREATE, 4: DecodedResolved(commit_ts=T1),
+    1: CREATE,
+    2: DecodedResolved(commit_ts=T1),
+    3: CREATE,
+    4: DecodedResolved(commit_ts=T1),
     5: _seed_row(T2, "insert", [_id(1), _legacy("val", "YWE=", 15)]),
     6: _seed_row(T2, "insert", [_id(2), _legacy("val", "YmI=", 15)]),
     7: _seed_row(T2, "insert", [_id(3), _legacy("val", "Y2M=", 15)]),
@@ -111,7 +122,7 @@ SEED_STREAM = {
     12: _seed_row(T3, "insert", [_id(4), _legacy("val", "ZWU=", 15)]),
     13: DecodedResolved(commit_ts=415508881038376963),
     14: DecodedResolved(commit_ts=415508881038376963),
-}  # fmt: skip
+}
 
 
 def test_seed_event_stream_decodes(shared: Path) -> None:
@@ -145,13 +156,21 @@ def _upstream(shared: Path, kind: str, number: int) -> Message:
 
 
 def _legacy_row(ts: int, table: str, value: str, partition: int | None = None) -> DecodedRow:
-    return DecodedRow(commit_ts=ts, schema="a", table=table, op="insert", before=None,
-                      after=(_legacy("col1", value, 1),), partition_id=partition)  # fmt: skip
+    return DecodedRow(
+        commit_ts=ts,
+        schema="a",
+        table=table,
+        op="insert",
+        before=None,
+        after=(_legacy("col1", value, 1),),
+        partition_id=partition,
+    )
 
 
 def _legacy_ddl(ts: int, letter: str, action: int) -> DecodedDDL:
-    return DecodedDDL(commit_ts=ts, schema="a", table="b", query=f"create table {letter}",
-                      ddl_type=action)  # fmt: skip
+    return DecodedDDL(
+        commit_ts=ts, schema="a", table="b", query=f"create table {letter}", ddl_type=action
+    )
 
 
 UPSTREAM = {
@@ -160,13 +179,17 @@ UPSTREAM = {
     ("ddl", 2): [],
     # synthetic type/value ("aa" in a TINYINT): legacy columns without f pass v through
     ("row", 0): [_legacy_row(1, "b", "aa")],
-    ("row", 1): [_legacy_row(1, "b", "aa"), _legacy_row(2, "b", "bb"), _legacy_row(3, "b", "bb"),
-                 _legacy_row(4, "c", "cc", partition=6)],
+    ("row", 1): [
+        _legacy_row(1, "b", "aa"),
+        _legacy_row(2, "b", "bb"),
+        _legacy_row(3, "b", "bb"),
+        _legacy_row(4, "c", "cc", partition=6),
+    ],
     ("row", 2): [],
     ("rts", 0): [DecodedResolved(commit_ts=1)],
     ("rts", 1): [DecodedResolved(commit_ts=ts) for ts in (1, 2, 3)],
     ("rts", 2): [],
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize(("kind", "number"), sorted(UPSTREAM), ids=str)

@@ -73,10 +73,13 @@ def _seen(column: ColumnInfo, value: Value, flags: int, profile: str) -> Value:
 def _unchanged(old: Value, new: Value) -> bool:
     """TiCDC's equality for only-output-updated-columns (§2.4): on what it holds."""
     as_held = [
-        v.encode("utf-8", "surrogatepass") if isinstance(v, str)
-        else v.text if isinstance(v, TimestampValue) else v
+        v.encode("utf-8", "surrogatepass")
+        if isinstance(v, str)
+        else v.text
+        if isinstance(v, TimestampValue)
+        else v
         for v in (old, new)
-    ]  # fmt: skip
+    ]
     return type(as_held[0]) is type(as_held[1]) and as_held[0] == as_held[1]
 
 
@@ -85,8 +88,13 @@ def expected(event: ChangeEvent, config: open_protocol.Config) -> DecodedEvent:
     if isinstance(event, ResolvedEvent):
         return DecodedResolved(commit_ts=event.commit_ts)
     if isinstance(event, DDLEvent):
-        return DecodedDDL(commit_ts=event.commit_ts, schema=event.schema, table=event.table,
-                          query=event.query, ddl_type=event.ddl_type)  # fmt: skip
+        return DecodedDDL(
+            commit_ts=event.commit_ts,
+            schema=event.schema,
+            table=event.table,
+            query=event.query,
+            ddl_type=event.ddl_type,
+        )
     table, profile = event.table, config.profile
     flags = table.column_flags(profile)
     order = [i for i, c in enumerate(table.columns) if not c.is_virtual]
@@ -120,10 +128,15 @@ def expected(event: ChangeEvent, config: open_protocol.Config) -> DecodedEvent:
     if op == "update" and not config.output_old_value:
         op, before = "insert", None  # without "p" an update reads as an insert (§6.4)
     return DecodedRow(
-        commit_ts=event.commit_ts, schema=table.schema, table=table.name, op=op,
-        before=image(before, old_order), after=image(event.after), partition_id=table.partition_id,
+        commit_ts=event.commit_ts,
+        schema=table.schema,
+        table=table.name,
+        op=op,
+        before=image(before, old_order),
+        after=image(event.after),
+        partition_id=table.partition_id,
         row_id=(event.effective_row_id() or None) if profile == "tiflow" else None,
-    )  # fmt: skip
+    )
 
 
 configs = st.builds(
@@ -170,11 +183,16 @@ def test_decoder_is_total_on_any_bytes(key: bytes | None, value: bytes | None) -
 
 json_fragments = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["ts", "t", "u", "p", "d", "v", "f", "h", "q", "c", "scm", "ohk"]),
-        inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["ts", "t", "u", "p", "d", "v", "f", "h", "q", "c", "scm", "ohk"]),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=12,
-)  # fmt: skip
+)
 
 
 @given(json_fragments, json_fragments)

@@ -42,18 +42,20 @@ def test_wheel_has_one_top_level_name(tmp_path: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {"ticdc_conformance", _dist_info(wheel)}
-    for data in ("ticdc_conformance/reference/schemas/change-event.schema.json",
-                 "ticdc_conformance/reference/schemas/decoded-event.schema.json",
-                 "ticdc_conformance/reference/schemas/simple-message.avsc",
-                 "ticdc_conformance/fixtures/examples/ddl.change.jsonl",
-                 "ticdc_conformance/reference/py.typed",
-                 "ticdc_conformance/fixtures/manifest.json",
-                 "ticdc_conformance/fixtures/manifest.schema.json",
-                 "ticdc_conformance/fixtures/README.md",
-                 "ticdc_conformance/fixtures/bundle.sha256",
-                 "ticdc_conformance/fixtures/data/changes/types.bigint-unsigned.change.jsonl",
-                 "ticdc_conformance/fixtures/data/simple_avro/tiflow.types.json.m001.value",
-                 "ticdc_conformance/fixtures/data/streams/open.tiflow.clean.parquet"):  # fmt: skip
+    for data in (
+        "ticdc_conformance/reference/schemas/change-event.schema.json",
+        "ticdc_conformance/reference/schemas/decoded-event.schema.json",
+        "ticdc_conformance/reference/schemas/simple-message.avsc",
+        "ticdc_conformance/fixtures/examples/ddl.change.jsonl",
+        "ticdc_conformance/reference/py.typed",
+        "ticdc_conformance/fixtures/manifest.json",
+        "ticdc_conformance/fixtures/manifest.schema.json",
+        "ticdc_conformance/fixtures/README.md",
+        "ticdc_conformance/fixtures/bundle.sha256",
+        "ticdc_conformance/fixtures/data/changes/types.bigint-unsigned.change.jsonl",
+        "ticdc_conformance/fixtures/data/simple_avro/tiflow.types.json.m001.value",
+        "ticdc_conformance/fixtures/data/streams/open.tiflow.clean.parquet",
+    ):
         assert data in names
     entry_points = zipfile.ZipFile(wheel).read(_dist_info(wheel) + "/entry_points.txt")
     assert b"[pytest11]\nticdc_conformance = ticdc_conformance.suites.plugin" in entry_points

@@ -42,9 +42,23 @@ def checked(tmp_path: Path, stream_id: str, *extra: str) -> tuple[int, dict[str,
     shutil.copy(root / stream["records"], folder / "part-00000.parquet")
     shutil.copy(root / stream["labels"], folder / "_labels.json")
     out = {kind: tmp_path / f"report.{kind}" for kind in ("json", "md", "xml", "html")}
-    code = main(["check-stream", "--input", str(folder), "--quiet", "--report", str(out["json"]),
-                 "--markdown", str(out["md"]), "--junit", str(out["xml"]),
-                 "--html", str(out["html"]), *extra])  # fmt: skip
+    code = main(
+        [
+            "check-stream",
+            "--input",
+            str(folder),
+            "--quiet",
+            "--report",
+            str(out["json"]),
+            "--markdown",
+            str(out["md"]),
+            "--junit",
+            str(out["xml"]),
+            "--html",
+            str(out["html"]),
+            *extra,
+        ]
+    )
     return code, out
 
 
@@ -101,10 +115,28 @@ def test_the_html_page_is_self_contained(missing_ddl: dict[str, Path]) -> None:
 
 
 def test_the_page_escapes_what_a_sample_says() -> None:
-    report = {"errors": 1, "rules": [{"id": "undecodable", "severity": "error", "count": 1,
-              "description": "d", "doc": "docs/rules/stream.md#undecodable",
-              "samples": [{"topic": "t", "partition": 0, "offset": 3, "commit_ts": None,
-                           "key": None, "detail": "<script>alert(1)</script>"}]}]}  # fmt: skip
+    report = {
+        "errors": 1,
+        "rules": [
+            {
+                "id": "undecodable",
+                "severity": "error",
+                "count": 1,
+                "description": "d",
+                "doc": "docs/rules/stream.md#undecodable",
+                "samples": [
+                    {
+                        "topic": "t",
+                        "partition": 0,
+                        "offset": 3,
+                        "commit_ts": None,
+                        "key": None,
+                        "detail": "<script>alert(1)</script>",
+                    }
+                ],
+            }
+        ],
+    }
     page = html_page(report, title="<b>t</b>")
     assert "<script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -127,30 +159,52 @@ def test_labelled_faults_found_missed_or_not_sampled(
     count: int, samples: list[dict[str, Any]], found: str
 ) -> None:
     report = {"rules": [{**RULE, "count": count, "samples": samples}]}
-    labels = {"faults": [{"kind": "row-below-watermark", "findings": [
-        {"rule": "row-after-watermark", "partition": 2, "offset": 19, "commit_ts": 7}]}]}  # fmt: skip
+    labels = {
+        "faults": [
+            {
+                "kind": "row-below-watermark",
+                "findings": [
+                    {"rule": "row-after-watermark", "partition": 2, "offset": 19, "commit_ts": 7}
+                ],
+            }
+        ]
+    }
     [fault] = labelled_faults(report, labels)
     assert (fault["kind"], fault["found"]) == ("row-below-watermark", found)
 
 
 def row(status: str, known: str | None = None, detail: str = "") -> dict[str, Any]:
-    return {"id": f"open.tiflow.decode.types.{status}", "protocol": "open", "profile": "tiflow",
-            "direction": "decode", "tier": "required", "status": status,
-            "known_failure": known, "detail": detail, "replay": "ticdc-conformance run …"}  # fmt: skip
+    return {
+        "id": f"open.tiflow.decode.types.{status}",
+        "protocol": "open",
+        "profile": "tiflow",
+        "direction": "decode",
+        "tier": "required",
+        "status": status,
+        "known_failure": known,
+        "detail": detail,
+        "replay": "ticdc-conformance run …",
+    }
 
 
 @pytest.mark.parametrize(
     ("given", "element", "message"),
     [
         (row("pass"), None, None),
-        (row("fail", detail="decoded[0].after.c: expected 1, got 2\nmore"), "failure",
-         "decoded[0].after.c: expected 1, got 2"),
+        (
+            row("fail", detail="decoded[0].after.c: expected 1, got 2\nmore"),
+            "failure",
+            "decoded[0].after.c: expected 1, got 2",
+        ),
         (row("fail", known="open.*: not yet"), "skipped", "known failure: open.*: not yet"),
         (row("skip", detail="no encoder given"), "skipped", "no encoder given"),
-        (row("pass", known="open.*: not yet"), "failure",
-         "listed as a known failure but passes: open.*: not yet"),
+        (
+            row("pass", known="open.*: not yet"),
+            "failure",
+            "listed as a known failure but passes: open.*: not yet",
+        ),
     ],
-)  # fmt: skip
+)
 def test_junit_cases(given: dict[str, Any], element: str | None, message: str | None) -> None:
     root = ET.fromstring(junit_cases([given]))  # noqa: S314 - our own text
     [case] = root.iter("testcase")
@@ -166,9 +220,21 @@ def test_junit_cases(given: dict[str, Any], element: str | None, message: str | 
 
 def test_run_writes_junit_with_the_located_diff(tmp_path: Path) -> None:
     junit = tmp_path / "run.xml"
-    code = main(["run", "--decoder", "conformance_doubles:signed_bigint_decoder", "--protocol",
-                 "open", "--profile", "tiflow", "--case", "open.tiflow.decode.types.bigint*",
-                 "--junit", str(junit)])  # fmt: skip
+    code = main(
+        [
+            "run",
+            "--decoder",
+            "conformance_doubles:signed_bigint_decoder",
+            "--protocol",
+            "open",
+            "--profile",
+            "tiflow",
+            "--case",
+            "open.tiflow.decode.types.bigint*",
+            "--junit",
+            str(junit),
+        ]
+    )
     assert code == 1
     suite = ET.parse(junit).getroot().find("testsuite")  # noqa: S314 - our own file
     assert suite is not None
@@ -214,10 +280,19 @@ def test_the_page_renders_in_headless_chromium(missing_ddl: dict[str, Path]) -> 
     if browser is None:
         pytest.skip("no Chromium binary installed (Debian package chromium)")
     done = subprocess.run(
-        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom",
-         missing_ddl["html"].as_uri()],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            missing_ddl["html"].as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     for section in ("verdict", "rules", "samples", "faults"):
         assert f'<section id="{section}">' in done.stdout

@@ -61,30 +61,78 @@ def string(s: str | bytes) -> bytes:
 VALUES: list[tuple[str, ColumnInfo, Any, bytes, Any]] = [
     ("null", C(name="c", type="int"), None, b"\x00", None),
     ("tinyint", C(name="c", type="tinyint"), -128, long_(-128), -128),
-    ("int-unsigned", C(name="c", type="int", unsigned=True), 4294967295, long_(4294967295), 4294967295),
+    (
+        "int-unsigned",
+        C(name="c", type="int", unsigned=True),
+        4294967295,
+        long_(4294967295),
+        4294967295,
+    ),
     ("bigint", C(name="c", type="bigint"), 2**63 - 1, long_(2**63 - 1), 2**63 - 1),
     # §4.11 S2: always the UnsignedBigint record; from 2^63 on the long wraps negative
     ("bigint-unsigned-small", C(name="c", type="bigint", unsigned=True), 5, b"\x0e" + zz(5), 5),
-    ("bigint-unsigned-2^63", C(name="c", type="bigint", unsigned=True), 2**63, b"\x0e" + zz(-(2**63)), 2**63),
-    ("bigint-unsigned-max", C(name="c", type="bigint", unsigned=True), 2**64 - 1, b"\x0e\x01", 2**64 - 1),
+    (
+        "bigint-unsigned-2^63",
+        C(name="c", type="bigint", unsigned=True),
+        2**63,
+        b"\x0e" + zz(-(2**63)),
+        2**63,
+    ),
+    (
+        "bigint-unsigned-max",
+        C(name="c", type="bigint", unsigned=True),
+        2**64 - 1,
+        b"\x0e\x01",
+        2**64 - 1,
+    ),
     ("year", C(name="c", type="year"), 2023, long_(2023), 2023),
     ("enum", C(name="c", type="enum", elements=("a",)), 1, long_(1), 1),
-    ("set-64-members", C(name="c", type="set", elements=tuple(map(str, range(64)))), 2**64 - 1, long_(-1), 2**64 - 1),
+    (
+        "set-64-members",
+        C(name="c", type="set", elements=tuple(map(str, range(64)))),
+        2**64 - 1,
+        long_(-1),
+        2**64 - 1,
+    ),
     ("float", C(name="c", type="float"), 153.123, b"\x04" + struct.pack("<f", 153.123), 153.123),
     ("double", C(name="c", type="double"), 0.1, b"\x06" + struct.pack("<d", 0.1), 0.1),
-    ("decimal", C(name="c", type="decimal", decimal=2), DecimalValue("-1.50"), string("-1.50"), DecimalValue("-1.50")),
+    (
+        "decimal",
+        C(name="c", type="decimal", decimal=2),
+        DecimalValue("-1.50"),
+        string("-1.50"),
+        DecimalValue("-1.50"),
+    ),
     ("date", C(name="c", type="date"), "0000-00-00", string("0000-00-00"), "0000-00-00"),
-    ("datetime", C(name="c", type="datetime"), "2021-01-02 00:00:00", string("2021-01-02 00:00:00"), "2021-01-02 00:00:00"),
+    (
+        "datetime",
+        C(name="c", type="datetime"),
+        "2021-01-02 00:00:00",
+        string("2021-01-02 00:00:00"),
+        "2021-01-02 00:00:00",
+    ),
     ("time", C(name="c", type="time", decimal=1), "12:34:56.1", string("12:34:56.1"), "12:34:56.1"),
-    ("timestamp", C(name="c", type="timestamp"), TimestampValue("2021-01-02 00:00:00"), b"\x0c" + avro_str("UTC") + avro_str("2021-01-02 00:00:00"), TimestampValue("2021-01-02 00:00:00", "UTC")),
+    (
+        "timestamp",
+        C(name="c", type="timestamp"),
+        TimestampValue("2021-01-02 00:00:00"),
+        b"\x0c" + avro_str("UTC") + avro_str("2021-01-02 00:00:00"),
+        TimestampValue("2021-01-02 00:00:00", "UTC"),
+    ),
     ("json", C(name="c", type="json"), "[1, 2]", string("[1, 2]"), "[1, 2]"),
     ("vector", C(name="c", type="vector"), "[1,2]", string("[1,2]"), "[1,2]"),
     ("varchar", C(name="c", type="varchar"), "<测>", string("<测>"), "<测>"),
     # Go strings are bytes: goavro writes invalid UTF-8 raw, and it survives (unlike JSON)
     ("text-invalid-utf8", C(name="c", type="text"), b"a\xff", string(b"a\xff"), b"a\xff"),
-    ("varbinary", C(name="c", type="varbinary"), b"\x89PNG", b"\x0a" + avro_str(b"\x89PNG"), b"\x89PNG"),
+    (
+        "varbinary",
+        C(name="c", type="varbinary"),
+        b"\x89PNG",
+        b"\x0a" + avro_str(b"\x89PNG"),
+        b"\x89PNG",
+    ),
     ("blob-empty", C(name="c", type="blob"), b"", b"\x0a\x00", b""),
-]  # fmt: skip
+]
 BIT_BY_PROFILE = {
     # §4.10 item 1: BIT is a long in tiflow (wrapping like any uint64), a decimal string in ticdc
     "tiflow": [(341, long_(341)), (2**64 - 1, long_(-1))],
@@ -171,7 +219,19 @@ def test_watermark_bytes() -> None:
 DDL_ENUM = ["CREATE", "ALTER", "ERASE", "RENAME", "TRUNCATE", "CINDEX", "DINDEX", "QUERY"]
 
 
-@pytest.mark.parametrize(("action", "kind"), [(3, "CREATE"), (5, "ALTER"), (4, "ERASE"), (14, "RENAME"), (11, "TRUNCATE"), (7, "CINDEX"), (8, "DINDEX"), (1, "QUERY")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("action", "kind"),
+    [
+        (3, "CREATE"),
+        (5, "ALTER"),
+        (4, "ERASE"),
+        (14, "RENAME"),
+        (11, "TRUNCATE"),
+        (7, "CINDEX"),
+        (8, "DINDEX"),
+        (1, "QUERY"),
+    ],
+)
 def test_ddl_type_enum_index(action: int, kind: str) -> None:
     ddl = DDLEvent(commit_ts=9, schema="", table="", query="q", ddl_type=action)
     [message] = simple_avro.encode([ddl])
@@ -269,12 +329,20 @@ def test_project_reads_messages_written_with_the_upstream_schema(shared: Path) -
     theirs = fastavro.parse_schema(json.loads((shared / UPSTREAM).read_text()))
     ns = "com.pingcap.simple.avro."
     dml = {
-        "version": 1, "database": "test", "table": "t", "tableID": 20, "type": "UPDATE",
-        "commitTs": 5, "buildTs": 1708923662983, "schemaVersion": 6, "claimCheckLocation": None,
-        "handleKeyOnly": None, "checksum": None,
+        "version": 1,
+        "database": "test",
+        "table": "t",
+        "tableID": 20,
+        "type": "UPDATE",
+        "commitTs": 5,
+        "buildTs": 1708923662983,
+        "schemaVersion": 6,
+        "claimCheckLocation": None,
+        "handleKeyOnly": None,
+        "checksum": None,
         "data": {"id": ("long", 1), "u": (ns + "UnsignedBigint", {"value": -2})},
         "old": {"id": ("long", 1), "u": ("null", None)},
-    }  # fmt: skip
+    }
     out = io.BytesIO()
     fastavro.schemaless_writer(
         out, theirs, (ns + "Message", {"type": "DML", "payload": (ns + "DML", dml)})
@@ -303,14 +371,22 @@ def test_schema_file_is_equivalent_to_both_upstream_copies(shared: Path) -> None
     ("value", "offset", "problem"),
     [
         (b"", 0, "empty"),
-        (b"\x00" + b"\x02a" * 3 + b"\x00" * 5, None, "expected a Message record"),  # branch 0: DataType
+        (
+            b"\x00" + b"\x02a" * 3 + b"\x00" * 5,
+            None,
+            "expected a Message record",
+        ),  # branch 0: DataType
         (b"\x16", 1, "not a Simple Avro message"),
         (b"\x16\x00\x00\x02\x02\x00\xff", 6, "1 bytes after the message"),
-        (b"\x16\x02\x00\x02\x02\x00", None, "expected a Bootstrap record"),  # type BOOTSTRAP, payload Watermark
+        (
+            b"\x16\x02\x00\x02\x02\x00",
+            None,
+            "expected a Bootstrap record",
+        ),  # type BOOTSTRAP, payload Watermark
         (b"\x16\x00\x00\x04\x02\x00", None, "version must be 1"),
         (b"\x7f", 1, "not a Simple Avro message"),
     ],
-)  # fmt: skip
+)
 def test_invalid_avro_is_a_located_decode_error(
     value: bytes, offset: int | None, problem: str
 ) -> None:

@@ -46,7 +46,11 @@ COLUMNS: list[tuple[ColumnInfo, Value, bytes]] = [
     (C(name="s", type="set", elements=("a", "b")), 3, u64(3)),
     (C(name="b", type="bit", length=8), 255, u64(255)),
     # FLOAT: the float32 widened to float64, then its bits
-    (C(name="f", type="float"), 0.1, struct.pack("<d", struct.unpack("<f", struct.pack("<f", 0.1))[0])),
+    (
+        C(name="f", type="float"),
+        0.1,
+        struct.pack("<d", struct.unpack("<f", struct.pack("<f", 0.1))[0]),
+    ),
     (C(name="d", type="double"), 0.1, struct.pack("<d", 0.1)),
     (C(name="v", type="varchar"), "测", text("测")),
     (C(name="bl", type="blob"), b"\x00\xff", text(b"\x00\xff")),
@@ -54,12 +58,20 @@ COLUMNS: list[tuple[ColumnInfo, Value, bytes]] = [
     (C(name="dc", type="decimal", decimal=2), DecimalValue("1.50"), text("1.50")),
     (C(name="j", type="json"), '{"a": 1}', text('{"a": 1}')),
     # TIMESTAMP: converted from its location to UTC first
-    (C(name="ts", type="timestamp", decimal=3), TimestampValue("2024-01-01 08:00:00.123", "Asia/Shanghai"), text("2024-01-01 00:00:00.123")),
-    (C(name="tz", type="timestamp"), TimestampValue("0000-00-00 00:00:00", "Asia/Shanghai"), text("0000-00-00 00:00:00")),
+    (
+        C(name="ts", type="timestamp", decimal=3),
+        TimestampValue("2024-01-01 08:00:00.123", "Asia/Shanghai"),
+        text("2024-01-01 00:00:00.123"),
+    ),
+    (
+        C(name="tz", type="timestamp"),
+        TimestampValue("0000-00-00 00:00:00", "Asia/Shanghai"),
+        text("0000-00-00 00:00:00"),
+    ),
     # VECTOR: element count, then float32 values, little-endian
     (C(name="vec", type="vector"), "[1,2.5]", struct.pack("<Iff", 2, 1.0, 2.5)),
     (C(name="n", type="int"), None, b""),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("column", "value", "expected"), COLUMNS, ids=[c[0].name for c in COLUMNS])

@@ -36,12 +36,29 @@ from ticdc_conformance.reference import (
 
 ENCODINGS = ["json", "avro"]
 C = ColumnInfo
-V1 = TableInfo(schema="shop", name="user", table_id=148, schema_version=100,
-               columns=(C(name="id", type="int", key="primary"), C(name="score", type="float")))  # fmt: skip
-V2 = TableInfo(schema="shop", name="user", table_id=148, schema_version=200,
-               columns=(*V1.columns, C(name="note", type="varchar")))  # fmt: skip
-ADD_COLUMN = DDLEvent(commit_ts=20, schema="shop", table="user", query="ALTER TABLE user ADD COLUMN note VARCHAR(10)",
-                      ddl_type=5, table_info=V2, pre_table_info=V1)  # fmt: skip
+V1 = TableInfo(
+    schema="shop",
+    name="user",
+    table_id=148,
+    schema_version=100,
+    columns=(C(name="id", type="int", key="primary"), C(name="score", type="float")),
+)
+V2 = TableInfo(
+    schema="shop",
+    name="user",
+    table_id=148,
+    schema_version=200,
+    columns=(*V1.columns, C(name="note", type="varchar")),
+)
+ADD_COLUMN = DDLEvent(
+    commit_ts=20,
+    schema="shop",
+    table="user",
+    query="ALTER TABLE user ADD COLUMN note VARCHAR(10)",
+    ddl_type=5,
+    table_info=V2,
+    pre_table_info=V1,
+)
 
 
 def ins(table: TableInfo, *values: Value, ts: int) -> RowChangedEvent:
@@ -103,10 +120,15 @@ def test_join_mid_stream_holds_rows_until_the_bootstrap(encoding: str) -> None:
     decoder = codec(encoding).new_decoder()
     assert feed(decoder, rows) == [[], []]
     assert decoder.pending() == tuple(
-        simple.Pending(message_index=i, database="shop", table="user", schema_version=100,
-                       reason="no BOOTSTRAP or DDL has given schema version 100 of shop.user")
+        simple.Pending(
+            message_index=i,
+            database="shop",
+            table="user",
+            schema_version=100,
+            reason="no BOOTSTRAP or DDL has given schema version 100 of shop.user",
+        )
         for i in (0, 1)
-    )  # fmt: skip
+    )
     released = decoder.feed(bootstrap, message_index=2)
     assert isinstance(released[0], DecodedBootstrap)
     assert [after(e) for e in released[1:]] == [(1, 0.5), (2, 1.5)]
@@ -152,8 +174,17 @@ def test_first_schema_wins_and_rename_is_a_new_key(encoding: str) -> None:
         schema="shop", name="client", table_id=148, schema_version=100, columns=V1.columns
     )
     decoder = codec(encoding).new_decoder()
-    feed(decoder, [codec(encoding).encode_bootstrap(V1, config()), codec(encoding).encode_bootstrap(V2.__class__(schema="shop", name="user", schema_version=100, columns=V2.columns), config()),
-                   codec(encoding).encode_bootstrap(renamed, config())])  # fmt: skip
+    feed(
+        decoder,
+        [
+            codec(encoding).encode_bootstrap(V1, config()),
+            codec(encoding).encode_bootstrap(
+                V2.__class__(schema="shop", name="user", schema_version=100, columns=V2.columns),
+                config(),
+            ),
+            codec(encoding).encode_bootstrap(renamed, config()),
+        ],
+    )
     kept = decoder.table_info("shop", "user", 100)
     assert kept is not None
     assert [c.name for c in kept.columns] == ["id", "score"]
@@ -196,7 +227,13 @@ def test_a_released_row_that_does_not_fit_is_rejected_not_dropped() -> None:
 def test_checksums_are_verified(encoding: str) -> None:
     ts = C(name="at", type="timestamp")
     t = TableInfo(schema="s", name="t", schema_version=1, columns=(*V1.columns, ts))
-    update = RowChangedEvent(commit_ts=3, table=t, op="update", before=(1, 0.5, None), after=(1, 1.5, TimestampValue("2024-01-01 08:00:00")))  # fmt: skip
+    update = RowChangedEvent(
+        commit_ts=3,
+        table=t,
+        op="update",
+        before=(1, 0.5, None),
+        after=(1, 1.5, TimestampValue("2024-01-01 08:00:00")),
+    )
     cfg = config(enable_row_checksum=True, time_zone="Asia/Shanghai")
     bootstrap, row = with_bootstrap(encoding, [update], cfg)
     decoder = codec(encoding).new_decoder()

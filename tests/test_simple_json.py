@@ -38,10 +38,22 @@ VALUES: list[tuple[str, ColumnInfo, Any, str, Any]] = [
     ("tinyint", C(name="c", type="tinyint"), -128, '"-128"', -128),
     ("tinyint-unsigned", C(name="c", type="tinyint", unsigned=True), 255, '"255"', 255),
     ("smallint", C(name="c", type="smallint"), 32767, '"32767"', 32767),
-    ("mediumint-unsigned", C(name="c", type="mediumint", unsigned=True), 16777215, '"16777215"', 16777215),
+    (
+        "mediumint-unsigned",
+        C(name="c", type="mediumint", unsigned=True),
+        16777215,
+        '"16777215"',
+        16777215,
+    ),
     ("int", C(name="c", type="int"), -2147483648, '"-2147483648"', -2147483648),
     ("bigint", C(name="c", type="bigint"), -(2**63), '"-9223372036854775808"', -(2**63)),
-    ("bigint-unsigned-max", C(name="c", type="bigint", unsigned=True), 2**64 - 1, '"18446744073709551615"', 2**64 - 1),
+    (
+        "bigint-unsigned-max",
+        C(name="c", type="bigint", unsigned=True),
+        2**64 - 1,
+        '"18446744073709551615"',
+        2**64 - 1,
+    ),
     ("year", C(name="c", type="year"), 2000, '"2000"', 2000),
     # §4.3: FLOAT is FormatFloat(v,'f',-1,32): 32-bit shortest digits, never an exponent
     ("float", C(name="c", type="float"), 90.5, '"90.5"', 90.5),
@@ -51,20 +63,50 @@ VALUES: list[tuple[str, ColumnInfo, Any, str, Any]] = [
     ("float-negative-zero", C(name="c", type="float"), -0.0, '"-0"', -0.0),
     ("double", C(name="c", type="double"), 0.1, '"0.1"', 0.1),
     ("double-large", C(name="c", type="double"), 1.5e22, '"15000000000000000000000"', 1.5e22),
-    ("decimal-scale-kept", C(name="c", type="decimal", decimal=7), DecimalValue("129012.1230000"), '"129012.1230000"', DecimalValue("129012.1230000")),
+    (
+        "decimal-scale-kept",
+        C(name="c", type="decimal", decimal=7),
+        DecimalValue("129012.1230000"),
+        '"129012.1230000"',
+        DecimalValue("129012.1230000"),
+    ),
     ("date", C(name="c", type="date"), "2021-01-02", '"2021-01-02"', "2021-01-02"),
-    ("datetime-fsp", C(name="c", type="datetime", decimal=3), "2021-01-02 03:04:05.123", '"2021-01-02 03:04:05.123"', "2021-01-02 03:04:05.123"),
+    (
+        "datetime-fsp",
+        C(name="c", type="datetime", decimal=3),
+        "2021-01-02 03:04:05.123",
+        '"2021-01-02 03:04:05.123"',
+        "2021-01-02 03:04:05.123",
+    ),
     ("time-negative", C(name="c", type="time"), "-838:59:59", '"-838:59:59"', "-838:59:59"),
     # §4.3 / §4.11 S1: TIMESTAMP is an object naming the server zone, not a string
-    ("timestamp", C(name="c", type="timestamp"), TimestampValue("2021-01-02 00:00:00"), '{"location":"UTC","value":"2021-01-02 00:00:00"}', TimestampValue("2021-01-02 00:00:00", "UTC")),
+    (
+        "timestamp",
+        C(name="c", type="timestamp"),
+        TimestampValue("2021-01-02 00:00:00"),
+        '{"location":"UTC","value":"2021-01-02 00:00:00"}',
+        TimestampValue("2021-01-02 00:00:00", "UTC"),
+    ),
     ("enum-index", C(name="c", type="enum", elements=("a", "b")), 2, '"2"', 2),
     ("set-bitmask", C(name="c", type="set", elements=("a", "b")), 3, '"3"', 3),
     ("bit", C(name="c", type="bit", length=10), 341, '"341"', 341),
     ("bit-64", C(name="c", type="bit", length=64), 2**64 - 1, '"18446744073709551615"', 2**64 - 1),
-    ("json", C(name="c", type="json"), '{"key1": "value1"}', r'"{\"key1\": \"value1\"}"', '{"key1": "value1"}'),
+    (
+        "json",
+        C(name="c", type="json"),
+        '{"key1": "value1"}',
+        r'"{\"key1\": \"value1\"}"',
+        '{"key1": "value1"}',
+    ),
     ("vector", C(name="c", type="vector"), "[1,2,3]", '"[1,2,3]"', "[1,2,3]"),
     # §1.4: encoding/json escapes HTML characters and U+2028
-    ("varchar-html", C(name="c", type="varchar"), "<a&b>\u2028", r'"\u003ca\u0026b\u003e\u2028"', "<a&b>\u2028"),
+    (
+        "varchar-html",
+        C(name="c", type="varchar"),
+        "<a&b>\u2028",
+        r'"\u003ca\u0026b\u003e\u2028"',
+        "<a&b>\u2028",
+    ),
     ("char-utf8", C(name="c", type="char"), "测", '"测"', "测"),
     ("text-plain", C(name="c", type="text"), "abc", '"abc"', "abc"),
     # invalid UTF-8 in text becomes U+FFFD: the original bytes are lost
@@ -74,9 +116,15 @@ VALUES: list[tuple[str, ColumnInfo, Any, str, Any]] = [
     ("binary", C(name="c", type="binary"), b"\x00", '"AA=="', b"\x00"),
     ("blob", C(name="c", type="blob"), b"\x00\xff", '"AP8="', b"\x00\xff"),
     ("longblob-text-value", C(name="c", type="longblob"), "测", '"5rWL"', "测".encode()),
-    ("varchar-charset-binary", C(name="c", type="varchar", charset="binary"), b"\x01", '"AQ=="', b"\x01"),
+    (
+        "varchar-charset-binary",
+        C(name="c", type="varchar", charset="binary"),
+        b"\x01",
+        '"AQ=="',
+        b"\x01",
+    ),
     ("null", C(name="c", type="int"), None, "null", None),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("profile", ["tiflow", "ticdc"])
@@ -124,11 +172,15 @@ def test_stateless_decode_keeps_the_wire_text() -> None:
         (C(name="c", type="tinyint"), 128, "outside -128..127"),
         (C(name="c", type="int", unsigned=True), -1, "outside 0..4294967295"),
         (C(name="c", type="decimal"), "1.5", "is not a decimal"),
-        (C(name="c", type="timestamp"), TimestampValue("2021-01-02 00:00:00", "Asia/Shanghai"), "rendered in Asia/Shanghai"),
+        (
+            C(name="c", type="timestamp"),
+            TimestampValue("2021-01-02 00:00:00", "Asia/Shanghai"),
+            "rendered in Asia/Shanghai",
+        ),
         (C(name="c", type="geometry"), "POINT(1 1)", "cannot hold"),
         (C(name="c", type="null"), 1, "cannot hold"),
     ],
-)  # fmt: skip
+)
 def test_values_that_do_not_fit_are_encode_errors(
     column: ColumnInfo, value: Any, problem: str
 ) -> None:
@@ -145,18 +197,37 @@ def test_update_and_delete_members_and_order() -> None:
     delete = RowChangedEvent(commit_ts=6, table=t, op="delete", before=(1, "b"))
     up, de = simple_json.encode([update, delete])
     head = '{"version":1,"database":"test","table":"t","tableID":77,'
-    assert up.value == (head + f'"type":"UPDATE","commitTs":5,"buildTs":0,"schemaVersion":{VERSION},'
-                        '"data":{"id":"1","v":"b"},"old":{"id":"1","v":"a"}}').encode()  # fmt: skip
-    assert de.value == (head + f'"type":"DELETE","commitTs":6,"buildTs":0,"schemaVersion":{VERSION},'
-                        '"old":{"id":"1","v":"b"}}').encode()  # fmt: skip
+    assert (
+        up.value
+        == (
+            head + f'"type":"UPDATE","commitTs":5,"buildTs":0,"schemaVersion":{VERSION},'
+            '"data":{"id":"1","v":"b"},"old":{"id":"1","v":"a"}}'
+        ).encode()
+    )
+    assert (
+        de.value
+        == (
+            head + f'"type":"DELETE","commitTs":6,"buildTs":0,"schemaVersion":{VERSION},'
+            '"old":{"id":"1","v":"b"}}'
+        ).encode()
+    )
 
 
 def test_empty_members_are_omitted() -> None:
     """omitempty: empty names, zero tableID and schemaVersion, an empty data map vanish."""
     t = simple_json.encode(
-        [RowChangedEvent(commit_ts=1, table=table().__class__(schema="", name="", columns=(C(name="v", type="int", generated="virtual"),)), op="insert", after=(None,))],
+        [
+            RowChangedEvent(
+                commit_ts=1,
+                table=table().__class__(
+                    schema="", name="", columns=(C(name="v", type="int", generated="virtual"),)
+                ),
+                op="insert",
+                after=(None,),
+            )
+        ],
         config(),
-    )  # fmt: skip
+    )
     assert [m.value for m in t] == [b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0}']
     [decoded] = simple_json.decode(t[0])
     assert isinstance(decoded, DecodedRow)
@@ -265,18 +336,46 @@ def test_ddl_and_bootstrap_over_the_limit_are_errors() -> None:
         (b"\xff", None, "not JSON"),
         (b"[]", "/", "a message is a JSON object"),
         (b'{"version":1,"type":"NOPE","commitTs":1,"buildTs":0}', "/type", "unknown message type"),
-        (b'{"version":2,"type":"WATERMARK","commitTs":1,"buildTs":0}', "/version", "version must be 1"),
-        (b'{"version":1,"type":"WATERMARK","commitTs":-1,"buildTs":0}', "/commitTs", "commitTs must be"),
+        (
+            b'{"version":2,"type":"WATERMARK","commitTs":1,"buildTs":0}',
+            "/version",
+            "version must be 1",
+        ),
+        (
+            b'{"version":1,"type":"WATERMARK","commitTs":-1,"buildTs":0}',
+            "/commitTs",
+            "commitTs must be",
+        ),
         (b'{"version":1,"type":"WATERMARK","commitTs":1}', "/", "missing member buildTs"),
-        (b'{"version":1,"type":"WATERMARK","commitTs":1,"buildTs":0,"sql":"x"}', "/sql", "no such member"),
+        (
+            b'{"version":1,"type":"WATERMARK","commitTs":1,"buildTs":0,"sql":"x"}',
+            "/sql",
+            "no such member",
+        ),
         (b'{"version":1,"type":"BOOTSTRAP","commitTs":0,"buildTs":0}', "/", "has a tableSchema"),
         (b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"old":{}}', "/old", "has no old"),
-        (b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"data":{"a":1}}', "/data/a", "a value is a string"),
-        (b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"data":{"a":{"location":"UTC","value":"x"}}}', "/data/a/value", "not a timestamp"),
-        (b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"checksum":{"version":1}}', "/checksum", "checksum has"),
-        (b'{"version":1,"type":"QUERY","commitTs":1,"buildTs":0,"tableSchema":{"database":"s"}}', "/tableSchema/database", "unknown member"),
+        (
+            b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"data":{"a":1}}',
+            "/data/a",
+            "a value is a string",
+        ),
+        (
+            b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"data":{"a":{"location":"UTC","value":"x"}}}',
+            "/data/a/value",
+            "not a timestamp",
+        ),
+        (
+            b'{"version":1,"type":"INSERT","commitTs":1,"buildTs":0,"checksum":{"version":1}}',
+            "/checksum",
+            "checksum has",
+        ),
+        (
+            b'{"version":1,"type":"QUERY","commitTs":1,"buildTs":0,"tableSchema":{"database":"s"}}',
+            "/tableSchema/database",
+            "unknown member",
+        ),
     ],
-)  # fmt: skip
+)
 def test_invalid_messages_are_located_decode_errors(
     value: bytes, path: str | None, problem: str
 ) -> None:
@@ -301,15 +400,30 @@ def test_a_key_or_no_value_is_rejected() -> None:
 
 def test_options_by_tidb_names() -> None:
     cfg = simple_json.config_from_options(
-        {"integrity-check-level": "correctness", "tz": "Asia/Shanghai", "max-message-bytes": "100",
-         "large-message-handle-option": "claim-check", "claim-check-storage-uri": "file:///tmp/cc"},
+        {
+            "integrity-check-level": "correctness",
+            "tz": "Asia/Shanghai",
+            "max-message-bytes": "100",
+            "large-message-handle-option": "claim-check",
+            "claim-check-storage-uri": "file:///tmp/cc",
+        },
         profile="ticdc",
-    )  # fmt: skip
-    assert cfg == simple.Config(profile="ticdc", enable_row_checksum=True, time_zone="Asia/Shanghai", max_message_bytes=100,
-                                large_message_handle_option="claim-check", claim_check_storage_uri="file:///tmp/cc")  # fmt: skip
-    for options, problem in (({"nope": "1"}, "unknown option"), ({"integrity-check-level": "x"}, "none or correctness"),
-                             ({"max-message-bytes": "-1"}, "whole number"), ({"large-message-handle-option": "claim-check"}, "claim-check-storage-uri"),
-                             ({"large-message-handle-compression": "lz4"}, "not implemented")):  # fmt: skip
+    )
+    assert cfg == simple.Config(
+        profile="ticdc",
+        enable_row_checksum=True,
+        time_zone="Asia/Shanghai",
+        max_message_bytes=100,
+        large_message_handle_option="claim-check",
+        claim_check_storage_uri="file:///tmp/cc",
+    )
+    for options, problem in (
+        ({"nope": "1"}, "unknown option"),
+        ({"integrity-check-level": "x"}, "none or correctness"),
+        ({"max-message-bytes": "-1"}, "whole number"),
+        ({"large-message-handle-option": "claim-check"}, "claim-check-storage-uri"),
+        ({"large-message-handle-compression": "lz4"}, "not implemented"),
+    ):
         with pytest.raises(EncodeError, match=problem):
             simple_avro.config_from_options(options)
     # one Config serves both encodings: the codec is the encoding

@@ -123,12 +123,29 @@ _MESSAGE_TYPES = st.sampled_from(
 
 @given(
     members=st.dictionaries(
-        st.sampled_from(["version", "database", "table", "tableID", "sql", "commitTs", "buildTs", "schemaVersion",
-                         "claimCheckLocation", "handleKeyOnly", "checksum", "data", "old", "tableSchema", "preTableSchema"]),
+        st.sampled_from(
+            [
+                "version",
+                "database",
+                "table",
+                "tableID",
+                "sql",
+                "commitTs",
+                "buildTs",
+                "schemaVersion",
+                "claimCheckLocation",
+                "handleKeyOnly",
+                "checksum",
+                "data",
+                "old",
+                "tableSchema",
+                "preTableSchema",
+            ]
+        ),
         json_documents(max_leaves=6),
     ),
     message_type=_MESSAGE_TYPES,
-)  # fmt: skip
+)
 def test_envelopes_of_the_wrong_shape_raise_only_decode_error(
     members: dict[str, object], message_type: str
 ) -> None:

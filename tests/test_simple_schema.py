@@ -42,19 +42,36 @@ T1_JSON = (
 )
 # what a consumer rebuilds: the synthetic primary index is an index like the others
 T1_DECODED = TableInfo(
-    schema="test", name="t1", table_id=104, schema_version=447984074911121426,
+    schema="test",
+    name="t1",
+    table_id=104,
+    schema_version=447984074911121426,
     columns=(
         C(name="id", type="int", length=11, nullable=False, charset="binary", collation="binary"),
-        C(name="name", type="varchar", length=64, nullable=False, charset="utf8mb4", collation="utf8mb4_bin"),
+        C(
+            name="name",
+            type="varchar",
+            length=64,
+            nullable=False,
+            charset="utf8mb4",
+            collation="utf8mb4_bin",
+        ),
         C(name="age", type="int", length=11, nullable=True, charset="binary", collation="binary"),
-        C(name="email", type="varchar", length=255, nullable=False, charset="utf8mb4", collation="utf8mb4_bin"),
+        C(
+            name="email",
+            type="varchar",
+            length=255,
+            nullable=False,
+            charset="utf8mb4",
+            collation="utf8mb4_bin",
+        ),
     ),
     indexes=(
         IndexInfo(name="idx_name", columns=("name",), unique=True),
         IndexInfo(name="idx_age_email", columns=("age", "email")),
         IndexInfo(name="primary", columns=("id",), primary=True, unique=True),
     ),
-)  # fmt: skip
+)
 
 
 def bootstrap_json(table: TableInfo, profile: str = "tiflow") -> dict[str, Any]:
@@ -94,8 +111,15 @@ def test_primary_key_as_constraint_gives_the_same_schema() -> None:
 
 
 def test_a_primary_index_keeps_its_place() -> None:
-    t = TableInfo(schema="s", name="t", columns=(C(name="a", type="varchar"), C(name="b", type="int")),
-                  indexes=(IndexInfo(name="k", columns=("b",)), IndexInfo(name="PRIMARY", columns=("a",), primary=True)))  # fmt: skip
+    t = TableInfo(
+        schema="s",
+        name="t",
+        columns=(C(name="a", type="varchar"), C(name="b", type="int")),
+        indexes=(
+            IndexInfo(name="k", columns=("b",)),
+            IndexInfo(name="PRIMARY", columns=("a",), primary=True),
+        ),
+    )
     indexes = bootstrap_json(t)["tableSchema"]["indexes"]
     assert [(i["name"], i["primary"], i["unique"], i["nullable"]) for i in indexes] == [
         ("k", False, False, True),
@@ -117,40 +141,74 @@ def test_a_primary_index_keeps_its_place() -> None:
         (C(name="c", type="bit", charset="binary"), "bit"),
         (C(name="c", type="json"), "json"),
     ],
-)  # fmt: skip
+)
 def test_mysql_type_is_tidb_type_to_str(column: ColumnInfo, name: str) -> None:
     assert simple.mysql_type(column) == name
 
 
 def test_json_data_type_omissions_and_defaults() -> None:
-    t = TableInfo(schema="s", name="t", columns=(
-        C(name="f", type="float", decimal=3, length=12, unsigned=True, zerofill=True, default=1.5),
-        C(name="d", type="decimal", length=10, decimal=2, default="0.00"),
-        C(name="e", type="enum", elements=("a", "<b>"), default="a"),
-        C(name="b", type="bit", length=8, default=5),
-        C(name="t", type="text", charset="latin1"),
-    ))  # fmt: skip
+    t = TableInfo(
+        schema="s",
+        name="t",
+        columns=(
+            C(
+                name="f",
+                type="float",
+                decimal=3,
+                length=12,
+                unsigned=True,
+                zerofill=True,
+                default=1.5,
+            ),
+            C(name="d", type="decimal", length=10, decimal=2, default="0.00"),
+            C(name="e", type="enum", elements=("a", "<b>"), default="a"),
+            C(name="b", type="bit", length=8, default=5),
+            C(name="t", type="text", charset="latin1"),
+        ),
+    )
     columns = bootstrap_json(t)["tableSchema"]["columns"]
     assert [c["dataType"] for c in columns] == [
         # FLOAT/DOUBLE never carry decimal
-        {"mysqlType": "float", "charset": "binary", "collate": "binary", "length": 12, "unsigned": True, "zerofill": True},
-        {"mysqlType": "decimal", "charset": "binary", "collate": "binary", "length": 10, "decimal": 2},
-        {"mysqlType": "enum", "charset": "utf8mb4", "collate": "utf8mb4_bin", "elements": ["a", "<b>"]},
+        {
+            "mysqlType": "float",
+            "charset": "binary",
+            "collate": "binary",
+            "length": 12,
+            "unsigned": True,
+            "zerofill": True,
+        },
+        {
+            "mysqlType": "decimal",
+            "charset": "binary",
+            "collate": "binary",
+            "length": 10,
+            "decimal": 2,
+        },
+        {
+            "mysqlType": "enum",
+            "charset": "utf8mb4",
+            "collate": "utf8mb4_bin",
+            "elements": ["a", "<b>"],
+        },
         {"mysqlType": "bit", "charset": "binary", "collate": "binary", "length": 8},
         {"mysqlType": "text", "charset": "latin1", "collate": "latin1_bin"},
-    ]  # fmt: skip
+    ]
     # §4.11 S6: defaults are text, except BIT, which is a JSON integer
     assert [c["default"] for c in columns] == ["1.5", "0.00", "a", 5, None]
 
 
 def test_avro_data_type_presence_rules_and_raw_bit_default() -> None:
-    t = TableInfo(schema="s", name="t", columns=(
-        C(name="i", type="int", unsigned=True),
-        C(name="d", type="decimal", length=10, decimal=2),
-        C(name="e", type="set", elements=("x",)),
-        C(name="v", type="varchar", length=5, default="x"),
-        C(name="b", type="bit", length=16, default=258),
-    ))  # fmt: skip
+    t = TableInfo(
+        schema="s",
+        name="t",
+        columns=(
+            C(name="i", type="int", unsigned=True),
+            C(name="d", type="decimal", length=10, decimal=2),
+            C(name="e", type="set", elements=("x",)),
+            C(name="v", type="varchar", length=5, default="x"),
+            C(name="b", type="bit", length=16, default=258),
+        ),
+    )
     record = bootstrap_avro_record(t)
     assert record["database"] == "s"  # §4.11 S4: database, not schema
     types = [c["dataType"] for c in record["columns"]]
@@ -172,7 +230,15 @@ def test_avro_data_type_presence_rules_and_raw_bit_default() -> None:
 
 def test_column_order_by_profile() -> None:
     """§4.4: tiflow sorts by column id (after MODIFY … FIRST), ticdc keeps table order."""
-    t = TableInfo(schema="s", name="t", columns=(C(name="moved", type="int", column_id=3), C(name="a", type="int", column_id=1), C(name="b", type="int", column_id=2)))  # fmt: skip
+    t = TableInfo(
+        schema="s",
+        name="t",
+        columns=(
+            C(name="moved", type="int", column_id=3),
+            C(name="a", type="int", column_id=1),
+            C(name="b", type="int", column_id=2),
+        ),
+    )
     for encoding in ("json", "avro"):
         for profile, order in (("tiflow", ["a", "b", "moved"]), ("ticdc", ["moved", "a", "b"])):
             [decoded] = codec(encoding).decode(codec(encoding).encode_bootstrap(t, config(profile)))
@@ -268,7 +334,15 @@ def test_ddl_carries_table_and_pre_table_schema(encoding: str) -> None:
         schema_version=2,
         columns=(*before.columns, C(name="createTime", type="timestamp")),
     )
-    ddl = DDLEvent(commit_ts=9, schema="simple", table="user", query="ALTER TABLE `user` ADD COLUMN `createTime` TIMESTAMP", ddl_type=5, table_info=after, pre_table_info=before)  # fmt: skip
+    ddl = DDLEvent(
+        commit_ts=9,
+        schema="simple",
+        table="user",
+        query="ALTER TABLE `user` ADD COLUMN `createTime` TIMESTAMP",
+        ddl_type=5,
+        table_info=after,
+        pre_table_info=before,
+    )
     [message] = codec(encoding).encode([ddl], config())
     [decoded] = codec(encoding).decode(message)
     assert isinstance(decoded, DecodedDDL)

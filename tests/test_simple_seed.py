@@ -92,14 +92,17 @@ def test_table_schema_example_is_what_the_encoder_writes(shared: Path) -> None:
     """The TableSchema reference example, re-encoded from the table it describes."""
     documented = next(e for e in examples(shared) if e.get("schema") == "simple" and "columns" in e)
     table = TableInfo(
-        schema="simple", name="user", table_id=148, schema_version=447984074911121426,
+        schema="simple",
+        name="user",
+        table_id=148,
+        schema_version=447984074911121426,
         columns=(
             ColumnInfo(name="id", type="int", key="primary", length=11),
             ColumnInfo(name="name", type="varchar", length=255),
             ColumnInfo(name="age", type="int", length=11),
             ColumnInfo(name="score", type="float", length=12),
         ),
-    )  # fmt: skip
+    )
     written = json.loads(simple_json.encode_bootstrap(table).value or b"")
     assert written["tableSchema"] == documented
 
@@ -107,8 +110,12 @@ def test_table_schema_example_is_what_the_encoder_writes(shared: Path) -> None:
 def test_stale_timestamp_as_a_plain_string_is_rejected() -> None:
     """§4.11 S1: the document's type table says TIMESTAMP is a string; TiCDC writes
     {"location","value"}, and a consumer typing by the schema must not accept a bare string."""
-    table = TableInfo(schema="simple", name="user", schema_version=7,
-                      columns=(ColumnInfo(name="createTime", type="timestamp"),))  # fmt: skip
+    table = TableInfo(
+        schema="simple",
+        name="user",
+        schema_version=7,
+        columns=(ColumnInfo(name="createTime", type="timestamp"),),
+    )
     decoder = simple_json.new_decoder()
     decoder.feed(simple_json.encode_bootstrap(table), message_index=0)
     stale = b'{"version":1,"database":"simple","table":"user","type":"INSERT","commitTs":1,"buildTs":0,"schemaVersion":7,"data":{"createTime":"2024-02-26 08:00:00"}}'

@@ -51,10 +51,14 @@ def test_ddl_and_resolved_reach_every_partition_in_order(protocol: str) -> None:
     settings = StreamSettings(protocol=protocol, partitions=4, options=options)
     log, decoded = run(settings, messages=3000 if one_per_row else 600)
     broadcasts = [
-        [(type(e).__name__, e.commit_ts) for _, events in p for e in events
-         if isinstance(e, DecodedDDL | DecodedResolved)]
+        [
+            (type(e).__name__, e.commit_ts)
+            for _, events in p
+            for e in events
+            if isinstance(e, DecodedDDL | DecodedResolved)
+        ]
         for p in decoded
-    ]  # fmt: skip
+    ]
     assert broadcasts[0]
     assert any(kind == "DecodedDDL" for kind, _ in broadcasts[0])
     if protocol == "canal-json":
@@ -121,15 +125,25 @@ def test_rows_of_a_table_arrive_in_commit_ts_order_on_each_partition() -> None:
 @pytest.mark.parametrize(("raw", "splits"), [(False, True), (True, False)])
 def test_key_changing_updates_split_unless_raw(raw: bool, splits: bool) -> None:
     email_changed = sum(
-        1 for item in _first_items(400) if isinstance(item, Transaction) for row in item.rows
-        if row.table.name == "customers" and row.op == "update"
-        and row.before is not None and row.after is not None and row.before[1] != row.after[1]
-    )  # fmt: skip
+        1
+        for item in _first_items(400)
+        if isinstance(item, Transaction)
+        for row in item.rows
+        if row.table.name == "customers"
+        and row.op == "update"
+        and row.before is not None
+        and row.after is not None
+        and row.before[1] != row.after[1]
+    )
     assert email_changed
     settings = StreamSettings(partitions=1, output_raw_change_event=raw)
     log = simulate(_first_items(400), settings)
-    rows = [e for d in log.partitions[0] for e in settings.codec.decode(d.message)
-            if isinstance(e, DecodedRow) and e.table == "customers" and e.op == "update"]  # fmt: skip
+    rows = [
+        e
+        for d in log.partitions[0]
+        for e in settings.codec.decode(d.message)
+        if isinstance(e, DecodedRow) and e.table == "customers" and e.op == "update"
+    ]
     changed = [r for r in rows if r.before and r.after and email(r.before) != email(r.after)]
     assert bool(changed) is not splits
 
@@ -163,8 +177,9 @@ def test_settings_are_checked() -> None:
         StreamSettings(partitions=0)
     with pytest.raises(ValueError, match="at least one row"):
         Transaction(commit_ts=1, rows=())
-    row = RowChangedEvent(commit_ts=2, table=SHOP_TABLES[2], op="delete",
-                          before=("h", "2026-01-01 00:00:00", None, 0))  # fmt: skip
+    row = RowChangedEvent(
+        commit_ts=2, table=SHOP_TABLES[2], op="delete", before=("h", "2026-01-01 00:00:00", None, 0)
+    )
     with pytest.raises(ValueError, match="transaction's commit ts"):
         Transaction(commit_ts=1, rows=(row,))
 
@@ -190,16 +205,21 @@ def test_simple_bootstrap_precedes_a_tables_first_row_on_every_partition() -> No
 
 
 def test_simple_bootstrap_to_partition_zero_only() -> None:
-    settings = StreamSettings(protocol="simple-json", partitions=3,
-                              send_bootstrap_to_all_partition=False)  # fmt: skip
+    settings = StreamSettings(
+        protocol="simple-json", partitions=3, send_bootstrap_to_all_partition=False
+    )
     log = simulate(_first_items(60), settings)
     assert kinds(log, 0).count("bootstrap") >= len(SHOP_TABLES)
     assert "bootstrap" not in kinds(log, 1) + kinds(log, 2)
 
 
 def test_simple_bootstrap_resent_by_batch_count_and_at_start() -> None:
-    settings = StreamSettings(protocol="simple-json", partitions=1, send_bootstrap_in_msg_count=2,
-                              send_all_bootstrap_at_start=True)  # fmt: skip
+    settings = StreamSettings(
+        protocol="simple-json",
+        partitions=1,
+        send_bootstrap_in_msg_count=2,
+        send_all_bootstrap_at_start=True,
+    )
     log = simulate(_first_items(120), settings, tables=SHOP_TABLES)
     assert kinds(log, 0)[:3] == ["bootstrap"] * 3
     plain = simulate(_first_items(120), StreamSettings(protocol="simple-json", partitions=1))

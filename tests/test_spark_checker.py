@@ -79,8 +79,18 @@ def records_in(*folders: Path) -> int:
 def cli(folder: Path, tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     """``check-stream`` on ``folder`` (the shared session is the one the command finds)."""
     report = tmp_path / "report.json"
-    code = main(["check-stream", "--input", str(folder), "--report", str(report), "--quiet",
-                 "--spark", *extra])  # fmt: skip
+    code = main(
+        [
+            "check-stream",
+            "--input",
+            str(folder),
+            "--report",
+            str(report),
+            "--quiet",
+            "--spark",
+            *extra,
+        ]
+    )
     return code, json.loads(report.read_text(encoding="utf-8"))
 
 
@@ -193,11 +203,24 @@ def columns_dump(folder: Path, topic: str, faults: tuple[str, ...]) -> Path:
     settings = StreamSettings(protocol="open", topic=topic, dispatcher=rule)
     log = simulate(_without_samples(shop_workload(3)), settings, messages=400)
     injected = inject_faults(log, faults, 3)
-    labels = {"settings": settings.describe(),
-              "faults": [{"kind": f.kind,
-                          "findings": [{"rule": x.rule, "partition": x.partition,
-                                        "offset": x.offset, "commit_ts": x.commit_ts}
-                                       for x in f.findings]} for f in injected]}  # fmt: skip
+    labels = {
+        "settings": settings.describe(),
+        "faults": [
+            {
+                "kind": f.kind,
+                "findings": [
+                    {
+                        "rule": x.rule,
+                        "partition": x.partition,
+                        "offset": x.offset,
+                        "commit_ts": x.commit_ts,
+                    }
+                    for x in f.findings
+                ],
+            }
+            for f in injected
+        ],
+    }
     write_dump(log.records(), folder, labels=labels)
     return folder
 
@@ -221,18 +244,34 @@ def redelivered(folder: Path) -> Path:
 
     On the partition the default dispatcher picks in a topic of 3 (``dump``'s settings).
     """
-    table = TableInfo(schema="s", name="t", columns=(
-        ColumnInfo(name="id", type="int", key="primary"), ColumnInfo(name="v", type="int")))  # fmt: skip
+    table = TableInfo(
+        schema="s",
+        name="t",
+        columns=(
+            ColumnInfo(name="id", type="int", key="primary"),
+            ColumnInfo(name="v", type="int"),
+        ),
+    )
     other = replace(table, name="g")
-    events = [RowChangedEvent(commit_ts=ts, table=t, op="insert", after=(1, v))
-              for ts, v, t in ((5, 1, table), (6, 1, other), (5, 2, table))]  # fmt: skip
+    events = [
+        RowChangedEvent(commit_ts=ts, table=t, op="insert", after=(1, v))
+        for ts, v, t in ((5, 1, table), (6, 1, other), (5, 2, table))
+    ]
     partition = partition_of(events[0], 3)
     assert partition_of(events[1], 3) == partition  # s.t and s.g: the same partition
     records = []
     for offset, event in enumerate(events):
         (m,) = CODECS["open"].encode([event])
-        records.append(Record(topic="redelivered", partition=partition, offset=offset,
-                              timestamp=0, key=m.key, value=m.value))  # fmt: skip
+        records.append(
+            Record(
+                topic="redelivered",
+                partition=partition,
+                offset=offset,
+                timestamp=0,
+                key=m.key,
+                value=m.value,
+            )
+        )
     write_dump(records, folder)
     return folder
 
@@ -268,16 +307,28 @@ def test_every_stream_fixture_is_reported_where_labelled(
         table = pq.read_table(root / stream["records"])
         at = table.schema.get_field_index("topic")
         topic = pa.array([stream["id"]] * table.num_rows, pa.string())
-        pq.write_table(table.set_column(at, table.schema.field(at), topic),
-                       folder / "part-00000.parquet")  # fmt: skip
+        pq.write_table(
+            table.set_column(at, table.schema.field(at), topic), folder / "part-00000.parquet"
+        )
         shutil.copy(root / stream["labels"], folder / "_labels.json")
         inputs += ["--input", str(folder)]
         expected += [(stream["id"], *f) for f in labelled(read_labels(folder))]
     reports = {}
     for engine in ("plain", "spark"):
         report_file = tmp_path / f"report-{engine}.json"
-        code = main(["check-stream", *inputs, "--report", str(report_file), "--quiet",
-                     "--samples", "1000", "--engine", engine])  # fmt: skip
+        code = main(
+            [
+                "check-stream",
+                *inputs,
+                "--report",
+                str(report_file),
+                "--quiet",
+                "--samples",
+                "1000",
+                "--engine",
+                engine,
+            ]
+        )
         reports[engine] = json.loads(report_file.read_text(encoding="utf-8"))
         assert reports[engine]["engine"] == engine
     # the fast path and Spark: the same findings, samples, counts and accounting
@@ -303,9 +354,18 @@ def test_every_stream_fixture_is_reported_where_labelled(
 def test_samples_are_bounded_and_counts_are_not(spark: Any, tmp_path: Path) -> None:
     """Limits and redeliveries (the rules no fault kind covers): two inputs in one check."""
     del spark
-    code, report = cli(dump("open"), tmp_path, "--option", "max-batch-size=1", "--option",
-                       "max-message-bytes=700", "--samples", "2",
-                       "--input", str(redelivered(tmp_path / "redelivered")))  # fmt: skip
+    code, report = cli(
+        dump("open"),
+        tmp_path,
+        "--option",
+        "max-batch-size=1",
+        "--option",
+        "max-message-bytes=700",
+        "--samples",
+        "2",
+        "--input",
+        str(redelivered(tmp_path / "redelivered")),
+    )
     rules = {rule["id"]: rule for rule in report["rules"]}
     assert code == 1
     assert report["plan"] == "files"
@@ -330,8 +390,21 @@ def test_a_file_that_is_no_dump_is_a_usage_error(spark: Any, tmp_path: Path) -> 
     del spark
     pq.write_table(pa.table({"topic": ["t"], "partition": [0]}), tmp_path / "part-0.parquet")
     for engine in ("plain", "spark"):
-        assert main(["check-stream", "--input", str(tmp_path), "--protocol", "open", "--quiet",
-                     "--engine", engine]) == 2  # fmt: skip
+        assert (
+            main(
+                [
+                    "check-stream",
+                    "--input",
+                    str(tmp_path),
+                    "--protocol",
+                    "open",
+                    "--quiet",
+                    "--engine",
+                    engine,
+                ]
+            )
+            == 2
+        )
 
 
 def test_one_file_of_all_partitions_without_labels(spark: Any, tmp_path: Path) -> None:
@@ -358,15 +431,36 @@ def test_spark_submit_runs_the_same_job(tmp_path: Path) -> None:
     script = Path(__file__).resolve().parents[1] / "suites" / "stream" / "spark.py"
     folder = dump("open", "wrong-partition")
     report = tmp_path / "report.json"
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
-           "PYSPARK_DRIVER_PYTHON": sys.executable}  # fmt: skip
+    env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+        "PYSPARK_DRIVER_PYTHON": sys.executable,
+    }
     done = subprocess.run(
-        [str(submit if submit.exists() else "spark-submit"), "--master", "local[2]",
-         "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.host=127.0.0.1",
-         "--conf", "spark.driver.bindAddress=127.0.0.1",
-         str(script), "--input", str(folder), "--report", str(report), "--quiet"],
-        env=env, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+        [
+            str(submit if submit.exists() else "spark-submit"),
+            "--master",
+            "local[2]",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            str(script),
+            "--input",
+            str(folder),
+            "--report",
+            str(report),
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr[-2000:]
     written = json.loads(report.read_text(encoding="utf-8"))
     assert written["plan"] == "files"

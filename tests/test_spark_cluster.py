@@ -59,8 +59,9 @@ def _wait_for(log: Path, pattern: re.Pattern[str] | str, process: subprocess.Pop
 def _start(args: list[str], log: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         # a new session: the daemon and the JVM it execs can be ended together, by group
-        return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)  # fmt: skip
+        return subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -80,18 +81,49 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if shutil.which("java") is None and "JAVA_HOME" not in os.environ:
         pytest.skip("no Java runtime")
     folder = tmp_path_factory.mktemp("cluster")
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
-           "SPARK_NO_DAEMONIZE": "1"}  # fmt: skip
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_NO_DAEMONIZE": "1",
+    }
     spark_class = str(home / "bin" / "spark-class")
-    master = _start([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
-                     "--port", "0", "--webui-port", "0"], folder / "master.log", env)  # fmt: skip
+    master = _start(
+        [
+            spark_class,
+            "org.apache.spark.deploy.master.Master",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--webui-port",
+            "0",
+        ],
+        folder / "master.log",
+        env,
+    )
     worker: subprocess.Popen[bytes] | None = None
     try:
         url = _wait_for(folder / "master.log", _MASTER_URL, master)
-        worker = _start([spark_class, "org.apache.spark.deploy.worker.Worker", "--host",
-                         "127.0.0.1", "--cores", "2", "--memory", "2g", "--webui-port", "0",
-                         "--work-dir", str(folder / "work"), url],
-                        folder / "worker.log", env)  # fmt: skip
+        worker = _start(
+            [
+                spark_class,
+                "org.apache.spark.deploy.worker.Worker",
+                "--host",
+                "127.0.0.1",
+                "--cores",
+                "2",
+                "--memory",
+                "2g",
+                "--webui-port",
+                "0",
+                "--work-dir",
+                str(folder / "work"),
+                url,
+            ],
+            folder / "worker.log",
+            env,
+        )
         _wait_for(folder / "worker.log", _REGISTERED, worker)
         yield url
     finally:
@@ -110,12 +142,16 @@ def _python_without_the_package(folder: Path) -> Path:
     for entry in target.iterdir():
         if not entry.name.startswith(("ticdc_conformance", "__editable__")):
             (mirror / entry.name).symlink_to(entry)
-    site = Path(subprocess.check_output(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True,
-    ).strip())  # fmt: skip
+    site = Path(
+        subprocess.check_output(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            text=True,
+        ).strip()
+    )
     (site / "mirror.pth").write_text(f"{mirror}\n", encoding="utf-8")
-    hidden = subprocess.run([python, "-c", "import ticdc_conformance"], capture_output=True,
-                            check=False)  # fmt: skip
+    hidden = subprocess.run(
+        [python, "-c", "import ticdc_conformance"], capture_output=True, check=False
+    )
     assert hidden.returncode != 0, "the package must come from the zip only"
     return python
 
@@ -126,27 +162,50 @@ def _package_zip(folder: Path) -> Path:
 
 
 def test_a_standalone_cluster_runs_the_job_from_a_zip(cluster: str, tmp_path: Path) -> None:
-    settings = StreamSettings(protocol="simple-avro", partitions=3,
-                              dispatcher=DispatchRule(partition="index-value"))  # fmt: skip
+    settings = StreamSettings(
+        protocol="simple-avro", partitions=3, dispatcher=DispatchRule(partition="index-value")
+    )
     folder = dump_with(settings, 600, ("wrong-partition",))
     python = _python_without_the_package(tmp_path / "venv")
     shipped = _package_zip(tmp_path / "wheel")
     report = tmp_path / "report.json"
     home = _spark_home()
     done = subprocess.run(
-        [str(home / "bin" / "spark-submit"), "--master", cluster,
-         "--conf", f"spark.pyspark.python={python}",
-         "--conf", f"spark.pyspark.driver.python={python}",
-         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-         "--conf", "spark.ui.enabled=false", "--py-files", str(shipped),
-         str(ROOT / "suites" / "stream" / "spark.py"),
-         "--input", str(folder), "--report", str(report), "--quiet"],
+        [
+            str(home / "bin" / "spark-submit"),
+            "--master",
+            cluster,
+            "--conf",
+            f"spark.pyspark.python={python}",
+            "--conf",
+            f"spark.pyspark.driver.python={python}",
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            "--conf",
+            "spark.ui.enabled=false",
+            "--py-files",
+            str(shipped),
+            str(ROOT / "suites" / "stream" / "spark.py"),
+            "--input",
+            str(folder),
+            "--report",
+            str(report),
+            "--quiet",
+        ],
         env={**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"},
-        capture_output=True, text=True, timeout=600, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr[-3000:]
     outcome = json.loads(report.read_text(encoding="utf-8"))
     assert outcome["messages"]["read"] == outcome["messages"]["decoded"] > 0
-    samples = [(rule["id"], s["partition"], s["offset"], s["commit_ts"])
-               for rule in outcome["rules"] for s in rule["samples"]]  # fmt: skip
+    samples = [
+        (rule["id"], s["partition"], s["offset"], s["commit_ts"])
+        for rule in outcome["rules"]
+        for s in rule["samples"]
+    ]
     assert sorted(samples) == labelled(read_labels(folder))

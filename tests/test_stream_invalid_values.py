@@ -64,10 +64,12 @@ def test_spark_reports_the_same_findings(spark: Any, tmp_path: Path, protocol: s
 
     records, expected = _stream(protocol)
     write_dump(
-        (Record(topic=t, partition=p, offset=o, timestamp=0, key=k, value=v)
-         for t, p, o, k, v in records),
+        (
+            Record(topic=t, partition=p, offset=o, timestamp=0, key=k, value=v)
+            for t, p, o, k, v in records
+        ),
         tmp_path,
-    )  # fmt: skip
+    )
     settings = CheckSettings(protocol=protocol, partitions=1)
     result = check_dump(spark, [str(tmp_path)], settings, samples=100)
     plain = check_records(records, settings)
@@ -78,5 +80,7 @@ def test_spark_reports_the_same_findings(spark: Any, tmp_path: Path, protocol: s
     offsets = sorted(s["offset"] for s in result.samples["invalid-value"])
     assert offsets == sorted(o for o, r in expected.items() if r == "invalid-value")
     assert (result.read, result.decoded, result.undecodable) == (
-        plain.read, plain.decoded, plain.undecodable,
-    )  # fmt: skip
+        plain.read,
+        plain.decoded,
+        plain.undecodable,
+    )

@@ -94,8 +94,20 @@ def test_a_small_dump_is_checked_in_process(
     [stream] = [s for s in STREAMS if s["id"] == "stream.open.tiflow.wrong-partition"]
     records = fixtures.default_root() / stream["records"]
     report = tmp_path / "report.json"
-    code = main(["check-stream", "--input", str(records), "--protocol", "open", "--partitions",
-                 "3", "--report", str(report), "--quiet"])  # fmt: skip
+    code = main(
+        [
+            "check-stream",
+            "--input",
+            str(records),
+            "--protocol",
+            "open",
+            "--partitions",
+            "3",
+            "--report",
+            str(report),
+            "--quiet",
+        ]
+    )
     assert code == 1
     written = json.loads(report.read_text(encoding="utf-8"))
     assert (written["engine"], written["plan"]) == ("plain", "in-process")
@@ -137,10 +149,21 @@ def test_an_interrupted_check_exits_130_and_leaves_no_report(tmp_path: Path) -> 
     pq.write_table(pa.concat_tables(copies), dump / "part-00000.parquet")
     report = tmp_path / "report.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "ticdc_conformance.cli", "check-stream", "--input", str(dump),
-         "--report", str(report), "--html", str(tmp_path / "report.html"), "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "ticdc_conformance.cli",
+            "check-stream",
+            "--input",
+            str(dump),
+            "--report",
+            str(report),
+            "--html",
+            str(tmp_path / "report.html"),
+            "--quiet",
+        ],
         stderr=subprocess.PIPE,
-    )  # fmt: skip
+    )
     time.sleep(3)  # past start-up, into the check of some 36 000 records
     if process.poll() is not None:
         _, err = process.communicate()

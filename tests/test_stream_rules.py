@@ -69,8 +69,12 @@ def test_each_fault_is_found_exactly_where_labelled(fault: str, protocol: str) -
 
 
 def test_cli_settings_override_the_labels() -> None:
-    labels = {"protocol": "open", "partitions": 3, "options": {"max-batch-size": "16"},
-              "dispatcher": {"partition": "ts"}}  # fmt: skip
+    labels = {
+        "protocol": "open",
+        "partitions": 3,
+        "options": {"max-batch-size": "16"},
+        "dispatcher": {"partition": "ts"},
+    }
     settings = CheckSettings.from_labels(labels, partitions=5, profile=None)
     assert settings.partitions == 5
     assert settings.dispatcher == DispatchRule(partition="ts")
@@ -101,9 +105,10 @@ def test_watermarks_going_back_and_rows_below_them() -> None:
 
 
 TABLE = TableInfo(
-    schema="s", name="t",
+    schema="s",
+    name="t",
     columns=(ColumnInfo(name="id", type="int", key="primary"), ColumnInfo(name="v", type="int")),
-)  # fmt: skip
+)
 
 
 OTHER = dataclasses.replace(TABLE, name="u")
@@ -155,26 +160,33 @@ def test_a_larger_clean_dump_over_six_partitions_has_no_findings() -> None:
     assert check(folder).findings == ()
 
 
-_DISPATCHED = [("open", "index-value"), ("craft", "ts"), ("simple-json", "index-value"),
-               ("simple-avro", "ts")]  # fmt: skip
+_DISPATCHED = [
+    ("open", "index-value"),
+    ("craft", "ts"),
+    ("simple-json", "index-value"),
+    ("simple-avro", "ts"),
+]
 
 
 @pytest.mark.parametrize(
     ("protocol", "dispatcher", "fault"),
-    [*((p, d, f) for p, d in _DISPATCHED for f in (None, "wrong-partition")),
-     # without the TiDB extension Debezium writes no watermarks, so no fault has a stretch
-     # to go in: clean only
-     ("debezium", "index-value", None)],
-)  # fmt: skip
+    [
+        *((p, d, f) for p, d in _DISPATCHED for f in (None, "wrong-partition")),
+        # without the TiDB extension Debezium writes no watermarks, so no fault has a stretch
+        # to go in: clean only
+        ("debezium", "index-value", None),
+    ],
+)
 def test_other_dispatchers(protocol: str, dispatcher: str, fault: str | None) -> None:
     folder = dump(protocol, fault, 600, dispatcher)
     assert coordinates(check(folder)) == labelled(read_labels(folder))
 
 
 LATIN1_KEY = TableInfo(
-    schema="s", name="t",
+    schema="s",
+    name="t",
     columns=(ColumnInfo(name="k", type="varchar", charset="latin1", key="primary"),),
-)  # fmt: skip
+)
 
 
 @pytest.mark.parametrize(
@@ -190,8 +202,12 @@ def test_text_the_encoder_replaced_is_counted_not_misplaced(
     protocol: str, profile: str, rules: list[str]
 ) -> None:
     index_value = DispatchRule(partition="index-value")
-    settings = CheckSettings(protocol=protocol, profile=profile, partitions=8,  # type: ignore[arg-type]
-                             dispatcher=index_value)  # fmt: skip
+    settings = CheckSettings(
+        protocol=protocol,
+        profile=profile,
+        partitions=8,  # type: ignore[arg-type]
+        dispatcher=index_value,
+    )
     codec = CODECS[protocol]
     config = codec.config_from_options({}, profile=profile)
     found: list[str] = []
@@ -203,8 +219,11 @@ def test_text_the_encoder_replaced_is_counted_not_misplaced(
         if isinstance(codec, SchemaCodec):
             messages = [codec.encode_bootstrap(LATIN1_KEY, config), *messages]
         for offset, message in enumerate(messages):
-            found += [f.rule for f in checker.feed(offset, message.key, message.value)
-                      if isinstance(f, Finding)]  # fmt: skip
+            found += [
+                f.rule
+                for f in checker.feed(offset, message.key, message.value)
+                if isinstance(f, Finding)
+            ]
     assert found == rules * 3  # "plain" is valid UTF-8: checked, and in place
 
 
@@ -224,11 +243,14 @@ def test_canal_json_ddl_belongs_on_partition_zero_only() -> None:
         [DDLEvent(commit_ts=5, schema="s", table="t", query="CREATE TABLE t (a INT)", ddl_type=3)],
         config,
     )
-    alone = check_records([("t", 0, 0, ddl.key, ddl.value)],
-                          CheckSettings(protocol="canal-json", partitions=3))  # fmt: skip
+    alone = check_records(
+        [("t", 0, 0, ddl.key, ddl.value)], CheckSettings(protocol="canal-json", partitions=3)
+    )
     assert alone.findings == ()
-    spread = check_records([("t", p, 0, ddl.key, ddl.value) for p in (0, 2)],
-                           CheckSettings(protocol="canal-json", partitions=3))  # fmt: skip
+    spread = check_records(
+        [("t", p, 0, ddl.key, ddl.value) for p in (0, 2)],
+        CheckSettings(protocol="canal-json", partitions=3),
+    )
     assert coordinates(spread) == [("ddl-broadcast", 2, 0, 5)]
 
 
@@ -237,9 +259,10 @@ CANAL_EXTENSION = (("enable-tidb-extension", "true"),)
 
 @pytest.mark.parametrize(
     "fault",
-    sorted(set(FAULT_KINDS) - {"missing-ddl", "missing-schema", "oversized-batch",
-                               "oversized-message"}),
-)  # fmt: skip
+    sorted(
+        set(FAULT_KINDS) - {"missing-ddl", "missing-schema", "oversized-batch", "oversized-message"}
+    ),
+)
 def test_canal_json_faults_are_found_exactly_where_labelled(fault: str) -> None:
     folder = dump("canal-json", fault, 600, "default", CANAL_EXTENSION)
     outcome = check(folder)

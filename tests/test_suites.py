@@ -50,8 +50,11 @@ def test_reference_passes_every_case() -> None:
 
 def test_signed_bigint_decoder_fails_exactly_the_big_unsigned_cases() -> None:
     decoder = load_adapter(f"{DOUBLES}:signed_bigint_decoder", "decoder")
-    outcomes = run_cases(load_cases(directions=["decode"]), decoder=decoder,
-                         adapters={"decoder": f"{DOUBLES}:signed_bigint_decoder"})  # fmt: skip
+    outcomes = run_cases(
+        load_cases(directions=["decode"]),
+        decoder=decoder,
+        adapters={"decoder": f"{DOUBLES}:signed_bigint_decoder"},
+    )
     failed = {o.case.id for o in outcomes if o.status == "fail"}
     expected = cases_with_big_unsigned(default_root())
     assert "open.tiflow.decode.types.bigint-unsigned" in expected
@@ -141,9 +144,13 @@ def test_json_diff_and_hex_diff() -> None:
 
 @pytest.mark.parametrize(
     ("spec", "reason"),
-    [("nocolon", "expected module:callable"), ("no_such_module_x:f", "cannot import"),
-     (f"{DOUBLES}:nothing", "has no nothing"), (f"{DOUBLES}:UINT64_WRAP", "not callable")],
-)  # fmt: skip
+    [
+        ("nocolon", "expected module:callable"),
+        ("no_such_module_x:f", "cannot import"),
+        (f"{DOUBLES}:nothing", "has no nothing"),
+        (f"{DOUBLES}:UINT64_WRAP", "not callable"),
+    ],
+)
 def test_load_adapter_says_why_not(spec: str, reason: str) -> None:
     with pytest.raises(ValueError, match=reason):
         load_adapter(spec, "decoder")
@@ -153,8 +160,11 @@ def test_xfail_files(tmp_path: Path) -> None:
     path = tmp_path / "known.txt"
     path.write_text("# known failures\n\nopen.*.types.bigint-unsigned: signed ints  # see #1\n")
     [entry] = read_xfail_file(path)
-    assert (entry.pattern, entry.reason, entry.line) == ("open.*.types.bigint-unsigned",
-                                                         "signed ints", 3)  # fmt: skip
+    assert (entry.pattern, entry.reason, entry.line) == (
+        "open.*.types.bigint-unsigned",
+        "signed ints",
+        3,
+    )
     assert stale_entries(["open.tiflow.decode.types.bigint-unsigned"], [entry]) == []
     assert stale_entries(["craft.tiflow.decode.types.int"], [entry]) == [entry]
     path.write_text("open.tiflow.decode.types.int\n")
@@ -163,14 +173,15 @@ def test_xfail_files(tmp_path: Path) -> None:
 
 
 def test_run_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--protocol", "craft", "--decoder", "reference",
-                 "--encoder", "reference"]) == 0  # fmt: skip
+    assert (
+        main(["run", "--protocol", "craft", "--decoder", "reference", "--encoder", "reference"])
+        == 0
+    )
     summary = capsys.readouterr().err
     manifest = load_manifest(default_root())
     required = sum(c["protocol"] == "craft" and c["tier"] == "required" for c in manifest["cases"])
     assert f"craft        required     passed {required:4d}" in summary
-    assert main(["run", "--protocol", "open", "--decoder",
-                 f"{DOUBLES}:signed_bigint_decoder"]) == 1  # fmt: skip
+    assert main(["run", "--protocol", "open", "--decoder", f"{DOUBLES}:signed_bigint_decoder"]) == 1
     err = capsys.readouterr().err
     assert "FAIL open.tiflow.decode.types.bigint-unsigned" in err
     assert main(["run", "--protocol", "open"]) == 2
@@ -184,16 +195,27 @@ def test_run_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "open.*.decode.types.bit: BIT(64) as well\n"
         "open.*.decode.workload.*: the same\n"
     )
-    args = ["run", "--protocol", "open", "--decoder", f"{DOUBLES}:signed_bigint_decoder",
-            "--xfail", str(known)]  # fmt: skip
+    args = [
+        "run",
+        "--protocol",
+        "open",
+        "--decoder",
+        f"{DOUBLES}:signed_bigint_decoder",
+        "--xfail",
+        str(known),
+    ]
     assert main(args) == 0, capsys.readouterr().err
     capsys.readouterr()
-    known.write_text(known.read_text() + "open.tiflow.decode.types.int: wrongly listed\n"
-                     "craft.*: never selected\n")  # fmt: skip
+    known.write_text(
+        known.read_text() + "open.tiflow.decode.types.int: wrongly listed\n"
+        "craft.*: never selected\n"
+    )
     assert main(args) == 1
     err = capsys.readouterr().err
-    assert (f"XPASS open.tiflow.decode.types.int: listed as a known failure but passes; delete "
-            f"line {known}:4: open.tiflow.decode.types.int: wrongly listed") in err  # fmt: skip
+    assert (
+        f"XPASS open.tiflow.decode.types.int: listed as a known failure but passes; delete "
+        f"line {known}:4: open.tiflow.decode.types.int: wrongly listed"
+    ) in err
     assert f"warning: stale known-failure entry {known}:5" in err
 
 
@@ -218,8 +240,14 @@ def test_demo_ends_with_the_reference_summary(capsys: pytest.CaptureFixture[str]
 
 def test_must_reject_cases() -> None:
     rejects = load_cases(directions=["reject"])
-    assert {c.protocol for c in rejects} == {"open", "craft", "simple-json", "simple-avro",
-                                             "debezium", "canal-json"}  # fmt: skip
+    assert {c.protocol for c in rejects} == {
+        "open",
+        "craft",
+        "simple-json",
+        "simple-avro",
+        "debezium",
+        "canal-json",
+    }
     assert all(c.id.split(".")[3] == (c.error or {})["category"] for c in rejects)
     assert {o.status for o in run_cases(rejects, decoder=reference_decoder)} == {"pass"}
     lenient = load_adapter(f"{DOUBLES}:lenient_decoder", "decoder")
@@ -238,12 +266,23 @@ def test_run_imports_adapters_from_the_current_folder() -> None:
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-m", "ticdc_conformance.cli", "run", "--case",
-         "open.tiflow.encode.types.bigint-unsigned", "--encoder",
-         f"{DOUBLES}:one_byte_off_encoder"],
-        cwd=Path(__file__).parent, capture_output=True, text=True, check=False, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "ticdc_conformance.cli",
+            "run",
+            "--case",
+            "open.tiflow.encode.types.bigint-unsigned",
+            "--encoder",
+            f"{DOUBLES}:one_byte_off_encoder",
+        ],
+        cwd=Path(__file__).parent,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
         env={"PATH": "", "PYTHONSAFEPATH": "1"},
-    )  # fmt: skip
+    )
     assert result.returncode == 1, result.stderr
     assert "message 0 value: first difference at byte offset" in result.stderr
     assert "1 case(s), 1 unexpected result(s)" in result.stderr
@@ -260,13 +299,26 @@ def test_help(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_run_writes_a_json_lines_report(tmp_path: Path) -> None:
     report = tmp_path / "report.jsonl"
-    assert main(["run", "--protocol", "craft", "--decoder", f"{DOUBLES}:signed_bigint_decoder",
-                 "--report", str(report)]) == 1  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                "--protocol",
+                "craft",
+                "--decoder",
+                f"{DOUBLES}:signed_bigint_decoder",
+                "--report",
+                str(report),
+            ]
+        )
+        == 1
+    )
     import json
 
     lines = [json.loads(line) for line in report.read_text().splitlines()]
-    assert [r["id"] for r in lines] == [c.id for c in load_cases(protocols=["craft"],
-                                                                 directions=["decode", "reject"])]  # fmt: skip
+    assert [r["id"] for r in lines] == [
+        c.id for c in load_cases(protocols=["craft"], directions=["decode", "reject"])
+    ]
     failed = {r["id"] for r in lines if r["status"] == "fail"}
     assert failed == {i for i in cases_with_big_unsigned(default_root()) if i.startswith("craft.")}
     assert all(r["replay"] for r in lines if r["status"] == "fail")

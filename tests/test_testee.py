@@ -48,10 +48,11 @@ def ids(pattern: str = "*", **wanted: str) -> list[str]:
     import fnmatch
 
     return [
-        case["id"] for case in MANIFEST["cases"]
+        case["id"]
+        for case in MANIFEST["cases"]
         if fnmatch.fnmatchcase(case["id"], pattern)
         and all(case[key] == value for key, value in wanted.items())
-    ]  # fmt: skip
+    ]
 
 
 def run(tmp_path: Path, command: str, *args: str) -> tuple[int, dict[str, dict[str, Any]]]:
@@ -76,9 +77,11 @@ def validators() -> tuple[Draft202012Validator, Draft202012Validator]:
     registry = Registry().with_resources(
         (str(s["$id"]), Resource.from_contents(s))
         for s in (schema, json_schema("change-event"), json_schema("decoded-event"))
-    )  # fmt: skip
-    return (Draft202012Validator({"$ref": f"{schema['$id']}#/$defs/request"}, registry=registry),
-            Draft202012Validator({"$ref": f"{schema['$id']}#/$defs/response"}, registry=registry))  # fmt: skip
+    )
+    return (
+        Draft202012Validator({"$ref": f"{schema['$id']}#/$defs/request"}, registry=registry),
+        Draft202012Validator({"$ref": f"{schema['$id']}#/$defs/response"}, registry=registry),
+    )
 
 
 def test_the_reference_testee_passes_every_case_and_speaks_the_schema(
@@ -110,8 +113,11 @@ def test_the_reference_testee_passes_every_case_and_speaks_the_schema(
     assert kinds["encode"] == len(ids(direction="encode"))
     # a must-reject case is an ordinary decode request: the testee never learns the verdict
     assert kinds["decode"] == len(ids(direction="decode")) + len(ids(direction="reject"))
-    assert all(set(r) == {"type", "id", "protocol", "profile", "options", "messages"}
-               for r in sent if r["type"] == "decode")  # fmt: skip
+    assert all(
+        set(r) == {"type", "id", "protocol", "profile", "options", "messages"}
+        for r in sent
+        if r["type"] == "decode"
+    )
     assert any("error" in r for r in received)
 
 
@@ -123,8 +129,9 @@ def test_a_broken_decoder_fails_exactly_the_expected_cases(
     err = capsys.readouterr().err
     assert status == 1
     failed = {i for i, r in report.items() if r["status"] == "fail"}
-    expected = {i for i in cases_with_big_unsigned(default_root()) if i.split(".")[0] in
-                {"open", "craft"}}  # fmt: skip
+    expected = {
+        i for i in cases_with_big_unsigned(default_root()) if i.split(".")[0] in {"open", "craft"}
+    }
     assert BIGINT in expected
     assert failed == expected
     assert len(report) == len(ids(protocol="open")) + len(ids(protocol="craft"))
@@ -136,8 +143,9 @@ def test_a_broken_decoder_fails_exactly_the_expected_cases(
     # the same known-failure files as for a Python adapter
     known = tmp_path / "known.txt"
     known.write_text("".join(f"{i}: int64 in our consumer\n" for i in sorted(expected)))
-    status, _ = run(tmp_path, command, "--protocol", "open", "--protocol", "craft",
-                    "--xfail", str(known))  # fmt: skip
+    status, _ = run(
+        tmp_path, command, "--protocol", "open", "--protocol", "craft", "--xfail", str(known)
+    )
     assert status == 0, capsys.readouterr().err
 
 
@@ -150,8 +158,10 @@ def test_a_crash_fails_its_case_passes_stderr_through_and_the_testee_restarts(
     assert {i for i, r in report.items() if r["status"] == "fail"} == {BIGINT}
     assert len(report) == len(ids(OPEN_TIFLOW_TYPES))
     detail = report[BIGINT]["detail"]
-    assert detail.startswith("the testee crashed on this case (exit status 2); it is started "
-                             "again for the next case; its last stderr lines:\n")  # fmt: skip
+    assert detail.startswith(
+        "the testee crashed on this case (exit status 2); it is started "
+        "again for the next case; its last stderr lines:\n"
+    )
     assert f"  panic: runtime error on {BIGINT}" in detail
     assert f"testee: panic: runtime error on {BIGINT}\n" in err  # passed through as it came
     assert "the testee was started again 1 time(s)" in err
@@ -163,8 +173,9 @@ def test_a_broken_encoder_gets_the_same_diffs(tmp_path: Path) -> None:
     assert status == 1
     assert sorted(report) == sorted(ids(pattern))
     assert {r["status"] for r in report.values()} == {"fail"}
-    assert all("message 0 value: first difference at byte offset" in r["detail"]
-               for r in report.values())  # fmt: skip
+    assert all(
+        "message 0 value: first difference at byte offset" in r["detail"] for r in report.values()
+    )
 
 
 def test_a_testee_that_changes_its_capabilities_breaks_the_run(
@@ -191,15 +202,18 @@ def test_a_lenient_decoder_fails_the_must_reject_cases(tmp_path: Path) -> None:
     assert status == 1
     assert report
     assert {r["status"] for r in report.values()} == {"fail"}
-    assert all(r["detail"].startswith("accepted a message it must reject (0 event(s) decoded)")
-               for r in report.values())  # fmt: skip
+    assert all(
+        r["detail"].startswith("accepted a message it must reject (0 event(s) decoded)")
+        for r in report.values()
+    )
 
 
 def test_a_hung_testee_times_out_and_the_run_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, report = run(tmp_path, double("hang", BIGINT), "--case", OPEN_TIFLOW_TYPES,
-                         "--testee-timeout", "0.5")  # fmt: skip
+    status, report = run(
+        tmp_path, double("hang", BIGINT), "--case", OPEN_TIFLOW_TYPES, "--testee-timeout", "0.5"
+    )
     assert status == 1, capsys.readouterr().err
     assert {i for i, r in report.items() if r["status"] == "fail"} == {BIGINT}
     assert report[BIGINT]["detail"].startswith(
@@ -233,8 +247,14 @@ def test_garbage_is_a_failure_of_its_case_not_a_traceback(
 def test_an_answer_without_end_is_cut_at_the_limit_and_fails_its_case(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, report = run(tmp_path, double("flood", BIGINT), "--case", OPEN_TIFLOW_TYPES,
-                         "--testee-max-line-bytes", "1048576")  # fmt: skip
+    status, report = run(
+        tmp_path,
+        double("flood", BIGINT),
+        "--case",
+        OPEN_TIFLOW_TYPES,
+        "--testee-max-line-bytes",
+        "1048576",
+    )
     assert status == 1, capsys.readouterr().err
     assert {i for i, r in report.items() if r["status"] == "fail"} == {BIGINT}
     assert report[BIGINT]["detail"].startswith(
@@ -265,31 +285,43 @@ def test_a_stray_line_is_a_warning_not_a_failure(
     err = capsys.readouterr().err
     assert status == 0, err
     assert len(report) == len(ids(OPEN_TIFLOW_TYPES))
-    assert ('warning: the testee wrote a line that answers no request: "debug: that went '
-            'well"\n') in err  # fmt: skip
+    assert (
+        'warning: the testee wrote a line that answers no request: "debug: that went well"\n'
+    ) in err
 
 
 def test_past_the_restart_budget_the_run_stops_with_status_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, report = run(tmp_path, double("crash"), "--case", OPEN_TIFLOW_TYPES,
-                         "--testee-restarts", "2")  # fmt: skip
+    status, report = run(
+        tmp_path, double("crash"), "--case", OPEN_TIFLOW_TYPES, "--testee-restarts", "2"
+    )
     err = capsys.readouterr().err
     assert status == 3
     selected = sorted(ids(OPEN_TIFLOW_TYPES))
     assert list(report) == selected[:3]
     assert {r["status"] for r in report.values()} == {"fail"}
-    assert (f"error: the run broke: the testee broke 3 times; stopped (--testee-restarts 2); "
-            f"{selected[3]} and the cases after it were not run") in err  # fmt: skip
+    assert (
+        f"error: the run broke: the testee broke 3 times; stopped (--testee-restarts 2); "
+        f"{selected[3]} and the cases after it were not run"
+    ) in err
 
 
 @pytest.mark.parametrize(
     ("mode", "message"),
-    [("hello-crash", "the run broke: the testee exited (exit status 1) before its hello; its "
-                     "last stderr lines:\n  boom: no config"),
-     ("hello-old", "the run broke: the testee's hello breaks the protocol: /protocol_version: "
-                   "the testee speaks 0, this runner speaks 1: ")],
-)  # fmt: skip
+    [
+        (
+            "hello-crash",
+            "the run broke: the testee exited (exit status 1) before its hello; its "
+            "last stderr lines:\n  boom: no config",
+        ),
+        (
+            "hello-old",
+            "the run broke: the testee's hello breaks the protocol: /protocol_version: "
+            "the testee speaks 0, this runner speaks 1: ",
+        ),
+    ],
+)
 def test_a_testee_that_cannot_say_hello_breaks_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str, message: str
 ) -> None:
@@ -322,8 +354,10 @@ def test_only_what_the_testee_declares_is_run(
     )
     assert sorted(report) == sorted(want)
     assert f"testee ticdc-conformance reference {kit_version()}: decode open (tiflow)\n" in err
-    assert ("warning: the testee declares /capabilities/decode/maxwell, which this kit "
-            "does not know; ignored\n") in err  # fmt: skip
+    assert (
+        "warning: the testee declares /capabilities/decode/maxwell, which this kit "
+        "does not know; ignored\n"
+    ) in err
     skipped = len(ids(protocol="open", profile="ticdc", direction="decode")) + len(
         ids(protocol="open", profile="ticdc", direction="reject")
     )
@@ -341,25 +375,42 @@ def test_a_skip_response_skips_the_case(tmp_path: Path, capsys: pytest.CaptureFi
 
 
 def test_parse_hello() -> None:
-    hello = parse_hello(json.dumps({
-        "protocol_version": 1, "name": "go-consumer", "version": "1.2",
-        "capabilities": {"decode": {"open": ["tiflow", "ticdc", "v10"], "maxwell": ["x"]},
-                         "encode": {"craft": ["tiflow"]}, "check-stream": {}},
-    }))  # fmt: skip
+    hello = parse_hello(
+        json.dumps(
+            {
+                "protocol_version": 1,
+                "name": "go-consumer",
+                "version": "1.2",
+                "capabilities": {
+                    "decode": {"open": ["tiflow", "ticdc", "v10"], "maxwell": ["x"]},
+                    "encode": {"craft": ["tiflow"]},
+                    "check-stream": {},
+                },
+            }
+        )
+    )
     assert hello.decode == {"open": ("tiflow", "ticdc")}
     assert hello.encode == {"craft": ("tiflow",)}
-    assert hello.ignored == ("/capabilities/check-stream", "/capabilities/decode/open/v10",
-                             "/capabilities/decode/maxwell")  # fmt: skip
+    assert hello.ignored == (
+        "/capabilities/check-stream",
+        "/capabilities/decode/open/v10",
+        "/capabilities/decode/maxwell",
+    )
     assert hello.directions() == ["decode", "reject", "encode"]
-    assert hello.describe() == "testee go-consumer 1.2: decode open (tiflow, ticdc); encode craft (tiflow)"  # fmt: skip
+    assert (
+        hello.describe()
+        == "testee go-consumer 1.2: decode open (tiflow, ticdc); encode craft (tiflow)"
+    )
     for bad, reason in [
         ("[]", "expected a JSON object, got list"),
         ('{"protocol_version": true}', "/protocol_version: the testee speaks true"),
         ('{"protocol_version": 1}', "/name: expected"),
         ('{"protocol_version": 1, "name": "x", "capabilities": []}', "/capabilities: "),
-        ('{"protocol_version": 1, "name": "x", "capabilities": {"decode": {"open": "tiflow"}}}',
-         "/capabilities/decode/open: expected a list of profile names"),
-    ]:  # fmt: skip
+        (
+            '{"protocol_version": 1, "name": "x", "capabilities": {"decode": {"open": "tiflow"}}}',
+            "/capabilities/decode/open: expected a list of profile names",
+        ),
+    ]:
         with pytest.raises(ResponseError, match="^" + reason.replace("(", r"\(")):
             parse_hello(bad)
 
@@ -377,15 +428,45 @@ def test_parse_answer() -> None:
     assert [m.value for m in getattr(answer, "messages", [])] == [b"\x00\x01"]
     for document, kind, reason, in_step in [
         ({"id": "d", "events": []}, "decode", '/id: expected "c", got "d"', False),
-        ({"id": "c"}, "decode", "expected exactly one of events, messages, error, skipped, got none", True),
+        (
+            {"id": "c"},
+            "decode",
+            "expected exactly one of events, messages, error, skipped, got none",
+            True,
+        ),
         ({"id": "c", "events": [], "error": {}}, "decode", "expected exactly one of", True),
-        ({"id": "c", "messages": []}, "decode", '/messages: a decode request is answered with "events"', True),
+        (
+            {"id": "c", "messages": []},
+            "decode",
+            '/messages: a decode request is answered with "events"',
+            True,
+        ),
         ({"id": "c", "events": {}}, "decode", "/events: expected a list", True),
-        ({"id": "c", "error": "bad"}, "decode", '/error: expected an object with a "message" string', True),
-        ({"id": "c", "skipped": {}}, "decode", '/skipped: expected an object with a "reason" string', True),
-        ({"id": "c", "messages": [{"key": "!!"}]}, "encode", "/messages/0: missing member 'value'", True),
-        ({"id": "c", "messages": [{"key": "!!", "value": None}]}, "encode", "/messages/0/key: invalid base64", True),
-    ]:  # fmt: skip
+        (
+            {"id": "c", "error": "bad"},
+            "decode",
+            '/error: expected an object with a "message" string',
+            True,
+        ),
+        (
+            {"id": "c", "skipped": {}},
+            "decode",
+            '/skipped: expected an object with a "reason" string',
+            True,
+        ),
+        (
+            {"id": "c", "messages": [{"key": "!!"}]},
+            "encode",
+            "/messages/0: missing member 'value'",
+            True,
+        ),
+        (
+            {"id": "c", "messages": [{"key": "!!", "value": None}]},
+            "encode",
+            "/messages/0/key: invalid base64",
+            True,
+        ),
+    ]:
         with pytest.raises(ResponseError) as raised:
             parse(document, kind)
         assert str(raised.value).startswith(reason)
@@ -396,9 +477,15 @@ def test_requests_carry_the_json_forms() -> None:
     [case] = load_cases(ids=["open.tiflow.encode.events.resolved"])
     request = case_request(case, events=case.change_events())
     assert request == {
-        "type": "encode", "id": case.id, "protocol": "open", "profile": "tiflow", "options": {},
-        "events": [json.loads(line) for line in (case.root / (case.change or "")).read_text().splitlines()],
-    }  # fmt: skip
+        "type": "encode",
+        "id": case.id,
+        "protocol": "open",
+        "profile": "tiflow",
+        "options": {},
+        "events": [
+            json.loads(line) for line in (case.root / (case.change or "")).read_text().splitlines()
+        ],
+    }
 
 
 def test_shutdown_is_clean() -> None:
@@ -424,7 +511,8 @@ def test_a_testee_without_hello_breaks_the_run() -> None:
 @pytest.mark.parametrize("mode", ["crash", "skip-encode", "hang"])
 def test_only_an_error_answer_refuses_an_encode(tmp_path: Path, mode: str) -> None:
     [refusal] = ids("open.tiflow.encode.facts.max-message-bytes-187")
-    status, report = run(tmp_path, double(mode, refusal), "--case", refusal,
-                         "--testee-timeout", "0.5")  # fmt: skip
+    status, report = run(
+        tmp_path, double(mode, refusal), "--case", refusal, "--testee-timeout", "0.5"
+    )
     assert report[refusal]["status"] == ("skip" if mode == "skip-encode" else "fail")
     assert status == (0 if mode == "skip-encode" else 1)

@@ -10,12 +10,15 @@ from ticdc_conformance.reference import ColumnInfo, IndexInfo, RowChangedEvent, 
 from ticdc_conformance.reference.updates import changes_key, sink_order, split_key_updates
 
 TABLE = TableInfo(
-    schema="s", name="t",
-    columns=(ColumnInfo(name="id", type="int", key="primary"),
-             ColumnInfo(name="email", type="varchar", nullable=False),
-             ColumnInfo(name="note", type="varchar")),
+    schema="s",
+    name="t",
+    columns=(
+        ColumnInfo(name="id", type="int", key="primary"),
+        ColumnInfo(name="email", type="varchar", nullable=False),
+        ColumnInfo(name="note", type="varchar"),
+    ),
     indexes=(IndexInfo(name="email", columns=("email",), unique=True),),
-)  # fmt: skip
+)
 
 
 def update(before: tuple[object, ...], after: tuple[object, ...]) -> RowChangedEvent:
@@ -52,19 +55,30 @@ def ops(rows: list[RowChangedEvent]) -> list[tuple[str, object]]:
 def test_tiflow_sorts_deletes_updates_inserts_once_anything_split() -> None:
     rows = [insert(10), NOTE_ONLY, NEW_ID, delete(11)]
     assert ops(split_key_updates(rows, "tiflow")) == [
-        ("delete", 2), ("delete", 11), ("update", 1), ("insert", 10), ("insert", 3),
-    ]  # fmt: skip
+        ("delete", 2),
+        ("delete", 11),
+        ("update", 1),
+        ("insert", 10),
+        ("insert", 3),
+    ]
     # nothing split: the transaction keeps its order
     assert split_key_updates([insert(10), NOTE_ONLY, delete(11)], "tiflow") == [
-        insert(10), NOTE_ONLY, delete(11),
-    ]  # fmt: skip
+        insert(10),
+        NOTE_ONLY,
+        delete(11),
+    ]
 
 
 def test_ticdc_keeps_deletes_in_place_and_appends_inserts() -> None:
     rows = [insert(10), NEW_ID, NOTE_ONLY, NEW_EMAIL]
     assert ops(split_key_updates(rows, "ticdc")) == [
-        ("insert", 10), ("delete", 2), ("update", 1), ("delete", 4), ("insert", 3), ("insert", 4),
-    ]  # fmt: skip
+        ("insert", 10),
+        ("delete", 2),
+        ("update", 1),
+        ("delete", 4),
+        ("insert", 3),
+        ("insert", 4),
+    ]
 
 
 def test_halves_keep_images_and_commit_ts() -> None:

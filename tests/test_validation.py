@@ -42,8 +42,22 @@ STRICT_ONLY = {
 }
 """Cases whose fault is refused before any value check: no lenient decoding."""
 LENIENT = sorted(set(CASES) - STRICT_ONLY)
-FAMILIES = {"integer", "year", "bit", "enum", "set", "float", "double", "decimal", "date",
-            "datetime", "timestamp", "time", "text", "json"}  # fmt: skip
+FAMILIES = {
+    "integer",
+    "year",
+    "bit",
+    "enum",
+    "set",
+    "float",
+    "double",
+    "decimal",
+    "date",
+    "datetime",
+    "timestamp",
+    "time",
+    "text",
+    "json",
+}
 
 
 def test_every_family_has_a_case_in_every_protocol_that_can_carry_it() -> None:
@@ -105,22 +119,31 @@ TABLE_COLUMNS: dict[str, tuple[ColumnInfo, Value, Value]] = {
     "enum": (ColumnInfo(name="c", type="enum", elements=("a", "b")), 3, 2),
     "set": (ColumnInfo(name="c", type="set", elements=("a", "b")), 4, 3),
     "float": (ColumnInfo(name="c", type="float"), 1e39, 3.4028234663852886e38),
-    "decimal": (ColumnInfo(name="c", type="decimal", length=5, decimal=2),
-                DecimalValue("1234.50"), DecimalValue("123.45")),
+    "decimal": (
+        ColumnInfo(name="c", type="decimal", length=5, decimal=2),
+        DecimalValue("1234.50"),
+        DecimalValue("123.45"),
+    ),
     "date": (ColumnInfo(name="c", type="date"), "2020-02-30", "2020-02-29"),
-    "datetime": (ColumnInfo(name="c", type="datetime"), "2020-01-01 24:00:00",
-                 "2020-01-01 23:59:59"),
-    "timestamp": (ColumnInfo(name="c", type="timestamp"),
-                  TimestampValue("1960-01-01 00:00:00", "UTC"),
-                  TimestampValue("2038-01-19 03:14:07", "UTC")),
+    "datetime": (
+        ColumnInfo(name="c", type="datetime"),
+        "2020-01-01 24:00:00",
+        "2020-01-01 23:59:59",
+    ),
+    "timestamp": (
+        ColumnInfo(name="c", type="timestamp"),
+        TimestampValue("1960-01-01 00:00:00", "UTC"),
+        TimestampValue("2038-01-19 03:14:07", "UTC"),
+    ),
     "time": (ColumnInfo(name="c", type="time"), "-839:00:00", "-838:59:59"),
     "json": (ColumnInfo(name="c", type="json"), "{", "{}"),
-}  # fmt: skip
+}
 
 
 def _row(column: ColumnInfo, value: Value) -> RowChangedEvent:
-    table = TableInfo(schema="s", name="t",
-                      columns=(ColumnInfo(name="id", type="int", key="primary"), column))  # fmt: skip
+    table = TableInfo(
+        schema="s", name="t", columns=(ColumnInfo(name="id", type="int", key="primary"), column)
+    )
     return RowChangedEvent(commit_ts=1, table=table, op="insert", after=(1, value))
 
 
@@ -151,8 +174,12 @@ def test_encoders_write_invalid_values_only_when_told() -> None:
 def _cli(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "ticdc_conformance.cli", *args],
-        input=stdin, capture_output=True, text=True, check=False, timeout=60,
-    )  # fmt: skip
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
 
 
 def test_decode_refuses_invalid_values_and_prints_them_with_lenient() -> None:
@@ -172,17 +199,21 @@ def test_decode_refuses_invalid_values_and_prints_them_with_lenient() -> None:
     rows = [json.loads(line) for line in lenient.stdout.splitlines()]
     assert len(rows) == 3
     warnings = lenient.stderr.splitlines()
-    assert [w.split(":")[0:2] for w in warnings] == [["warning", " line 1"],
-                                                     ["warning", " line 2"],
-                                                     ["warning", " line 3"]]  # fmt: skip
+    assert [w.split(":")[0:2] for w in warnings] == [
+        ["warning", " line 1"],
+        ["warning", " line 2"],
+        ["warning", " line 3"],
+    ]
     assert "2024-13-45" in warnings[1]
 
 
 @pytest.mark.parametrize(
     ("protocol", "raw"),
-    [("open", b'{"u":{"c":{"t":5,"f":1,"v":1' + b"0" * 400 + b"}}}"),
-     ("debezium", b'{"payload":{"after":{"c":1' + b"0" * 400 + b"}}}")],
-)  # fmt: skip
+    [
+        ("open", b'{"u":{"c":{"t":5,"f":1,"v":1' + b"0" * 400 + b"}}}"),
+        ("debezium", b'{"payload":{"after":{"c":1' + b"0" * 400 + b"}}}"),
+    ],
+)
 def test_a_401_digit_double_is_a_decode_error(protocol: str, raw: bytes) -> None:
     # found by the fuzz harness: float() of the integer overflowed (OverflowError)
     if protocol == "open":

@@ -53,14 +53,30 @@ __all__ = ["DDL_TYPES", "WATERMARK_TYPE", "encode"]
 WATERMARK_TYPE = "TIDB_WATERMARK"
 
 _QUERY, _CREATE, _RENAME, _CINDEX, _DINDEX, _ALTER, _ERASE, _TRUNCATE = (
-    "QUERY", "CREATE", "RENAME", "CINDEX", "DINDEX", "ALTER", "ERASE", "TRUNCATE",
-)  # fmt: skip
+    "QUERY",
+    "CREATE",
+    "RENAME",
+    "CINDEX",
+    "DINDEX",
+    "ALTER",
+    "ERASE",
+    "TRUNCATE",
+)
 _ALTERS = (5, 6, 12, 13, 15, 17, 18, 19, 20, 22, 23, 37, 38, 41, 61, 64, 71, 72)
 DDL_TYPES: Mapping[int, str] = {
-    3: _CREATE, 4: _ERASE, 11: _TRUNCATE, 14: _RENAME, 47: _RENAME,
-    7: _CINDEX, 9: _CINDEX, 32: _CINDEX, 8: _DINDEX, 10: _DINDEX, 33: _DINDEX,
+    3: _CREATE,
+    4: _ERASE,
+    11: _TRUNCATE,
+    14: _RENAME,
+    47: _RENAME,
+    7: _CINDEX,
+    9: _CINDEX,
+    32: _CINDEX,
+    8: _DINDEX,
+    10: _DINDEX,
+    33: _DINDEX,
     **dict.fromkeys(_ALTERS, _ALTER),
-}  # fmt: skip
+}
 """TiDB ActionType → Canal ``type`` (``convertDdlEventType``); any other number is QUERY.
 
 CREATE: CreateTable (3). ERASE: DropTable (4). TRUNCATE: TruncateTable (11). RENAME:
@@ -90,18 +106,33 @@ def _row_json(
         if not column.is_virtual and not (only_handle and not flags[i] & HANDLE_KEY_FLAG)
     ]
     texts = [value_text(table.columns[i], flags[i], image[i]) for i in columns]
-    pk_names = [column.name for i, column in enumerate(table.columns)
-                if flags[i] & PRIMARY_KEY_FLAG and not column.is_virtual]  # fmt: skip
+    pk_names = [
+        column.name
+        for i, column in enumerate(table.columns)
+        if flags[i] & PRIMARY_KEY_FLAG and not column.is_virtual
+    ]
     sql_types = _object(
-        ((table.columns[i].name, str(sql_type(table.columns[i], flags[i], image[i],
-                                              config.profile))) for i in columns),
+        (
+            (
+                table.columns[i].name,
+                str(sql_type(table.columns[i], flags[i], image[i], config.profile)),
+            )
+            for i in columns
+        ),
         empty="null",
-    )  # fmt: skip
+    )
     mysql_types = _object(
-        ((table.columns[i].name, quote(mysql_type_text(
-            table.columns[i], content_compatible=config.content_compatible))) for i in columns),
+        (
+            (
+                table.columns[i].name,
+                quote(
+                    mysql_type_text(table.columns[i], content_compatible=config.content_compatible)
+                ),
+            )
+            for i in columns
+        ),
         empty="{}" if config.profile == "tiflow" else "null",
-    )  # fmt: skip
+    )
     data = _image(table.columns, columns, texts)
     old = "null"
     if event.op == "update":
@@ -142,15 +173,20 @@ def _image(
     columns: tuple[ColumnInfo, ...], positions: list[int], texts: list[str | bytes | None]
 ) -> str:
     names = [column.name for column in columns]
-    pairs = [(names[i], "null" if text is None else quote(text)) for i, text in
-             zip(positions, texts, strict=True)]  # fmt: skip
+    pairs = [
+        (names[i], "null" if text is None else quote(text))
+        for i, text in zip(positions, texts, strict=True)
+    ]
     return "[" + _object(pairs, empty="{}") + "]"
 
 
 def _unchanged(
-    event: RowChangedEvent, position: int, old: str | bytes | None, new: str | bytes | None,
+    event: RowChangedEvent,
+    position: int,
+    old: str | bytes | None,
+    new: str | bytes | None,
     config: Config,
-) -> bool:  # fmt: skip
+) -> bool:
     """Whether only-output-updated-columns leaves the column out of ``old``."""
     if config.profile == "ticdc":
         return old == new  # ticdc compares the texts it writes
@@ -200,15 +236,31 @@ def _encode_row(event: RowChangedEvent, config: Config) -> Message:
 
 
 def _control(
-    config: Config, *, schema: str, table: str, is_ddl: bool, kind: str, ts: int, query: str,
+    config: Config,
+    *,
+    schema: str,
+    table: str,
+    is_ddl: bool,
+    kind: str,
+    ts: int,
+    query: str,
     extension: str | None,
-) -> Message:  # fmt: skip
+) -> Message:
     members = [
-        '"id":0', f'"database":{quote(schema)}', f'"table":{quote(table)}', '"pkNames":null',
-        f'"isDdl":{"true" if is_ddl else "false"}', f'"type":"{kind}"', f'"es":{ts >> 18}',
-        f'"ts":{config.now_ms()}', f'"sql":{quote(query)}', '"sqlType":null',
-        '"mysqlType":null', '"data":null', '"old":null',
-    ]  # fmt: skip
+        '"id":0',
+        f'"database":{quote(schema)}',
+        f'"table":{quote(table)}',
+        '"pkNames":null',
+        f'"isDdl":{"true" if is_ddl else "false"}',
+        f'"type":"{kind}"',
+        f'"es":{ts >> 18}',
+        f'"ts":{config.now_ms()}',
+        f'"sql":{quote(query)}',
+        '"sqlType":null',
+        '"mysqlType":null',
+        '"data":null',
+        '"old":null',
+    ]
     if extension is not None:
         members.append(f'"_tidb":{{{extension}}}')
     return Message(key=None, value=_to_bytes("{" + ",".join(members) + "}"))
@@ -220,10 +272,15 @@ def _encode_ddl(event: DDLEvent, config: Config) -> Message:
     if config.enable_tidb_extension:
         extension = f'"commitTs":{event.commit_ts}' if event.commit_ts else ""
     return _control(
-        config, schema=event.schema, table=event.table, is_ddl=True,
-        kind=DDL_TYPES.get(event.ddl_type, _QUERY), ts=event.commit_ts, query=event.query,
+        config,
+        schema=event.schema,
+        table=event.table,
+        is_ddl=True,
+        kind=DDL_TYPES.get(event.ddl_type, _QUERY),
+        ts=event.commit_ts,
+        query=event.query,
         extension=extension,
-    )  # fmt: skip
+    )
 
 
 def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:

@@ -48,28 +48,61 @@ __all__ = [
 
 SQL_TYPES: Mapping[MySQLType, tuple[int, int]] = {
     # type → (code without the binary flag, code with it); GEOMETRY is tiflow's
-    "tinyint": (-6, -6), "smallint": (5, 5), "int": (4, 4), "mediumint": (4, 4),
-    "bigint": (-5, -5), "float": (7, 7), "double": (8, 8), "null": (0, 0),
-    "decimal": (3, 3), "timestamp": (93, 93), "datetime": (93, 93), "date": (91, 91),
-    "time": (92, 92), "year": (12, 12), "enum": (4, 4), "set": (-7, -7), "bit": (-7, -7),
-    "json": (12, 12), "vector": (12, 12), "geometry": (-2, -2),
-    "tinytext": (2005, 2004), "tinyblob": (2005, 2004), "text": (2005, 2004),
-    "blob": (2005, 2004), "mediumtext": (2005, 2004), "mediumblob": (2005, 2004),
-    "longtext": (2005, 2004), "longblob": (2005, 2004),
-    "varchar": (12, 2004), "varbinary": (12, 2004), "char": (1, 2004), "binary": (1, 2004),
-}  # fmt: skip
+    "tinyint": (-6, -6),
+    "smallint": (5, 5),
+    "int": (4, 4),
+    "mediumint": (4, 4),
+    "bigint": (-5, -5),
+    "float": (7, 7),
+    "double": (8, 8),
+    "null": (0, 0),
+    "decimal": (3, 3),
+    "timestamp": (93, 93),
+    "datetime": (93, 93),
+    "date": (91, 91),
+    "time": (92, 92),
+    "year": (12, 12),
+    "enum": (4, 4),
+    "set": (-7, -7),
+    "bit": (-7, -7),
+    "json": (12, 12),
+    "vector": (12, 12),
+    "geometry": (-2, -2),
+    "tinytext": (2005, 2004),
+    "tinyblob": (2005, 2004),
+    "text": (2005, 2004),
+    "blob": (2005, 2004),
+    "mediumtext": (2005, 2004),
+    "mediumblob": (2005, 2004),
+    "longtext": (2005, 2004),
+    "longblob": (2005, 2004),
+    "varchar": (12, 2004),
+    "varbinary": (12, 2004),
+    "char": (1, 2004),
+    "binary": (1, 2004),
+}
 _SQL_TYPE_BY_CODE = by_code(SQL_TYPES)
 _UNSIGNED_PROMOTION: Mapping[int, tuple[int, int]] = {
     # type code → (largest value of the signed type, the Java type beyond it)
-    1: (2**7 - 1, 5), 2: (2**15 - 1, 4), 3: (2**31 - 1, -5), 8: (2**63 - 1, 3),
-}  # fmt: skip
+    1: (2**7 - 1, 5),
+    2: (2**15 - 1, 4),
+    3: (2**31 - 1, -5),
+    8: (2**63 - 1, 3),
+}
 _GEOMETRY_CODE = 255
 
 _DEFAULT_WIDTH: Mapping[MySQLType, tuple[int, int]] = {
     # TiDB's display width when the column has none: (signed, unsigned)
-    "tinyint": (4, 3), "smallint": (6, 5), "mediumint": (9, 8), "int": (11, 10),
-    "bigint": (20, 20), "bit": (1, 1), "char": (1, 1), "binary": (1, 1), "year": (4, 4),
-}  # fmt: skip
+    "tinyint": (4, 3),
+    "smallint": (6, 5),
+    "mediumint": (9, 8),
+    "int": (11, 10),
+    "bigint": (20, 20),
+    "bit": (1, 1),
+    "char": (1, 1),
+    "binary": (1, 1),
+    "year": (4, 4),
+}
 _WIDTH_SHOWN = frozenset({*INTEGER_TYPES, "bit", "char", "binary", "varchar", "varbinary"})
 _FSP_TYPES = frozenset({"timestamp", "datetime", "time"})
 
@@ -145,8 +178,14 @@ def value_text(column: ColumnInfo, flags: int, value: Value) -> str | bytes | No
         return format_float_positional(value, 32 if column.effective_type_code == 4 else 64)
     if isinstance(value, DecimalValue | TimestampValue):
         return value.text
-    if flags & 1 and column.type in BINARY_TYPES | {"char", "varchar", "tinytext", "text",
-                                                    "mediumtext", "longtext"}:  # fmt: skip
+    if flags & 1 and column.type in BINARY_TYPES | {
+        "char",
+        "varchar",
+        "tinytext",
+        "text",
+        "mediumtext",
+        "longtext",
+    }:
         data = value if isinstance(value, bytes) else value.encode("utf-8", "surrogatepass")
         return data.decode("latin-1")
     return value

@@ -26,8 +26,9 @@ def read_claim_check(content: bytes, *, raw_value: bool = False, message_index: 
         return Message(key=None, value=content)
 
     def fail(reason: str, path: tuple[str, ...] = ()) -> DecodeError:
-        return DecodeError(reason, protocol=PROTOCOL, part="value", path=path,
-                           message_index=message_index)  # fmt: skip
+        return DecodeError(
+            reason, protocol=PROTOCOL, part="value", path=path, message_index=message_index
+        )
 
     try:
         document = json.loads(content)

@@ -321,9 +321,12 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
     """Decode one Craft message into its events, in order; raise only ``DecodeError``."""
     if message.key is not None:
         raise DecodeError(
-            "a Craft message has no key (TiCDC sends nil)", protocol=PROTOCOL, part="key",
-            offset=0, message_index=message_index,
-        )  # fmt: skip
+            "a Craft message has no key (TiCDC sends nil)",
+            protocol=PROTOCOL,
+            part="key",
+            offset=0,
+            message_index=message_index,
+        )
     found: _Found = []
     try:
         events = _decode(message.value or b"", found)
@@ -331,9 +334,12 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
         if message_index == 0:
             raise
         raise DecodeError(
-            error.reason, protocol=PROTOCOL, part=error.part, offset=error.offset,
+            error.reason,
+            protocol=PROTOCOL,
+            part=error.part,
+            offset=error.offset,
             message_index=message_index,
-        ) from None  # fmt: skip
+        ) from None
     findings = [
         finding(name, ctype, value, protocol=PROTOCOL, message_index=message_index, offset=at)
         for name, ctype, value, at in found

@@ -47,22 +47,58 @@ _DROP_TABLE, _TRUNCATE_TABLE, _RENAME_TABLE, _RENAME_TABLES, _EXCHANGE = 4, 11, 
 _SCHEMA_LEVEL = frozenset({1, 2, 26})
 """CREATE/DROP DATABASE, ALTER DATABASE charset: TiCDC's table info names no table."""
 
-_JDBC = {"tinyint": 5, "smallint": 5, "int": 4, "mediumint": 4, "year": 4, "float": 6,
-         "double": 8, "null": 0, "decimal": 3, "timestamp": 2014, "datetime": 93,
-         "bigint": -5, "date": 91, "time": 92, "enum": 1, "set": 1, "bit": -7, "json": 1111,
-         "geometry": 1111}  # fmt: skip
-_BLOB_TYPES = frozenset({"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob",
-                         "mediumblob", "longblob"})  # fmt: skip
+_JDBC = {
+    "tinyint": 5,
+    "smallint": 5,
+    "int": 4,
+    "mediumint": 4,
+    "year": 4,
+    "float": 6,
+    "double": 8,
+    "null": 0,
+    "decimal": 3,
+    "timestamp": 2014,
+    "datetime": 93,
+    "bigint": -5,
+    "date": 91,
+    "time": 92,
+    "enum": 1,
+    "set": 1,
+    "bit": -7,
+    "json": 1111,
+    "geometry": 1111,
+}
+_BLOB_TYPES = frozenset(
+    {"tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob"}
+)
 _DEFAULT_LENGTH: dict[MySQLType, int] = {
-    "bit": 1, "tinyint": 4, "smallint": 6, "mediumint": 9, "int": 11, "bigint": 20, "float": 12,
-    "double": 22, "decimal": 10, "year": 4, "char": 1, "binary": 1, "varchar": 5, "varbinary": 5,
-}  # fmt: skip
-_CHARSET_TYPES = frozenset({"timestamp", "time", "decimal", "char", "binary", "varchar",
-                            "varbinary", "enum", "set"}) | _BLOB_TYPES  # fmt: skip
-_TYPE_WORDS = (r"(?:tinyint|smallint|mediumint|int|integer|bigint|float|double|real|decimal|"
-               r"numeric|date|datetime|timestamp|time|year|bit|char|varchar|binary|varbinary|"
-               r"tinytext|text|mediumtext|longtext|tinyblob|blob|mediumblob|longblob|enum|set|"
-               r"json|vector|bool|boolean|geometry)\b")  # fmt: skip
+    "bit": 1,
+    "tinyint": 4,
+    "smallint": 6,
+    "mediumint": 9,
+    "int": 11,
+    "bigint": 20,
+    "float": 12,
+    "double": 22,
+    "decimal": 10,
+    "year": 4,
+    "char": 1,
+    "binary": 1,
+    "varchar": 5,
+    "varbinary": 5,
+}
+_CHARSET_TYPES = (
+    frozenset(
+        {"timestamp", "time", "decimal", "char", "binary", "varchar", "varbinary", "enum", "set"}
+    )
+    | _BLOB_TYPES
+)
+_TYPE_WORDS = (
+    r"(?:tinyint|smallint|mediumint|int|integer|bigint|float|double|real|decimal|"
+    r"numeric|date|datetime|timestamp|time|year|bit|char|varchar|binary|varbinary|"
+    r"tinytext|text|mediumtext|longtext|tinyblob|blob|mediumblob|longblob|enum|set|"
+    r"json|vector|bool|boolean|geometry)\b"
+)
 
 
 def jdbc_type(column: ColumnInfo) -> int:
@@ -261,11 +297,19 @@ def _value_schema(config: Config) -> dict[str, object]:
             _f("databaseName", "string", optional=True),
             _f("schemaName", "string", optional=True),
             _f("ddl", "string", optional=True),
-            _f("tableChanges", "array", items={
-               "name": "io.debezium.connector.schema.Change", "optional": False,
-               "type": "struct", "version": 1, "fields": _CHANGE_FIELDS}),
+            _f(
+                "tableChanges",
+                "array",
+                items={
+                    "name": "io.debezium.connector.schema.Change",
+                    "optional": False,
+                    "type": "struct",
+                    "version": 1,
+                    "fields": _CHANGE_FIELDS,
+                },
+            ),
         ],
-    }  # fmt: skip
+    }
 
 
 def _table(event: DDLEvent, config: Config) -> dict[str, object]:

@@ -179,10 +179,18 @@ def _image(
         ctype = None
         if field is not None and not _raw_default(field, column):
             ctype = field_type(field, column.mysql_type)
-        invalid = None if ctype is None else finding(
-            name, ctype, column.value, protocol=PROTOCOL, message_index=doc.message_index,
-            path=("payload", image, name),
-        )  # fmt: skip
+        invalid = (
+            None
+            if ctype is None
+            else finding(
+                name,
+                ctype,
+                column.value,
+                protocol=PROTOCOL,
+                message_index=doc.message_index,
+                path=("payload", image, name),
+            )
+        )
         if invalid is not None:
             doc.found.append(invalid)
     return tuple(columns)

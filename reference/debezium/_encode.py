@@ -34,8 +34,13 @@ from ticdc_conformance.reference.values import Value
 __all__ = ["encode"]
 
 
-def _columns(event: RowChangedEvent, image: Sequence[Value], positions: Sequence[int],
-             flags: Sequence[int], config: Config) -> Pairs:  # fmt: skip
+def _columns(
+    event: RowChangedEvent,
+    image: Sequence[Value],
+    positions: Sequence[int],
+    flags: Sequence[int],
+    config: Config,
+) -> Pairs:
     members = Pairs()
     for i in positions:
         column = event.table.columns[i]
@@ -108,18 +113,22 @@ def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> 
         prefix = schema_topic_name(config.cluster_id, table.schema, table.name)
         fields = _value_fields(event, flags, config)
         images = [
-            {"type": "struct", "optional": True, "name": f"{prefix}.Value", "field": image,
-             "fields": fields}
+            {
+                "type": "struct",
+                "optional": True,
+                "name": f"{prefix}.Value",
+                "field": image,
+                "fields": fields,
+            }
             for image in ("before", "after")
-        ]  # fmt: skip
+        ]
         value["schema"] = {
             "type": "struct",
             "optional": False,
             "name": f"{prefix}.Envelope",
             "version": 1,
-            "fields": [*images, source_schema(config), OP_SCHEMA, TS_MS_SCHEMA,
-                       TRANSACTION_SCHEMA],
-        }  # fmt: skip
+            "fields": [*images, source_schema(config), OP_SCHEMA, TS_MS_SCHEMA, TRANSACTION_SCHEMA],
+        }
     return value
 
 
@@ -135,8 +144,7 @@ def _watermark(commit_ts: int, config: Config) -> Message:
         }
     }
     if not config.debezium_disable_schema:
-        key["schema"] = {"type": "struct", "name": f"{prefix}.Key", "optional": False,
-                         "fields": []}  # fmt: skip
+        key["schema"] = {"type": "struct", "name": f"{prefix}.Key", "optional": False, "fields": []}
         value["schema"] = {
             "type": "struct",
             "optional": False,

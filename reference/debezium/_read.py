@@ -46,8 +46,9 @@ __all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "field_type", "read_column", "split_
 Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
 """(payload value, field schema, tidb_type) → the value and its ambiguity."""
 
-_BINARY_TIDB_TYPES = frozenset({"binary", "varbinary", "tinyblob", "blob", "mediumblob",
-                                "longblob"})  # fmt: skip
+_BINARY_TIDB_TYPES = frozenset(
+    {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
+)
 _NO_DEFAULT = object()
 _UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 

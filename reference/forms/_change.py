@@ -33,15 +33,33 @@ from ticdc_conformance.reference.tables import (
 from ticdc_conformance.reference.values import Value
 
 __all__ = [
-    "read_change_event", "read_optional_table", "read_table", "write_change_event", "write_table",
-]  # fmt: skip
+    "read_change_event",
+    "read_optional_table",
+    "read_table",
+    "write_change_event",
+    "write_table",
+]
 
 _FLOAT_TYPES = frozenset({"float", "double"})
 _COLUMN_OPTIONAL = {
-    "unsigned", "nullable", "charset", "collation", "length", "decimal", "elements",
-    "default", "generated", "key", "type_code", "flags", "zerofill", "auto_increment",
-    "on_update_now", "comment", "column_id",
-}  # fmt: skip
+    "unsigned",
+    "nullable",
+    "charset",
+    "collation",
+    "length",
+    "decimal",
+    "elements",
+    "default",
+    "generated",
+    "key",
+    "type_code",
+    "flags",
+    "zerofill",
+    "auto_increment",
+    "on_update_now",
+    "comment",
+    "column_id",
+}
 _TABLE_OPTIONAL = ("table_id", "partition_id", "schema_version", "charset")
 _TABLE_INFOS = ("table_info", "pre_table_info")
 _GENERATED: tuple[Generated, ...] = ("stored", "virtual")
@@ -193,12 +211,14 @@ def read_change_event(raw: object, *, line: int | None = None) -> ChangeEvent:
         if kind == "ddl":
             obj = ddl_members(raw, (), _TABLE_INFOS)
             return DDLEvent(
-                commit_ts=obj.get("commit_ts", int), schema=obj.get("schema", str),
-                table=obj.get("table", str), query=obj.get("query", str),
+                commit_ts=obj.get("commit_ts", int),
+                schema=obj.get("schema", str),
+                table=obj.get("table", str),
+                query=obj.get("query", str),
                 ddl_type=obj.get("ddl_type", int),
                 table_info=read_optional_table(obj, "table_info"),
                 pre_table_info=read_optional_table(obj, "pre_table_info"),
-            )  # fmt: skip
+            )
         if kind == "row":
             obj = members(
                 raw, (), ("kind", "commit_ts", "table", "op"), ("before", "after", "row_id")
@@ -229,9 +249,11 @@ def write_change_event(event: ChangeEvent) -> dict[str, Json]:
                 ddl[name] = write_table(info)
         return ddl
     out: dict[str, Json] = {
-        "kind": "row", "commit_ts": event.commit_ts, "table": write_table(event.table),
+        "kind": "row",
+        "commit_ts": event.commit_ts,
+        "table": write_table(event.table),
         "op": event.op,
-    }  # fmt: skip
+    }
     if event.before is not None:
         out["before"] = _write_image(event.table, event.before)
     if event.after is not None:

@@ -70,9 +70,12 @@ def write_decoded_event(event: DecodedEvent) -> dict[str, Json]:
         return _with_cluster(ddl, event)
     if isinstance(event, DecodedBootstrap):
         return {
-            "kind": "bootstrap", "commit_ts": event.commit_ts, "schema": event.schema,
-            "table": event.table, "table_info": write_table(event.table_info),
-        }  # fmt: skip
+            "kind": "bootstrap",
+            "commit_ts": event.commit_ts,
+            "schema": event.schema,
+            "table": event.table,
+            "table_info": write_table(event.table_info),
+        }
     out: dict[str, Json] = {"kind": "row"}
     for name in _DECODED_ROW:
         value = getattr(event, name)
@@ -120,14 +123,16 @@ def read_decoded_event(raw: object, *, line: int | None = None) -> DecodedEvent:
         if kind == "ddl":
             obj = ddl_members(raw, _DDL_EXTRA, ("cluster_id",))
             return DecodedDDL(
-                commit_ts=obj.optional("commit_ts", int), schema=obj.get("schema", str),
-                table=obj.get("table", str), query=obj.get("query", str),
+                commit_ts=obj.optional("commit_ts", int),
+                schema=obj.get("schema", str),
+                table=obj.get("table", str),
+                query=obj.get("query", str),
                 ddl_type=obj.optional("ddl_type", int),
                 ddl_kind=obj.optional("ddl_kind", str),
                 table_info=read_optional_table(obj, "table_info"),
                 pre_table_info=read_optional_table(obj, "pre_table_info"),
                 cluster_id=_cluster(obj),
-            )  # fmt: skip
+            )
         if kind == "bootstrap":
             obj = members(raw, (), ("kind", *_BOOTSTRAP), ())
             return DecodedBootstrap(

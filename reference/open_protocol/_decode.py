@@ -123,15 +123,21 @@ def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> t
     if len(data) - position < 8:
         raise DecodeError(
             f"{len(data) - position} bytes left where an 8-byte length belongs",
-            protocol=PROTOCOL, part=part, offset=position, message_index=message_index,
-        )  # fmt: skip
+            protocol=PROTOCOL,
+            part=part,
+            offset=position,
+            message_index=message_index,
+        )
     size = int.from_bytes(data[position : position + 8], "big")
     start = position + 8
     if size > len(data) - start:
         raise DecodeError(
             f"entry length {size} exceeds the {len(data) - start} bytes left",
-            protocol=PROTOCOL, part=part, offset=position, message_index=message_index,
-        )  # fmt: skip
+            protocol=PROTOCOL,
+            part=part,
+            offset=position,
+            message_index=message_index,
+        )
     return data[start : start + size], start + size
 
 
@@ -320,14 +326,20 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
     key, value = message.key, message.value or b""
     if key is None or len(key) < 8:
         raise DecodeError(
-            "key must start with the 8-byte version", protocol=PROTOCOL, part="key", offset=0,
+            "key must start with the 8-byte version",
+            protocol=PROTOCOL,
+            part="key",
+            offset=0,
             message_index=message_index,
-        )  # fmt: skip
+        )
     if (version := int.from_bytes(key[:8], "big")) != _VERSION:
         raise DecodeError(
-            f"version {version}, only version 1 exists", protocol=PROTOCOL, part="key",
-            offset=0, message_index=message_index,
-        )  # fmt: skip
+            f"version {version}, only version 1 exists",
+            protocol=PROTOCOL,
+            part="key",
+            offset=0,
+            message_index=message_index,
+        )
     events: list[DecodedEvent] = []
     entries: list[int] = []
     key_position, value_position = 8, 0
@@ -337,8 +349,11 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
         if value_position >= len(value):
             raise DecodeError(
                 f"key entry {len(events)} has no value entry (a resolved event has 8 zero bytes)",
-                protocol=PROTOCOL, part="value", offset=value_position, message_index=message_index,
-            )  # fmt: skip
+                protocol=PROTOCOL,
+                part="value",
+                offset=value_position,
+                message_index=message_index,
+            )
         value_entry = Entry("value", value_position + 8, message_index)
         entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
@@ -346,9 +361,12 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
         events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
     if value_position < len(value):
         raise DecodeError(
-            "value has more entries than the key", protocol=PROTOCOL, part="value",
-            offset=value_position, message_index=message_index,
-        )  # fmt: skip
+            "value has more entries than the key",
+            protocol=PROTOCOL,
+            part="value",
+            offset=value_position,
+            message_index=message_index,
+        )
     raise_findings(_findings(events, entries, message_index), events)
     return events
 
@@ -375,9 +393,14 @@ def _findings(
                 if ctype is None or problem(column.value, ctype) is None:
                     continue
                 error = finding(
-                    column.name, ctype, column.value, protocol=PROTOCOL,
-                    message_index=message_index, offset=offset, path=(member, column.name, "v"),
-                )  # fmt: skip
+                    column.name,
+                    ctype,
+                    column.value,
+                    protocol=PROTOCOL,
+                    message_index=message_index,
+                    offset=offset,
+                    path=(member, column.name, "v"),
+                )
                 if error is not None:
                     found.append(error)
     return found

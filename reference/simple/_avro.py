@@ -92,20 +92,31 @@ def ddl(event: DDLEvent, kind: str, build_ts: int, profile: Profile) -> bytes:
     """A DDL message."""
     schemas = {
         name: None if info is None else (_NS + "TableSchema", table_schema_avro(info, profile))
-        for name, info in (("tableSchema", event.table_info),
-                           ("preTableSchema", event.pre_table_info))
-    }  # fmt: skip
+        for name, info in (
+            ("tableSchema", event.table_info),
+            ("preTableSchema", event.pre_table_info),
+        )
+    }
     return _write(
         "DDL",
-        {"version": VERSION, "type": kind, "sql": avro_text(event.query),
-         "commitTs": wrap_int64(event.commit_ts), "buildTs": build_ts, **schemas},
-    )  # fmt: skip
+        {
+            "version": VERSION,
+            "type": kind,
+            "sql": avro_text(event.query),
+            "commitTs": wrap_int64(event.commit_ts),
+            "buildTs": build_ts,
+            **schemas,
+        },
+    )
 
 
 def _columns(
-    event: RowChangedEvent, image: Sequence[Value], positions: Sequence[int], zone: str,
+    event: RowChangedEvent,
+    image: Sequence[Value],
+    positions: Sequence[int],
+    zone: str,
     profile: Profile,
-) -> dict[str, tuple[str, object]]:  # fmt: skip
+) -> dict[str, tuple[str, object]]:
     columns = event.table.columns
     return {
         avro_text(columns[i].name): write_avro_value(columns[i], image[i], zone, profile)
@@ -139,15 +150,24 @@ def dml(
         "schemaVersion": wrap_int64(table.schema_version or 0),
         "handleKeyOnly": True if large_message_handling and handle_key_only else None,
         "claimCheckLocation": avro_text(location) if location else None,
-        "checksum": None if checksum is None else (_NS + "Checksum", {
-            "version": checksum.version, "corrupted": checksum.corrupted,
-            "current": checksum.current, "previous": checksum.previous,
-        }),
-        "data": None if event.after is None
+        "checksum": None
+        if checksum is None
+        else (
+            _NS + "Checksum",
+            {
+                "version": checksum.version,
+                "corrupted": checksum.corrupted,
+                "current": checksum.current,
+                "previous": checksum.previous,
+            },
+        ),
+        "data": None
+        if event.after is None
         else _columns(event, event.after, positions, zone, profile),
-        "old": None if event.before is None
+        "old": None
+        if event.before is None
         else _columns(event, event.before, positions, zone, profile),
-    }  # fmt: skip
+    }
     return _write("DML", record)
 
 
@@ -186,20 +206,29 @@ def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401 - fastavro's
     parsed = schema()  # outside the try: a schema that cannot load is no fault of the message
     try:
         result = fastavro.schemaless_reader(
-            stream, parsed, None, return_record_name=True,
+            stream,
+            parsed,
+            None,
+            return_record_name=True,
             handle_unicode_errors="surrogateescape",
-        )  # fmt: skip
+        )
     except Exception as error:  # noqa: BLE001 - fastavro raises many kinds on bad bytes
         reason = f"not a Simple Avro message: {type(error).__name__}: {error}"
         raise DecodeError(
-            reason, protocol=PROTOCOL, part="value", offset=min(stream.tell(), len(value)),
+            reason,
+            protocol=PROTOCOL,
+            part="value",
+            offset=min(stream.tell(), len(value)),
             message_index=message_index,
-        ) from None  # fmt: skip
+        ) from None
     if stream.tell() != len(value):
         raise DecodeError(
-            f"{len(value) - stream.tell()} bytes after the message", protocol=PROTOCOL,
-            part="value", offset=stream.tell(), message_index=message_index,
-        )  # fmt: skip
+            f"{len(value) - stream.tell()} bytes after the message",
+            protocol=PROTOCOL,
+            part="value",
+            offset=stream.tell(),
+            message_index=message_index,
+        )
     return result
 
 

@@ -67,11 +67,21 @@ def parse(message: Message, encoding: EncodingFormat, message_index: int) -> Wir
     """The members of one message (nil key expected; the value is the message)."""
     protocol = f"simple-{encoding}"
     if message.key:
-        raise DecodeError("Simple messages have a nil key", protocol=protocol, part="key",
-                          offset=0, message_index=message_index)  # fmt: skip
+        raise DecodeError(
+            "Simple messages have a nil key",
+            protocol=protocol,
+            part="key",
+            offset=0,
+            message_index=message_index,
+        )
     if not message.value:
-        raise DecodeError("the value is empty", protocol=protocol, part="value", offset=0,
-                          message_index=message_index)  # fmt: skip
+        raise DecodeError(
+            "the value is empty",
+            protocol=protocol,
+            part="value",
+            offset=0,
+            message_index=message_index,
+        )
     read = _json.parse if encoding == "json" else _avro.parse
     return read(message.value, message_index)
 
@@ -81,21 +91,34 @@ def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
     try:
         document = json.loads(content)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise DecodeError(f"not JSON: {error}", protocol="simple", part="value", offset=0,
-                          message_index=message_index) from None  # fmt: skip
+        raise DecodeError(
+            f"not JSON: {error}",
+            protocol="simple",
+            part="value",
+            offset=0,
+            message_index=message_index,
+        ) from None
     if type(document) is not dict or document.keys() != {"key", "value"}:
         raise DecodeError(
             "a claim-check file is an object with key and value",
-            protocol="simple", part="value", path=(), message_index=message_index,
-        )  # fmt: skip
+            protocol="simple",
+            part="value",
+            path=(),
+            message_index=message_index,
+        )
     parts: dict[str, bytes | None] = {}
     for name in ("key", "value"):
         encoded = document[name]
         try:
             parts[name] = None if encoded is None else base64.b64decode(encoded, validate=True)
         except (TypeError, binascii.Error, ValueError):
-            raise DecodeError("must be base64 text or null", protocol="simple", part="value",
-                              path=(name,), message_index=message_index) from None  # fmt: skip
+            raise DecodeError(
+                "must be base64 text or null",
+                protocol="simple",
+                part="value",
+                path=(name,),
+                message_index=message_index,
+            ) from None
     return Message(key=parts["key"], value=parts["value"])
 
 
@@ -104,8 +127,9 @@ def _schema_event(wire: Wire) -> DecodedEvent:
         return DecodedResolved(commit_ts=wire.commit_ts)
     table = wire.table_schema
     if wire.kind == "BOOTSTRAP" and table is not None:  # a BOOTSTRAP always has one
-        return DecodedBootstrap(commit_ts=wire.commit_ts, schema=table.schema, table=table.name,
-                                table_info=table)  # fmt: skip
+        return DecodedBootstrap(
+            commit_ts=wire.commit_ts, schema=table.schema, table=table.name, table_info=table
+        )
     named = wire.table_schema or wire.pre_table_schema
     return DecodedDDL(
         commit_ts=wire.commit_ts,
@@ -118,19 +142,26 @@ def _schema_event(wire: Wire) -> DecodedEvent:
     )
 
 
-def _row(wire: Wire, before: tuple[DecodedColumn, ...] | None,
-         after: tuple[DecodedColumn, ...] | None) -> DecodedRow:  # fmt: skip
+def _row(
+    wire: Wire, before: tuple[DecodedColumn, ...] | None, after: tuple[DecodedColumn, ...] | None
+) -> DecodedRow:
     op = _OPS[wire.type]
     if op in ("update", "delete") and before is None:
         before = ()  # an empty map is omitted on the JSON wire
     if op in ("insert", "update") and after is None:
         after = ()
     return DecodedRow(
-        commit_ts=wire.commit_ts, schema=wire.database, table=wire.table, op=op,
-        before=before, after=after, table_id=wire.table_id,
-        schema_version=wire.schema_version, handle_key_only=wire.handle_key_only,
+        commit_ts=wire.commit_ts,
+        schema=wire.database,
+        table=wire.table,
+        op=op,
+        before=before,
+        after=after,
+        table_id=wire.table_id,
+        schema_version=wire.schema_version,
+        handle_key_only=wire.handle_key_only,
         claim_check_location=wire.claim_check_location,
-    )  # fmt: skip
+    )
 
 
 def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
@@ -165,8 +196,10 @@ def _typed(
         raw = dict(columns)
         unknown = raw.keys() - {column.name for column in table.columns}
         if unknown:
-            fail(f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
-                 (member, min(unknown)))  # fmt: skip
+            fail(
+                f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
+                (member, min(unknown)),
+            )
         typed = []
         for column in table.columns:  # TiCDC's consumer lists columns in schema order
             if column.name not in raw:
@@ -229,14 +262,24 @@ class SimpleDecoder:
         released: bool,
     ) -> DecodedRow | None:
         def fail(reason: str, path: Path) -> NoReturn:
-            raise DecodeError(reason, protocol=f"simple-{self.encoding}", part="value",
-                              path=path, message_index=message_index)  # fmt: skip
+            raise DecodeError(
+                reason,
+                protocol=f"simple-{self.encoding}",
+                part="value",
+                path=path,
+                message_index=message_index,
+            )
 
         def reject(reason: str) -> None:
             self._rejected.append(
-                Pending(message_index=message_index, database=wire.database, table=wire.table,
-                        schema_version=wire.schema_version, reason=reason)
-            )  # fmt: skip
+                Pending(
+                    message_index=message_index,
+                    database=wire.database,
+                    table=wire.table,
+                    schema_version=wire.schema_version,
+                    reason=reason,
+                )
+            )
 
         avro = self.encoding == "avro"
         invalid: list[tuple[str, str, Value]] = []
@@ -255,10 +298,13 @@ class SimpleDecoder:
         columns = {column.name: column for column in table.columns}
         for member, name, value in invalid:
             bad = finding(
-                name, info_type(columns[name], raw_text=avro), value,
-                protocol=f"simple-{self.encoding}", message_index=message_index,
+                name,
+                info_type(columns[name], raw_text=avro),
+                value,
+                protocol=f"simple-{self.encoding}",
+                message_index=message_index,
                 path=(member, name),
-            )  # fmt: skip
+            )
             if bad is not None:
                 found.append(bad)
         return row

@@ -69,8 +69,9 @@ def event_checksum(event: RowChangedEvent, config: Config) -> Checksum | None:
     )
     if current == 0 and previous == 0:
         return None  # TiCDC drops a checksum whose halves are both 0
-    return Checksum(version=config.checksum_version, corrupted=False, current=current,
-                    previous=previous)  # fmt: skip
+    return Checksum(
+        version=config.checksum_version, corrupted=False, current=current, previous=previous
+    )
 
 
 def _row_value(
@@ -87,19 +88,28 @@ def _row_value(
     if handle_key_only:
         positions = [i for i in positions if flags[i] & HANDLE_KEY_FLAG]
         if not positions:
-            raise EncodeError("handle-key-only needs a table with a handle key",
-                              protocol=PROTOCOL)  # fmt: skip
+            raise EncodeError("handle-key-only needs a table with a handle key", protocol=PROTOCOL)
     if encoding == "json":
         return _json.dml(
-            event, positions, build_ts=config.build_ts(), zone=config.time_zone,
-            handle_key_only=handle_key_only, location=location, checksum=checksum,
-        )  # fmt: skip
+            event,
+            positions,
+            build_ts=config.build_ts(),
+            zone=config.time_zone,
+            handle_key_only=handle_key_only,
+            location=location,
+            checksum=checksum,
+        )
     return _avro.dml(
-        event, positions, build_ts=config.build_ts(), zone=config.time_zone,
+        event,
+        positions,
+        build_ts=config.build_ts(),
+        zone=config.time_zone,
         profile=config.profile,
         large_message_handling=config.large_message_handle_option != "none",
-        handle_key_only=handle_key_only, location=location, checksum=checksum,
-    )  # fmt: skip
+        handle_key_only=handle_key_only,
+        location=location,
+        checksum=checksum,
+    )
 
 
 def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:

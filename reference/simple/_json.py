@@ -37,9 +37,19 @@ _MEMBERS = {
     "WATERMARK": _COMMON,
     "BOOTSTRAP": _COMMON | {"tableSchema"},
     "DDL": _COMMON | {"sql", "tableSchema", "preTableSchema"},
-    "DML": _COMMON | {"database", "table", "tableID", "schemaVersion", "claimCheckLocation",
-                      "handleKeyOnly", "checksum", "data", "old"},
-}  # fmt: skip
+    "DML": _COMMON
+    | {
+        "database",
+        "table",
+        "tableID",
+        "schemaVersion",
+        "claimCheckLocation",
+        "handleKeyOnly",
+        "checksum",
+        "data",
+        "old",
+    },
+}
 _CHECKSUM = frozenset({"version", "corrupted", "current", "previous"})
 _IMAGES = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}
 _UINT32 = range(2**32)
@@ -108,8 +118,11 @@ def dml(
     table_id = table.partition_id if table.partition_id is not None else table.table_id
     if table_id:
         members.append(f'"tableID":{table_id}')
-    members += [f'"type":"{_DML_TYPES[event.op]}"', f'"commitTs":{event.commit_ts}',
-                f'"buildTs":{build_ts}']  # fmt: skip
+    members += [
+        f'"type":"{_DML_TYPES[event.op]}"',
+        f'"commitTs":{event.commit_ts}',
+        f'"buildTs":{build_ts}',
+    ]
     if table.schema_version:
         members.append(f'"schemaVersion":{table.schema_version}')
     if location:
@@ -283,9 +296,12 @@ def _document(value: bytes, message_index: int) -> Json:
         return _decoder.decode(value.decode())
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise DecodeError(
-            f"not JSON: {error}", protocol=PROTOCOL, part="value", offset=0,
+            f"not JSON: {error}",
+            protocol=PROTOCOL,
+            part="value",
+            offset=0,
             message_index=message_index,
-        ) from None  # fmt: skip
+        ) from None
 
 
 def parse(value: bytes, message_index: int) -> Wire:

@@ -55,9 +55,14 @@ DDL_KINDS = ("CREATE", "ALTER", "ERASE", "RENAME", "TRUNCATE", "CINDEX", "DINDEX
 
 _KIND_BY_ACTION = {
     3: "CREATE",  # CreateTable
-    14: "RENAME", 47: "RENAME",  # RenameTable, RenameTables
-    7: "CINDEX", 9: "CINDEX", 32: "CINDEX",  # AddIndex, AddForeignKey, AddPrimaryKey
-    8: "DINDEX", 10: "DINDEX", 33: "DINDEX",  # DropIndex, DropForeignKey, DropPrimaryKey
+    14: "RENAME",
+    47: "RENAME",  # RenameTable, RenameTables
+    7: "CINDEX",
+    9: "CINDEX",
+    32: "CINDEX",  # AddIndex, AddForeignKey, AddPrimaryKey
+    8: "DINDEX",
+    10: "DINDEX",
+    33: "DINDEX",  # DropIndex, DropForeignKey, DropPrimaryKey
     4: "ERASE",  # DropTable
     11: "TRUNCATE",  # TruncateTable
     # AddColumn, DropColumn, ModifyColumn, RebaseAutoID, SetDefaultValue, ModifyTableComment,
@@ -65,7 +70,7 @@ _KIND_BY_ACTION = {
     # TruncateTablePartition, AlterIndexVisibility, MultiSchemaChange, ReorganizePartition,
     # AlterTablePartitioning, RemovePartitioning
     **dict.fromkeys((5, 6, 12, 13, 15, 17, 18, 19, 20, 22, 23, 41, 61, 64, 71, 72), "ALTER"),
-}  # fmt: skip
+}
 _EXCHANGE_PARTITION = 42
 
 
@@ -119,8 +124,9 @@ def _indexes(table: TableInfo) -> list[tuple[str, bool, bool, bool, tuple[str, .
         nullable = any(
             _nullable(table, i) for i, c in enumerate(table.columns) if c.name in index.columns
         )
-        out.append((index.name, index.unique or index.primary, index.primary, nullable,
-                    index.columns))  # fmt: skip
+        out.append(
+            (index.name, index.unique or index.primary, index.primary, nullable, index.columns)
+        )
     if not any(index.primary for index in table.indexes):
         primary = table.primary_key()
         if primary:

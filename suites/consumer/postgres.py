@@ -141,9 +141,13 @@ def running_postgres(folder: Path) -> Iterator[str]:
     server = _Server(binaries, _data_folder(folder, user), user)
     try:
         made = server.run(
-            "initdb", "--auth=trust", "--username=postgres", "--encoding=UTF8", "--locale=C",
+            "initdb",
+            "--auth=trust",
+            "--username=postgres",
+            "--encoding=UTF8",
+            "--locale=C",
             "--no-sync",
-        )  # fmt: skip
+        )
         if made.returncode != 0:
             raise PostgresUnavailableError(f"initdb failed:\n{made.stderr.strip()}")
         port = _start(server)

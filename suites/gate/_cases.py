@@ -85,7 +85,7 @@ class Case:
         return [
             read_change_event(json.loads(line), line=number)
             for number, line in enumerate(self._lines(self.change), start=1)
-        ]  # fmt: skip
+        ]
 
     def expected_decoded(self) -> list[Any]:
         """The expected decoded events, in their JSON form."""
@@ -180,20 +180,32 @@ def load_cases(
         fixture = manifest["fixtures"][entry["fixture"]]
         messages = tuple(
             CaseMessage(
-                role=m["role"], key=m["key"], value=m["value"],
+                role=m["role"],
+                key=m["key"],
+                value=m["value"],
                 claim_checks=tuple((c["location"], c["file"]) for c in m["claim_checks"]),
             )
             for m in fixture["messages"]
-        )  # fmt: skip
+        )
         cases.append(
             Case(
-                id=entry["id"], protocol=entry["protocol"], profile=entry["profile"],
-                direction=entry["direction"], comparison=entry["comparison"],
-                tier=entry["tier"], tags=tuple(entry["tags"]), spec=entry["spec"],
-                description=entry["description"], options=dict(fixture["options"]),
-                root=root, fixture=entry["fixture"], change=fixture["change"],
-                decoded=fixture["decoded"], messages=messages, error=fixture.get("error"),
+                id=entry["id"],
+                protocol=entry["protocol"],
+                profile=entry["profile"],
+                direction=entry["direction"],
+                comparison=entry["comparison"],
+                tier=entry["tier"],
+                tags=tuple(entry["tags"]),
+                spec=entry["spec"],
+                description=entry["description"],
+                options=dict(fixture["options"]),
+                root=root,
+                fixture=entry["fixture"],
+                change=fixture["change"],
+                decoded=fixture["decoded"],
+                messages=messages,
+                error=fixture.get("error"),
                 encode_error=fixture.get("encode_error"),
             )
-        )  # fmt: skip
+        )
     return sorted(cases, key=lambda case: case.id)

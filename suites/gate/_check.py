@@ -147,7 +147,7 @@ def as_json(events: Iterable[DecodedEvent | Mapping[str, Any]]) -> list[Any]:
     return [
         dict(event) if isinstance(event, Mapping) else write_decoded_event(event)
         for event in events
-    ]  # fmt: skip
+    ]
 
 
 def _column_name(expected: list[Any], line: str) -> str:
@@ -217,14 +217,18 @@ def _must_fail(
     )
 
 
-def _check(case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
-           ) -> tuple[str, str]:  # fmt: skip
+def _check(
+    case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
+) -> tuple[str, str]:
     if case.direction == "reject":
         if decoder is None:
             return "skip", "no decoder given"
-        return _must_fail(lambda: list(decoder(case.protocol, case.all_messages())),
-                          "rejected", "accepted a message it must reject ({n} event(s) decoded)",
-                          case.error)  # fmt: skip
+        return _must_fail(
+            lambda: list(decoder(case.protocol, case.all_messages())),
+            "rejected",
+            "accepted a message it must reject ({n} event(s) decoded)",
+            case.error,
+        )
     if case.direction == "decode":
         if decoder is None:
             return "skip", "no decoder given"

@@ -38,8 +38,13 @@ def _run(examples: int, property_: Callable[[RowChangedEvent], None]) -> None:
 
     from ticdc_conformance.generators.strategies import row_changed_events
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(event=row_changed_events())
     def check(event: RowChangedEvent) -> None:  # the name Hypothesis prints
         property_(event)
@@ -69,8 +74,9 @@ def _bootstrap(protocol: str, profile: str, event: RowChangedEvent) -> list[Mess
     return [codec.encode_bootstrap(event.table, codec.config_from_options({}, profile=profile))]
 
 
-def _disagreement(protocol: str, profile: str, what: str, event: RowChangedEvent,
-                  lines: list[str]) -> AssertionError:  # fmt: skip
+def _disagreement(
+    protocol: str, profile: str, what: str, event: RowChangedEvent, lines: list[str]
+) -> AssertionError:
     return AssertionError(
         f"{protocol} ({profile}): {what} on the change event "
         f"{json.dumps(write_change_event(event), ensure_ascii=False)}:\n  " + "\n  ".join(lines)
@@ -90,8 +96,9 @@ def round_trip_property(
         expected = [write_decoded_event(e) for e in decode_messages(protocol, messages)]
         differences = json_diff(expected, as_json(decoder(protocol, messages)))
         if differences:
-            raise _disagreement(protocol, profile, "the decoder disagrees with the reference",
-                                event, differences)  # fmt: skip
+            raise _disagreement(
+                protocol, profile, "the decoder disagrees with the reference", event, differences
+            )
 
     _run(examples, check)
 
@@ -110,19 +117,27 @@ def encoder_round_trip_property(
         try:
             messages = list(encoder(protocol, profile, {}, [event]))
         except Exception as error:  # noqa: BLE001 - the reference carries this row: a failure
-            raise _disagreement(protocol, profile, "the encoder raised", event,
-                                [f"{type(error).__name__}: {error}"]) from None  # fmt: skip
+            raise _disagreement(
+                protocol, profile, "the encoder raised", event, [f"{type(error).__name__}: {error}"]
+            ) from None
         try:
             decoded = decode_messages(protocol, [*_bootstrap(protocol, profile, event), *messages])
         except DecodeError as error:
-            raise _disagreement(protocol, profile, "the reference cannot decode the encoder's "
-                                "output", event, [str(error)]) from None  # fmt: skip
+            raise _disagreement(
+                protocol,
+                profile,
+                "the reference cannot decode the encoder's output",
+                event,
+                [str(error)],
+            ) from None
         differences = json_diff(expected, as_json(decoded))
         if differences:
             raise _disagreement(
-                protocol, profile,
-                "the reference decodes the encoder's output differently from its own", event,
+                protocol,
+                profile,
+                "the reference decodes the encoder's output differently from its own",
+                event,
                 ["(reference encoder vs encoder under test, by JSON Pointer)", *differences],
-            )  # fmt: skip
+            )
 
     _run(examples, check)

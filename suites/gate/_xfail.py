@@ -47,8 +47,9 @@ def read_xfail_file(path: Path | str) -> list[XfailEntry]:
         pattern, sep, reason = line.partition(":")
         if not sep or not pattern.strip() or not reason.strip():
             raise XfailFileError(f"{path}:{number}: expected 'CASE-ID-OR-PATTERN: reason'")
-        entries.append(XfailEntry(pattern=pattern.strip(), reason=reason.strip(),
-                                  file=str(path), line=number))  # fmt: skip
+        entries.append(
+            XfailEntry(pattern=pattern.strip(), reason=reason.strip(), file=str(path), line=number)
+        )
     return entries
 
 

@@ -92,19 +92,26 @@ def junit_rules(report: Mapping[str, Any], *, suite: str) -> str:
     rules = report["rules"]
     root = ET.Element("testsuites")
     cases = ET.SubElement(
-        root, "testsuite", name=suite, tests=str(len(rules)),
-        failures=str(sum(_fails(r) for r in rules)), errors="0", skipped="0",
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(rules)),
+        failures=str(sum(_fails(r) for r in rules)),
+        errors="0",
+        skipped="0",
         time=str(report.get("seconds", 0)),
-    )  # fmt: skip
+    )
     for rule in rules:
         case = ET.SubElement(cases, "testcase", classname=suite, name=rule["id"], time="0")
         lines = [f"{where(s)}: {what(s)}" for s in rule["samples"][:_SHOWN]]
         if _fails(rule):
             failure = ET.SubElement(
-                case, "failure", type=rule["id"],
+                case,
+                "failure",
+                type=rule["id"],
                 message=f"{rule['count']} violation(s) of {rule['id']}: {rule['description']} "
                 f"({rule['doc']})",
-            )  # fmt: skip
+            )
             failure.text = "\n".join(lines)
         elif rule["count"]:
             ET.SubElement(case, "system-out").text = (
@@ -122,8 +129,15 @@ def junit_cases(rows: Sequence[Mapping[str, Any]], *, suite: str = "ticdc-confor
     root = ET.Element("testsuites")
     failures = sum(1 for r in rows if r["status"] == "fail" and not r.get("known_failure"))
     skipped = sum(1 for r in rows if r["status"] == "skip" or r.get("known_failure"))
-    cases = ET.SubElement(root, "testsuite", name=suite, tests=str(len(rows)),
-                          failures=str(failures), errors="0", skipped=str(skipped))  # fmt: skip
+    cases = ET.SubElement(
+        root,
+        "testsuite",
+        name=suite,
+        tests=str(len(rows)),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+    )
     for row in rows:
         classname = f"{row['protocol']}.{row['profile']}.{row['direction']}"
         case = ET.SubElement(cases, "testcase", classname=classname, name=row["id"], time="0")
@@ -137,9 +151,12 @@ def junit_cases(rows: Sequence[Mapping[str, Any]], *, suite: str = "ticdc-confor
         elif row["status"] == "skip":
             ET.SubElement(case, "skipped", message=detail or "not run")
         elif row.get("known_failure"):
-            failure = ET.SubElement(case, "failure", type="unexpected-pass",
-                                    message=f"listed as a known failure but passes: "
-                                    f"{row['known_failure']}")  # fmt: skip
+            failure = ET.SubElement(
+                case,
+                "failure",
+                type="unexpected-pass",
+                message=f"listed as a known failure but passes: {row['known_failure']}",
+            )
     return _xml(root)
 
 
@@ -177,15 +194,18 @@ def labelled_faults(report: Mapping[str, Any], labels: Mapping[str, Any]) -> lis
     return out
 
 
-def markdown(report: Mapping[str, Any], *, title: str,
-             faults: Sequence[Mapping[str, Any]] = ()) -> str:  # fmt: skip
+def markdown(
+    report: Mapping[str, Any], *, title: str, faults: Sequence[Mapping[str, Any]] = ()
+) -> str:
     """The report as Markdown: verdict, counts per rule, samples, labelled faults."""
     errors, warnings = report.get("errors", 0), report.get("warnings", 0)
     summary = f"**{verdict(report)}**: {errors} error(s), {warnings} warning(s)"
     if "messages" in report:
         m = report["messages"]
-        summary += (f"; {m['read']} messages read, {m['decoded']} decoded, "
-                    f"{m['undecodable']} undecodable (input {m['input']})")  # fmt: skip
+        summary += (
+            f"; {m['read']} messages read, {m['decoded']} decoded, "
+            f"{m['undecodable']} undecodable (input {m['input']})"
+        )
     if "engine" in report:
         summary += f"; engine {report['engine']}, {report.get('seconds', 0):.1f} s"
     lines = [f"# {title}", "", summary]
@@ -206,8 +226,10 @@ def markdown(report: Mapping[str, Any], *, title: str,
         said = {"yes": "found", "no": "**missed**", "unknown": "not among the samples kept"}
         for f in faults:
             at = "a missing record" if f["offset"] is None else f"offset {f['offset']}"
-            lines.append(f"- {f['kind']} (`{f['rule']}`), partition {f['partition']} {at}: "
-                         f"{said[f['found']]}")  # fmt: skip
+            lines.append(
+                f"- {f['kind']} (`{f['rule']}`), partition {f['partition']} {at}: "
+                f"{said[f['found']]}"
+            )
     return "\n".join(lines) + "\n"
 
 

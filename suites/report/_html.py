@@ -85,10 +85,14 @@ def html_page(
 
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     sampled = [
-        {"id": r["id"], "count": r["count"],
-         "rows": [{"where": where(s), "what": what(s)} for s in r["samples"][:samples]]}
-        for r in report["rules"] if r["samples"]
-    ]  # fmt: skip
+        {
+            "id": r["id"],
+            "count": r["count"],
+            "rows": [{"where": where(s), "what": what(s)} for s in r["samples"][:samples]],
+        }
+        for r in report["rules"]
+        if r["samples"]
+    ]
     inputs = report.get("input")
     shown = {"errors": 0, "warnings": 0, "engine": None, "plan": None, "seconds": 0, **report}
     return environment.from_string(_TEMPLATE).render(

@@ -37,36 +37,77 @@ class Rule:
 
 
 _CATALOG = (
-    Rule(id="undecodable", severity="error",
-         description="every message decodes with the protocol's reference decoder"),
-    Rule(id="invalid-value", severity="error",
-         description="every value is one TiCDC can have written for its column type"),
-    Rule(id="watermark-monotonic", severity="error",
-         description="a partition's watermarks (resolved ts) never go back"),
-    Rule(id="row-after-watermark", severity="error",
-         description="no new row at or below a partition's last watermark after it"),
-    Rule(id="allowed-duplicate", severity="warning",
-         description="a replay after a restart repeats an earlier delivery exactly (allowed)"),
-    Rule(id="ddl-broadcast", severity="error",
-         description="every DDL reaches every partition of its topic (Canal-JSON: partition 0 "
-                     "only)"),
-    Rule(id="watermark-broadcast", severity="error",
-         description="every watermark reaches every partition of its topic"),
-    Rule(id="commit-ts-order", severity="error",
-         description="per partition and table, first deliveries come in commit-ts order"),
-    Rule(id="duplicate-identical", severity="error",
-         description="a row delivered again carries the same images as its first delivery"),
-    Rule(id="partition-affinity", severity="error",
-         description="a row lands on the partition its dispatcher computes"),
-    Rule(id="affinity-unverifiable", severity="warning",
-         description="a row's hashed text may be U+FFFD the encoder wrote for invalid UTF-8"),
-    Rule(id="message-size", severity="error",
-         description="key + value + 36 bytes of overhead stay within max-message-bytes"),
-    Rule(id="batch-size", severity="error",
-         description="a batched message holds at most max-batch-size rows (Open, Craft)"),
-    Rule(id="schema-resolvable", severity="error",
-         description="every Simple DML resolves to a schema a BOOTSTRAP or DDL announced"),
-)  # fmt: skip
+    Rule(
+        id="undecodable",
+        severity="error",
+        description="every message decodes with the protocol's reference decoder",
+    ),
+    Rule(
+        id="invalid-value",
+        severity="error",
+        description="every value is one TiCDC can have written for its column type",
+    ),
+    Rule(
+        id="watermark-monotonic",
+        severity="error",
+        description="a partition's watermarks (resolved ts) never go back",
+    ),
+    Rule(
+        id="row-after-watermark",
+        severity="error",
+        description="no new row at or below a partition's last watermark after it",
+    ),
+    Rule(
+        id="allowed-duplicate",
+        severity="warning",
+        description="a replay after a restart repeats an earlier delivery exactly (allowed)",
+    ),
+    Rule(
+        id="ddl-broadcast",
+        severity="error",
+        description="every DDL reaches every partition of its topic (Canal-JSON: partition 0 only)",
+    ),
+    Rule(
+        id="watermark-broadcast",
+        severity="error",
+        description="every watermark reaches every partition of its topic",
+    ),
+    Rule(
+        id="commit-ts-order",
+        severity="error",
+        description="per partition and table, first deliveries come in commit-ts order",
+    ),
+    Rule(
+        id="duplicate-identical",
+        severity="error",
+        description="a row delivered again carries the same images as its first delivery",
+    ),
+    Rule(
+        id="partition-affinity",
+        severity="error",
+        description="a row lands on the partition its dispatcher computes",
+    ),
+    Rule(
+        id="affinity-unverifiable",
+        severity="warning",
+        description="a row's hashed text may be U+FFFD the encoder wrote for invalid UTF-8",
+    ),
+    Rule(
+        id="message-size",
+        severity="error",
+        description="key + value + 36 bytes of overhead stay within max-message-bytes",
+    ),
+    Rule(
+        id="batch-size",
+        severity="error",
+        description="a batched message holds at most max-batch-size rows (Open, Craft)",
+    ),
+    Rule(
+        id="schema-resolvable",
+        severity="error",
+        description="every Simple DML resolves to a schema a BOOTSTRAP or DDL announced",
+    ),
+)
 RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
 """Rule id → rule, in report order."""
 

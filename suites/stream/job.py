@@ -41,10 +41,17 @@ __all__ = ["add_arguments", "build_report", "run", "run_from_command_line"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``check-stream`` arguments (shared by the CLI and ``spark-submit``)."""
-    parser.add_argument("--protocol", choices=sorted(CODECS),
-                        help="the topic's protocol (default: the dump's labels)")  # fmt: skip
-    parser.add_argument("--input", required=True, action="append",
-                        help="dump folder, Parquet file or glob (repeatable)")  # fmt: skip
+    parser.add_argument(
+        "--protocol",
+        choices=sorted(CODECS),
+        help="the topic's protocol (default: the dump's labels)",
+    )
+    parser.add_argument(
+        "--input",
+        required=True,
+        action="append",
+        help="dump folder, Parquet file or glob (repeatable)",
+    )
     parser.add_argument(
         "--profile",
         choices=("tiflow", "ticdc"),
@@ -64,14 +71,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--index-name", help="index of an index-value dispatcher")
     parser.add_argument("--columns", nargs="+", help="columns of a columns dispatcher")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="an encoder option (max-message-bytes, max-batch-size)")  # fmt: skip
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an encoder option (max-message-bytes, max-batch-size)",
+    )
     parser.add_argument("--report", help="write the JSON report (the contract) to this file")
     parser.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
-    parser.add_argument("--junit", metavar="FILE",
-                        help="write JUnit XML, one testcase per rule, for CI")  # fmt: skip
-    parser.add_argument("--html", metavar="FILE",
-                        help="write one HTML page, self-contained (the report extra)")  # fmt: skip
+    parser.add_argument(
+        "--junit", metavar="FILE", help="write JUnit XML, one testcase per rule, for CI"
+    )
+    parser.add_argument(
+        "--html", metavar="FILE", help="write one HTML page, self-contained (the report extra)"
+    )
     parser.add_argument("--samples", type=int, default=10, help="samples kept per rule")
     parser.add_argument(
         "--engine",
@@ -127,14 +141,19 @@ def settings_from(args: argparse.Namespace) -> CheckSettings:
     labelled = _labels(args.input)
     dispatcher = None
     if args.dispatcher is not None:
-        dispatcher = DispatchRule(partition=args.dispatcher, index_name=args.index_name,
-                                  columns=tuple(args.columns or ()))  # fmt: skip
+        dispatcher = DispatchRule(
+            partition=args.dispatcher, index_name=args.index_name, columns=tuple(args.columns or ())
+        )
     merged = {**dict((labelled.get("options") or {}).items()), **dict(options)}
     try:
         settings = CheckSettings.from_labels(
-            labelled, protocol=args.protocol, profile=args.profile, partitions=args.partitions,
-            dispatcher=dispatcher, options=tuple(sorted(merged.items())),
-        )  # fmt: skip
+            labelled,
+            protocol=args.protocol,
+            profile=args.profile,
+            partitions=args.partitions,
+            dispatcher=dispatcher,
+            options=tuple(sorted(merged.items())),
+        )
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
     if settings.protocol not in CODECS:
@@ -166,32 +185,46 @@ def build_report(
 ) -> dict[str, Any]:
     """The JSON report: accounting, and per rule its count and samples."""
     rules: list[dict[str, Any]] = [
-        {"id": rule.id, "severity": rule.severity, "description": rule.description,
-         "doc": rule.doc, "count": result.counts.get(rule.id, 0),
-         "samples": [_sample(s) for s in result.samples.get(rule.id, [])]}
+        {
+            "id": rule.id,
+            "severity": rule.severity,
+            "description": rule.description,
+            "doc": rule.doc,
+            "count": result.counts.get(rule.id, 0),
+            "samples": [_sample(s) for s in result.samples.get(rule.id, [])],
+        }
         for rule in RULES.values()
-    ]  # fmt: skip
+    ]
     errors = sum(r["count"] for r in rules if r["severity"] == "error")
     warnings = sum(r["count"] for r in rules if r["severity"] == "warning")
     return {
         "format": "ticdc-conformance stream check",
         "version": 1,
         "input": list(inputs),
-        "settings": {"protocol": settings.protocol, "profile": settings.profile,
-                     "partitions": settings.partitions,
-                     "dispatcher": {"partition": settings.dispatcher.partition,
-                                    "index-name": settings.dispatcher.index_name,
-                                    "columns": list(settings.dispatcher.columns)},
-                     "options": dict(settings.options)},
-        "messages": {"input": result.records, "read": result.read, "decoded": result.decoded,
-                     "undecodable": result.undecodable},
+        "settings": {
+            "protocol": settings.protocol,
+            "profile": settings.profile,
+            "partitions": settings.partitions,
+            "dispatcher": {
+                "partition": settings.dispatcher.partition,
+                "index-name": settings.dispatcher.index_name,
+                "columns": list(settings.dispatcher.columns),
+            },
+            "options": dict(settings.options),
+        },
+        "messages": {
+            "input": result.records,
+            "read": result.read,
+            "decoded": result.decoded,
+            "undecodable": result.undecodable,
+        },
         "errors": errors,
         "warnings": warnings,
         "seconds": round(seconds, 3),
         "engine": engine,
         "plan": result.plan,
         "rules": rules,
-    }  # fmt: skip
+    }
 
 
 def print_summary(report: dict[str, Any], out: IO[str]) -> None:
@@ -227,8 +260,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return ExitCode.USAGE
     if args.html and importlib.util.find_spec("jinja2") is None:  # said before the check
-        sys.stderr.write("error: --html needs the report extra "
-                         "(pip install 'ticdc-conformance[report]')\n")  # fmt: skip
+        sys.stderr.write(
+            "error: --html needs the report extra (pip install 'ticdc-conformance[report]')\n"
+        )
         return ExitCode.USAGE
     started = time.perf_counter()
     try:
@@ -243,8 +277,10 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         try:
             result = _on_spark(args, paths, settings)
         except ImportError as error:
-            sys.stderr.write(f"error: check-stream on Spark needs the spark extra "
-                             f"(pip install 'ticdc-conformance[spark]'): {error}\n")  # fmt: skip
+            sys.stderr.write(
+                f"error: check-stream on Spark needs the spark extra "
+                f"(pip install 'ticdc-conformance[spark]'): {error}\n"
+            )
             return ExitCode.USAGE
         except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
             sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")

@@ -111,8 +111,9 @@ def _footer(uri: str) -> _Footer | str | None:
         return f"{uri}: topic or partition of an unexpected type"
     if not (isinstance(first, int) and isinstance(last, int)):
         return f"{uri}: offset of an unexpected type"
-    return _Footer(uri=uri, rows=metadata.num_rows, topic=topic, partition=partition,
-                   first=first, last=last)  # fmt: skip
+    return _Footer(
+        uri=uri, rows=metadata.num_rows, topic=topic, partition=partition, first=first, last=last
+    )
 
 
 def plan_files(uris: Sequence[str]) -> list[Unit] | str:
@@ -135,8 +136,14 @@ def plan_files(uris: Sequence[str]) -> list[Unit] | str:
         for before, after in itertools.pairwise(footers):
             if after.first <= before.last:
                 return f"{topic}/{partition}: the offsets of {before.uri} and {after.uri} overlap"
-        units.append(Unit(topic=topic, partition=partition, rows=sum(f.rows for f in footers),
-                          files=tuple(f.uri for f in footers)))  # fmt: skip
+        units.append(
+            Unit(
+                topic=topic,
+                partition=partition,
+                rows=sum(f.rows for f in footers),
+                files=tuple(f.uri for f in footers),
+            )
+        )
     return units
 
 

@@ -57,15 +57,27 @@ def count_records(files: Sequence[Path]) -> int:
 
 
 def _sample(finding: Finding) -> dict[str, Any]:
-    return {"topic": finding.topic, "partition": finding.partition, "offset": finding.offset,
-            "key": finding.key, "commit_ts": finding.commit_ts,
-            "detail": finding.detail[:_DETAIL]}  # fmt: skip
+    return {
+        "topic": finding.topic,
+        "partition": finding.partition,
+        "offset": finding.offset,
+        "key": finding.key,
+        "commit_ts": finding.commit_ts,
+        "detail": finding.detail[:_DETAIL],
+    }
 
 
 def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
     offset, ts = sample["offset"], sample["commit_ts"]
-    return (sample["topic"], sample["partition"], offset is not None, offset or 0,
-            ts is not None, ts or 0, sample["detail"])  # fmt: skip
+    return (
+        sample["topic"],
+        sample["partition"],
+        offset is not None,
+        offset or 0,
+        ts is not None,
+        ts or 0,
+        sample["detail"],
+    )
 
 
 def check_dump(files: Sequence[Path], settings: CheckSettings, *, samples: int = 10) -> CheckResult:
@@ -76,11 +88,13 @@ def check_dump(files: Sequence[Path], settings: CheckSettings, *, samples: int =
         rows.extend(zip(*(table[name].to_pylist() for name in _COLUMNS), strict=True))
     outcome = check_records(rows, settings)
     counts: Counter[str] = Counter(f.rule for f in outcome.findings)
-    counts.update({"_read": outcome.read, "_decoded": outcome.decoded,
-                   "_undecodable": outcome.undecodable})  # fmt: skip
+    counts.update(
+        {"_read": outcome.read, "_decoded": outcome.decoded, "_undecodable": outcome.undecodable}
+    )
     kept: dict[str, list[dict[str, Any]]] = {}
     for finding in outcome.findings:
         kept.setdefault(finding.rule, []).append(_sample(finding))
     chosen = {rule: sorted(found, key=_order)[:samples] for rule, found in kept.items()}
-    return CheckResult(dict(counts), {r: s for r, s in chosen.items() if s}, len(rows),
-                       plan="in-process")  # fmt: skip
+    return CheckResult(
+        dict(counts), {r: s for r, s in chosen.items() if s}, len(rows), plan="in-process"
+    )

@@ -162,8 +162,9 @@ class PartitionChecker:
             return
         if oversized:  # reported with the commit ts it carries, when the message decodes
             stamps = [e.commit_ts for e in events if e.commit_ts]
-            yield self._finding("message-size", offset, key, min(stamps, default=None),
-                                "over max-message-bytes")  # fmt: skip
+            yield self._finding(
+                "message-size", offset, key, min(stamps, default=None), "over max-message-bytes"
+            )
         self.decoded += 1
         if invalid is not None:
             yield self._invalid_found(offset, key, events, invalid)
@@ -175,11 +176,21 @@ class PartitionChecker:
                 yield from self._watermark_seen(offset, key, event.commit_ts)
             elif isinstance(event, DecodedDDL) and self._ddl_to_zero:
                 if self.partition != 0:
-                    yield self._finding("ddl-broadcast", offset, key, event.commit_ts,
-                                        "canal-json writes a DDL to partition 0 only")  # fmt: skip
+                    yield self._finding(
+                        "ddl-broadcast",
+                        offset,
+                        key,
+                        event.commit_ts,
+                        "canal-json writes a DDL to partition 0 only",
+                    )
             elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
-                yield Broadcast(kind="ddl-broadcast", topic=self.topic, partition=self.partition,
-                                commit_ts=event.commit_ts, ident=event.query)  # fmt: skip
+                yield Broadcast(
+                    kind="ddl-broadcast",
+                    topic=self.topic,
+                    partition=self.partition,
+                    commit_ts=event.commit_ts,
+                    ident=event.query,
+                )
         if rows:
             yield from self._rows(offset, key, value, rows)
 
@@ -194,17 +205,30 @@ class PartitionChecker:
     def _finding(
         self, rule: str, offset: int | None, key: bytes | None, ts: int | None, detail: str
     ) -> Finding:
-        return Finding(rule=rule, topic=self.topic, partition=self.partition, offset=offset,
-                       key=key, commit_ts=ts, detail=detail)  # fmt: skip
+        return Finding(
+            rule=rule,
+            topic=self.topic,
+            partition=self.partition,
+            offset=offset,
+            key=key,
+            commit_ts=ts,
+            detail=detail,
+        )
 
     def _watermark_seen(
         self, offset: int, key: bytes | None, ts: int
     ) -> Iterator[Finding | Broadcast]:
-        yield Broadcast(kind="watermark-broadcast", topic=self.topic, partition=self.partition,
-                        commit_ts=ts, ident="")  # fmt: skip
+        yield Broadcast(
+            kind="watermark-broadcast",
+            topic=self.topic,
+            partition=self.partition,
+            commit_ts=ts,
+            ident="",
+        )
         if self._watermark is not None and ts < self._watermark:
-            yield self._finding("watermark-monotonic", offset, key, ts,
-                                f"watermark {ts} after {self._watermark}")  # fmt: skip
+            yield self._finding(
+                "watermark-monotonic", offset, key, ts, f"watermark {ts} after {self._watermark}"
+            )
             return
         self._watermark = ts
         # a row above this watermark cannot have been delivered before it (§6.2)
@@ -215,8 +239,13 @@ class PartitionChecker:
         self, offset: int, key: bytes | None, value: bytes | None, rows: list[DecodedRow]
     ) -> Iterator[Finding]:
         if self._max_batch is not None and len(rows) > self._max_batch:
-            yield self._finding("batch-size", offset, key, _min_ts(rows),
-                                f"{len(rows)} rows, max-batch-size {self._max_batch}")  # fmt: skip
+            yield self._finding(
+                "batch-size",
+                offset,
+                key,
+                _min_ts(rows),
+                f"{len(rows)} rows, max-batch-size {self._max_batch}",
+            )
         misplaced = list(self._affinity(offset, key, rows))
         yield from misplaced
         digest = hash((key, value))
@@ -226,11 +255,13 @@ class PartitionChecker:
             yield self._finding("allowed-duplicate", offset, key, _min_ts(rows), "exact repeat")
             return
         mark = self._watermark
-        late = [r for r in rows if mark is not None and r.commit_ts is not None
-                and r.commit_ts <= mark]  # fmt: skip
+        late = [
+            r for r in rows if mark is not None and r.commit_ts is not None and r.commit_ts <= mark
+        ]
         if late:
-            yield self._finding("row-after-watermark", offset, key, _min_ts(late),
-                                f"at or below watermark {mark}")  # fmt: skip
+            yield self._finding(
+                "row-after-watermark", offset, key, _min_ts(late), f"at or below watermark {mark}"
+            )
             return
         older: list[DecodedRow] = []
         changed: list[DecodedRow] = []
@@ -247,11 +278,21 @@ class PartitionChecker:
             if not misplaced and not self._same_as_first_delivery(row, row.commit_ts):
                 changed.append(row)
         if older:
-            yield self._finding("commit-ts-order", offset, key, _min_ts(older),
-                                "older than a row of its table already delivered")  # fmt: skip
+            yield self._finding(
+                "commit-ts-order",
+                offset,
+                key,
+                _min_ts(older),
+                "older than a row of its table already delivered",
+            )
         if changed:
-            yield self._finding("duplicate-identical", offset, key, _min_ts(changed),
-                                "delivered before with other images")  # fmt: skip
+            yield self._finding(
+                "duplicate-identical",
+                offset,
+                key,
+                _min_ts(changed),
+                "delivered before with other images",
+            )
 
     def _same_as_first_delivery(self, row: DecodedRow, ts: int) -> bool:
         """Whether a transaction delivered again repeats its first delivery row for row.
@@ -294,15 +335,24 @@ class PartitionChecker:
                 if self._text_replaced and _replaced_text(r, rule, handle_key):
                     unverifiable.append(r)
                 else:
-                    chosen.add(decoded_partition_of(r, count, rule, profile,
-                                                    handle_key=handle_key))  # fmt: skip
+                    chosen.add(decoded_partition_of(r, count, rule, profile, handle_key=handle_key))
             if unverifiable:
-                yield self._finding("affinity-unverifiable", offset, key, _min_ts(unverifiable),
-                                    "hashed text holds U+FFFD")  # fmt: skip
+                yield self._finding(
+                    "affinity-unverifiable",
+                    offset,
+                    key,
+                    _min_ts(unverifiable),
+                    "hashed text holds U+FFFD",
+                )
         chosen.discard(None)
         if chosen - {self.partition}:
-            yield self._finding("partition-affinity", offset, key, _min_ts(rows),
-                                f"dispatcher picks partition(s) {sorted(chosen)}")  # type: ignore[type-var]  # fmt: skip
+            yield self._finding(
+                "partition-affinity",
+                offset,
+                key,
+                _min_ts(rows),
+                f"dispatcher picks partition(s) {sorted(chosen)}",
+            )  # type: ignore[type-var]
 
     def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
         """Simple marks no handle key: the schema its decoder resolved the row with says."""
@@ -321,9 +371,10 @@ class PartitionChecker:
             elif table is not None:
                 flags = table.column_flags(self.settings.profile)
                 names = frozenset(
-                    c.name for c, bits in zip(table.columns, flags, strict=True)
+                    c.name
+                    for c, bits in zip(table.columns, flags, strict=True)
                     if bits & HANDLE_KEY_FLAG
-                )  # fmt: skip
+                )
             self._handles[key] = names
         return self._handles[key]
 
@@ -333,8 +384,7 @@ class PartitionChecker:
             return
         for pending in self._stateful.pending():
             key, ts = self._held.get(pending.message_index, (None, None))
-            yield self._finding("schema-resolvable", pending.message_index, key, ts,
-                                pending.reason)  # fmt: skip
+            yield self._finding("schema-resolvable", pending.message_index, key, ts, pending.reason)
 
 
 def missing_broadcasts(
@@ -347,8 +397,14 @@ def missing_broadcasts(
     for (kind, topic, ts, ident), where in sorted(seen.items()):
         for p in range(partitions[topic]):
             if p not in where:
-                yield Finding(rule=kind, topic=topic, partition=p, offset=None, commit_ts=ts,
-                              detail=ident or f"watermark {ts}")  # fmt: skip
+                yield Finding(
+                    rule=kind,
+                    topic=topic,
+                    partition=p,
+                    offset=None,
+                    commit_ts=ts,
+                    detail=ident or f"watermark {ts}",
+                )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

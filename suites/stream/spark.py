@@ -45,8 +45,16 @@ from ticdc_conformance.suites.stream.layout import Key, Unit, balance, plan_file
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_task, shuffle_task
 
-__all__ = ["CheckResult", "Progress", "bare_decode_count", "check_dump", "main", "plan", "session",
-           "spark_int_hash"]  # fmt: skip
+__all__ = [
+    "CheckResult",
+    "Progress",
+    "bare_decode_count",
+    "check_dump",
+    "main",
+    "plan",
+    "session",
+    "spark_int_hash",
+]
 
 """Count names of the message accounting (apart from the rule ids)."""
 
@@ -255,9 +263,11 @@ def check_dump(
         kept: dict[str, list[dict[str, Any]]] = {}
         for row in chosen:
             kept.setdefault(row["rule"], []).append(
-                {name: row[name] for name in
-                 ("topic", "partition", "offset", "key", "commit_ts", "detail")}
-            )  # fmt: skip
+                {
+                    name: row[name]
+                    for name in ("topic", "partition", "offset", "key", "commit_ts", "detail")
+                }
+            )
     finally:
         missing.unpersist()
         out.unpersist()

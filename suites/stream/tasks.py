@@ -59,9 +59,17 @@ def _rows(items: list[dict[str, Any]]) -> pa.RecordBatch:
 
 
 def _finding_row(f: Finding) -> dict[str, Any]:
-    return {"kind": "finding", "rule": f.rule, "topic": f.topic, "partition": f.partition,
-            "offset": f.offset, "key": f.key, "commit_ts": f.commit_ts,
-            "detail": f.detail[:300], "count": None}  # fmt: skip
+    return {
+        "kind": "finding",
+        "rule": f.rule,
+        "topic": f.topic,
+        "partition": f.partition,
+        "offset": f.offset,
+        "key": f.key,
+        "commit_ts": f.commit_ts,
+        "detail": f.detail[:300],
+        "count": None,
+    }
 
 
 def _broadcast_rows(columns: tuple[list[Any], ...]) -> pa.RecordBatch:

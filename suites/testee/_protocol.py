@@ -62,8 +62,10 @@ class Capabilities:
 
     def directions(self) -> list[str]:
         """The case directions the testee takes (``reject`` cases go to a decoder)."""
-        return [*(["decode", "reject"] if self.decode else []),
-                *(["encode"] if self.encode else [])]  # fmt: skip
+        return [
+            *(["decode", "reject"] if self.decode else []),
+            *(["encode"] if self.encode else []),
+        ]
 
     def covers(self, case: Case) -> bool:
         """Whether the testee declared the case's direction, protocol and profile."""
@@ -76,7 +78,7 @@ class Capabilities:
             f"{direction} {protocol} ({', '.join(profiles)})"
             for direction, table in (("decode", self.decode), ("encode", self.encode))
             for protocol, profiles in table.items()
-        ]  # fmt: skip
+        ]
         version = f" {self.version}" if self.version else ""
         return f"testee {self.name}{version}: {'; '.join(parts) or 'nothing'}"
 
@@ -86,8 +88,9 @@ def hello_request(kit_version: str) -> dict[str, Any]:
     return {"type": "hello", "protocol_version": PROTOCOL_VERSION, "kit_version": kit_version}
 
 
-def case_request(case: Case, *, messages: list[Message] | None = None,
-                 events: list[Any] | None = None) -> dict[str, Any]:  # fmt: skip
+def case_request(
+    case: Case, *, messages: list[Message] | None = None, events: list[Any] | None = None
+) -> dict[str, Any]:
     """A ``decode`` request (``messages``) or an ``encode`` request (change ``events``).
 
     A must-reject case is an ordinary ``decode`` request: the testee never learns the
@@ -95,9 +98,11 @@ def case_request(case: Case, *, messages: list[Message] | None = None,
     """
     request: dict[str, Any] = {
         "type": "decode" if events is None else "encode",
-        "id": case.id, "protocol": case.protocol, "profile": case.profile,
+        "id": case.id,
+        "protocol": case.protocol,
+        "profile": case.profile,
         "options": dict(case.options),
-    }  # fmt: skip
+    }
     if events is None:
         request["messages"] = [write_message(m) for m in messages or []]
     else:
@@ -109,11 +114,11 @@ def _object(line: str) -> dict[str, Any]:
     try:
         document = json.loads(line)
     except json.JSONDecodeError as error:
-        raise ResponseError(f"not JSON ({error.msg} at column {error.colno})",
-                            in_step=False) from None  # fmt: skip
+        raise ResponseError(
+            f"not JSON ({error.msg} at column {error.colno})", in_step=False
+        ) from None
     if not isinstance(document, dict):
-        raise ResponseError(f"expected a JSON object, got {type(document).__name__}",
-                            in_step=False)  # fmt: skip
+        raise ResponseError(f"expected a JSON object, got {type(document).__name__}", in_step=False)
     return document
 
 
@@ -122,8 +127,10 @@ def parse_hello(line: str) -> Capabilities:
     document = _object(line)
     version = document.get("protocol_version")
     if type(version) is not int or version != PROTOCOL_VERSION:  # not true, not 1.0
-        raise ResponseError(f"/protocol_version: the testee speaks {json.dumps(version)}, "
-                            f"this runner speaks {PROTOCOL_VERSION}")  # fmt: skip
+        raise ResponseError(
+            f"/protocol_version: the testee speaks {json.dumps(version)}, "
+            f"this runner speaks {PROTOCOL_VERSION}"
+        )
     name, release = document.get("name"), document.get("version", "")
     if not isinstance(name, str) or not name:
         raise ResponseError("/name: expected the testee's name (a non-empty string)")
@@ -151,8 +158,13 @@ def parse_hello(line: str) -> Capabilities:
             kept = tuple(p for p in profiles if p in known)
             if kept:
                 tables[direction][protocol] = kept
-    return Capabilities(name=name, version=release, decode=tables["decode"],
-                        encode=tables["encode"], ignored=tuple(ignored))  # fmt: skip
+    return Capabilities(
+        name=name,
+        version=release,
+        decode=tables["decode"],
+        encode=tables["encode"],
+        ignored=tuple(ignored),
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,12 +195,15 @@ def parse_answer(line: str, *, case_id: str, kind: str) -> Answer:
     """
     document = _object(line)
     if document.get("id") != case_id:
-        raise ResponseError(f"/id: expected {json.dumps(case_id)}, got "
-                            f"{json.dumps(document.get('id'))}", in_step=False)  # fmt: skip
+        raise ResponseError(
+            f"/id: expected {json.dumps(case_id)}, got {json.dumps(document.get('id'))}",
+            in_step=False,
+        )
     present = [name for name in _ANSWERS if name in document]
     if len(present) != 1:
-        raise ResponseError(f"expected exactly one of {', '.join(_ANSWERS)}, got "
-                            f"{', '.join(present) or 'none'}")  # fmt: skip
+        raise ResponseError(
+            f"expected exactly one of {', '.join(_ANSWERS)}, got {', '.join(present) or 'none'}"
+        )
     [name] = present
     if name == "error":
         return Answer(error=_text_member(document, "error", "message"))

@@ -83,11 +83,18 @@ class Testee:
     those). ``log``, when given, receives every line sent (``> ``) and received (``< ``).
     """
 
-    def __init__(self, command: str, *, timeout: float = 10.0, max_restarts: int = 20,
-                 kit_version: str = "", log: IO[str] | None = None,
-                 stderr: Callable[[], IO[str]] | None = None,
-                 startup_timeout: float = _STARTUP_TIMEOUT,
-                 max_line_bytes: int = MAX_LINE_BYTES) -> None:  # fmt: skip
+    def __init__(
+        self,
+        command: str,
+        *,
+        timeout: float = 10.0,
+        max_restarts: int = 20,
+        kit_version: str = "",
+        log: IO[str] | None = None,
+        stderr: Callable[[], IO[str]] | None = None,
+        startup_timeout: float = _STARTUP_TIMEOUT,
+        max_line_bytes: int = MAX_LINE_BYTES,
+    ) -> None:
         self.command = command
         self.max_line_bytes = max_line_bytes
         """The longest response line read; a longer one fails its case."""
@@ -138,8 +145,9 @@ class Testee:
             capabilities = parse_hello(line)
         except ResponseError as error:
             self._stop()
-            raise TesteeBrokenError(f"the testee's hello breaks the protocol: {error}: "
-                                    f"{_show(line)}") from None  # fmt: skip
+            raise TesteeBrokenError(
+                f"the testee's hello breaks the protocol: {error}: {_show(line)}"
+            ) from None
         if self.capabilities is not None and capabilities != self.capabilities:
             self._stop()
             raise TesteeBrokenError("the restarted testee declares other capabilities")
@@ -154,14 +162,18 @@ class Testee:
         """
         process = self._process
         if process is not None and process.popen.poll() is not None:
-            self._note(f"the testee exited between cases ({process.exit_status()})"
-                       f"{self._stderr_tail(process)}")  # fmt: skip
+            self._note(
+                f"the testee exited between cases ({process.exit_status()})"
+                f"{self._stderr_tail(process)}"
+            )
             self._stop()
         if self._process is not None:
             return
         if self.restarts >= self.max_restarts:
-            raise TesteeBrokenError(f"the testee broke {self.restarts + 1} times; stopped "
-                                    f"(--testee-restarts {self.max_restarts})")  # fmt: skip
+            raise TesteeBrokenError(
+                f"the testee broke {self.restarts + 1} times; stopped "
+                f"(--testee-restarts {self.max_restarts})"
+            )
         self.restarts += 1
         try:
             self.start()
@@ -194,8 +206,9 @@ class Testee:
         except TimeoutError:
             self._record("#", f"no response within {timeout:g} s")
             self._stop()
-            raise _NoAnswerError(f"did not answer within {timeout:g} s", "killed",
-                                 self._stderr_tail(process)) from None  # fmt: skip
+            raise _NoAnswerError(
+                f"did not answer within {timeout:g} s", "killed", self._stderr_tail(process)
+            ) from None
         if raw is None:
             return None
         if isinstance(raw, OutputTooLong):
@@ -211,8 +224,9 @@ class Testee:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             self._stop()
-            raise _NoAnswerError(f"answered a line that is not UTF-8: {_show(raw)}", "stopped",
-                                 "") from None  # fmt: skip
+            raise _NoAnswerError(
+                f"answered a line that is not UTF-8: {_show(raw)}", "stopped", ""
+            ) from None
 
     def _stop(self) -> None:
         if self._process is not None:
@@ -232,12 +246,18 @@ class Testee:
             return ""
         return "; its last stderr lines:\n" + "\n".join(f"  {line}" for line in process.stderr)
 
-    def request(self, case: Case, *, messages: Sequence[Message] | None = None,
-                events: Sequence[ChangeEvent] | None = None) -> Answer:  # fmt: skip
+    def request(
+        self,
+        case: Case,
+        *,
+        messages: Sequence[Message] | None = None,
+        events: Sequence[ChangeEvent] | None = None,
+    ) -> Answer:
         """Send the case's request; its answer, or ``AdapterFaultError`` saying what broke."""
         kind = "decode" if events is None else "encode"
-        request = case_request(case, messages=list(messages or []),
-                               events=None if events is None else list(events))  # fmt: skip
+        request = case_request(
+            case, messages=list(messages or []), events=None if events is None else list(events)
+        )
         try:
             line = self._exchange(request, timeout=self.timeout)
         except _NoAnswerError as error:
@@ -250,16 +270,19 @@ class Testee:
             status = self._ended()
             tail = self._stderr_tail()
             self._stop()
-            raise AdapterFaultError(f"the testee crashed on this case ({status}); it is "
-                                    f"started again for the next case{tail}")  # fmt: skip
+            raise AdapterFaultError(
+                f"the testee crashed on this case ({status}); it is "
+                f"started again for the next case{tail}"
+            )
         try:
             return parse_answer(line, case_id=case.id, kind=kind)
         except ResponseError as error:
             if not error.in_step:
                 self._stop()
             again = "" if error.in_step else "; it is started again for the next case"
-            raise AdapterFaultError(f"malformed response from the testee: {error}: "
-                                    f"{_show(line)}{again}") from None  # fmt: skip
+            raise AdapterFaultError(
+                f"malformed response from the testee: {error}: {_show(line)}{again}"
+            ) from None
 
     def decoder(self, case: Case) -> Callable[[str, Sequence[Message]], list[dict[str, Any]]]:
         """A decoder adapter sending ``case``'s messages to the testee."""
@@ -275,8 +298,9 @@ class Testee:
     def encoder(self, case: Case) -> Callable[..., list[Message]]:
         """An encoder adapter sending ``case``'s change events to the testee."""
 
-        def encode(protocol: str, profile: str, options: object,
-                   events: Sequence[ChangeEvent]) -> list[Message]:  # fmt: skip
+        def encode(
+            protocol: str, profile: str, options: object, events: Sequence[ChangeEvent]
+        ) -> list[Message]:
             del protocol, profile, options  # the case says them
             answer = self.request(case, events=events)
             _raise_for(answer)
@@ -320,7 +344,12 @@ def run_testee(
             testee.ensure_running()
         except TesteeBrokenError as error:
             return outcomes, f"{error}; {case.id} and the cases after it were not run"
-        outcome = check_case(case, decoder=testee.decoder(case), encoder=testee.encoder(case),
-                             adapters=names, fixtures=fixtures)  # fmt: skip
+        outcome = check_case(
+            case,
+            decoder=testee.decoder(case),
+            encoder=testee.encoder(case),
+            adapters=names,
+            fixtures=fixtures,
+        )
         outcomes.append(outcome)
     return outcomes, None

@@ -48,8 +48,9 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
             events = reference_decoder(request["protocol"], messages)
             return {"id": case_id, "events": [write_decoded_event(e) for e in events]}
         changes = [read_change_event(e) for e in request["events"]]
-        encoded = reference_encoder(request["protocol"], request["profile"],
-                                    request["options"], changes)  # fmt: skip
+        encoded = reference_encoder(
+            request["protocol"], request["profile"], request["options"], changes
+        )
         return {"id": case_id, "messages": [write_message(m) for m in encoded]}
     except ProtocolError as error:  # DecodeError, EncodeError, FormError
         return {"id": case_id, "error": {"message": str(error)}}
