@@ -91,8 +91,8 @@ def test_every_event_decodes_to_its_kind(event: RowChangedEvent | DDLEvent | Res
                 schema=event.schema,
                 table=event.table,
                 query=event.query,
-                ddl_kind=decoded[0].ddl_kind,
-            )  # type: ignore[union-attr]
+                ddl_kind=decoded[0].ddl_kind,  # type: ignore[union-attr]
+            )
         ]
     elif isinstance(event, ResolvedEvent):
         assert decoded == [DecodedResolved(commit_ts=event.commit_ts)]

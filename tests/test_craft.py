@@ -62,8 +62,8 @@ def row(
 ) -> DecodedRow:
     fields = {"commit_ts": 1, "schema": "test", "table": "t", **envelope}
     return DecodedRow(
-        op=op,
-        before=None if before is None else tuple(before),  # type: ignore[arg-type]
+        op=op,  # type: ignore[arg-type]
+        before=None if before is None else tuple(before),
         after=None if after is None else tuple(after),
         **fields,
     )

@@ -174,8 +174,8 @@ def test_every_type_round_trips(event: RowChangedEvent, profile: str, old_value:
         not any("," in e for c in event.table.columns if c.type == "set" for e in c.elements or ())
     )
     config = debezium.Config(
-        profile=profile,
-        enable_tidb_extension=True,  # type: ignore[arg-type]
+        profile=profile,  # type: ignore[arg-type]
+        enable_tidb_extension=True,
         output_old_value=old_value,
         cluster_id="c",
     )
@@ -209,8 +209,8 @@ def test_every_message_decodes(
     events: list[object], profile: str, schema: bool, extension: bool
 ) -> None:
     config = debezium.Config(
-        profile=profile,
-        debezium_disable_schema=not schema,  # type: ignore[arg-type]
+        profile=profile,  # type: ignore[arg-type]
+        debezium_disable_schema=not schema,
         enable_tidb_extension=extension,
     )
     try:

@@ -61,8 +61,8 @@ def row(
 ) -> DecodedRow:
     fields = {"commit_ts": TS, "schema": "test", "table": "t", **envelope}
     return DecodedRow(
-        op=op,
-        before=None if before is None else tuple(before),  # type: ignore[arg-type]
+        op=op,  # type: ignore[arg-type]
+        before=None if before is None else tuple(before),
         after=None if after is None else tuple(after),
         **fields,
     )
@@ -543,8 +543,8 @@ def test_handle_key_only_needs_a_handle_key() -> None:
 def test_claim_check(profile: str, key_tail: str) -> None:
     """§2.6: the file holds the full message; Kafka gets handle-key columns and the location."""
     config = open_protocol.Config(
-        profile=profile,
-        max_message_bytes=250,  # type: ignore[arg-type]
+        profile=profile,  # type: ignore[arg-type]
+        max_message_bytes=250,
         large_message_handle_option="claim-check",
         claim_check_storage_uri="file:///cc/",
     )

@@ -204,8 +204,8 @@ def test_text_the_encoder_replaced_is_counted_not_misplaced(
     index_value = DispatchRule(partition="index-value")
     settings = CheckSettings(
         protocol=protocol,
-        profile=profile,
-        partitions=8,  # type: ignore[arg-type]
+        profile=profile,  # type: ignore[arg-type]
+        partitions=8,
         dispatcher=index_value,
     )
     codec = CODECS[protocol]

@@ -351,8 +351,8 @@ class PartitionChecker:
                 offset,
                 key,
                 _min_ts(rows),
-                f"dispatcher picks partition(s) {sorted(chosen)}",
-            )  # type: ignore[type-var]
+                f"dispatcher picks partition(s) {sorted(chosen)}",  # type: ignore[type-var]
+            )
 
     def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
         """Simple marks no handle key: the schema its decoder resolved the row with says."""
