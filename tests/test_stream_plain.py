@@ -142,11 +142,12 @@ def test_an_interrupted_check_exits_130_and_leaves_no_report(tmp_path: Path) -> 
     stream = STREAMS_BY_ID["stream.open.tiflow.clean"]
     table = pq.read_table(fixtures.default_root() / stream["records"])
     copies = []
-    for n in range(100):  # the same topic again and again, at later offsets
+    for n in range(400):  # the same topic again and again, at later offsets
         at = table.schema.get_field_index("offset")
         shifted = pc.add(table["offset"], n * 1_000_000)
         copies.append(table.set_column(at, table.schema.field(at), shifted))
     pq.write_table(pa.concat_tables(copies), dump / "part-00000.parquet")
+    (dump / "_labels.json").write_bytes((fixtures.default_root() / stream["labels"]).read_bytes())
     report = tmp_path / "report.json"
     process = subprocess.Popen(
         [
@@ -164,7 +165,7 @@ def test_an_interrupted_check_exits_130_and_leaves_no_report(tmp_path: Path) -> 
         ],
         stderr=subprocess.PIPE,
     )
-    time.sleep(3)  # past start-up, into the check of some 36 000 records
+    time.sleep(4)  # past start-up, into the check of 48 000 records (some 15 s)
     if process.poll() is not None:
         _, err = process.communicate()
         pytest.fail(f"the check ended before it could be interrupted: {err.decode()}")
