@@ -9,10 +9,10 @@ Under ``large-message-handle-option=claim-check`` TiCDC stores an oversized row'
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
+from typing import NoReturn
 
+from ticdc_conformance.reference._claim_check import stored_message
 from ticdc_conformance.reference.canal_json._config import PROTOCOL
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.message import Message
@@ -25,27 +25,13 @@ def read_claim_check(content: bytes, *, raw_value: bool = False, message_index: 
     if raw_value:
         return Message(key=None, value=content)
 
-    def fail(reason: str, path: tuple[str, ...] = ()) -> DecodeError:
-        return DecodeError(
+    def fail(reason: str, path: tuple[str, ...]) -> NoReturn:
+        raise DecodeError(
             reason, protocol=PROTOCOL, part="value", path=path, message_index=message_index
         )
 
     try:
         document = json.loads(content)
     except (ValueError, RecursionError) as error:
-        raise fail(f"a claim-check file is JSON: {error}") from None
-    if type(document) is not dict or document.keys() != {"key", "value"}:
-        raise fail("a claim-check file is an object with key and value")
-    parts: dict[str, bytes | None] = {}
-    for name in ("key", "value"):
-        encoded = document[name]
-        if encoded is None:
-            parts[name] = None
-            continue
-        if type(encoded) is not str:
-            raise fail("must be base64 text or null", (name,))
-        try:
-            parts[name] = base64.b64decode(encoded, validate=True)
-        except binascii.Error as error:
-            raise fail(f"invalid base64: {error}", (name,)) from None
-    return Message(key=parts["key"], value=parts["value"])
+        fail(f"a claim-check file is JSON: {error}", ())
+    return stored_message(document, fail)

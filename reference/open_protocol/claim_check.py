@@ -8,9 +8,7 @@ stored message, ready for ``decode``.
 
 from __future__ import annotations
 
-import base64
-import binascii
-
+from ticdc_conformance.reference._claim_check import stored_message
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.open_protocol._decode import Entry
 
@@ -20,19 +18,4 @@ __all__ = ["read_claim_check"]
 def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
     """The original message from a claim-check file; raise only ``DecodeError``."""
     entry = Entry("value", 0, message_index)
-    document = entry.parse(content)
-    if type(document) is not dict or document.keys() != {"key", "value"}:
-        entry.fail("a claim-check file is an object with key and value")
-    parts: dict[str, bytes | None] = {}
-    for name in ("key", "value"):
-        encoded = document[name]
-        if encoded is None:
-            parts[name] = None
-            continue
-        if type(encoded) is not str:
-            entry.fail("must be base64 text or null", name)
-        try:
-            parts[name] = base64.b64decode(encoded, validate=True)
-        except binascii.Error as error:
-            entry.fail(f"invalid base64: {error}", name)
-    return Message(key=parts["key"], value=parts["value"])
+    return stored_message(entry.parse(content), lambda reason, path: entry.fail(reason, *path))
