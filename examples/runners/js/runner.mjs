@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Run every Open Protocol decode and must-reject case of an unpacked fixture bundle against
-// the decoder in src/open-protocol.mjs and print the verdict.
+// the decoder in src/open-protocol.mjs and print the verdict. The must-reject cases of category
+// invalid-value (tier recommended) are left out, and counted: this small decoder does not check
+// values against their column types.
 //
 //   node runner.mjs ticdc-conformance-fixtures-0.1.0
 //
@@ -8,7 +10,7 @@
 // checksums (refused before any case runs, naming each file at fault).
 
 import { performance } from 'node:perf_hooks';
-import { BundleError, decoderCases, openBundle } from './src/bundle.mjs';
+import { BundleError, decoderCases, openBundle, valueCheck } from './src/bundle.mjs';
 import { differences } from './src/json.mjs';
 import { DecodeError, decodeMessages } from './src/open-protocol.mjs';
 
@@ -55,6 +57,11 @@ function main([root]) {
     if (failure !== null) console.log(`FAIL ${testCase.id}\n  ${failure}`);
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  const unchecked = bundle.manifest.cases.filter((c) => c.protocol === 'open' && valueCheck(c));
+  console.log(
+    `open reject: ${unchecked.length} invalid-value case(s) left out: this decoder does not ` +
+      'check values against their column types',
+  );
   for (const [direction, [passed, failed]] of Object.entries(tally)) {
     console.log(`open ${direction}: ${passed} passed, ${failed} failed`);
   }

@@ -99,10 +99,20 @@ function jsonLines(bundle, name) {
  * The cases of one protocol a decoder answers (directions decode and reject), in id order:
  * {id, direction, messages: [{key, value}], expected: decoded events or null}.
  */
+/**
+ * Whether a case is a must-reject case of category invalid-value (tier recommended): a value
+ * outside its column type, which only a decoder checking values (docs/errors.md) rejects.
+ */
+export function valueCheck(testCase) {
+  return testCase.direction === 'reject' && testCase.tags.includes('invalid-value');
+}
+
 export function decoderCases(bundle, protocol) {
   return bundle.manifest.cases
     .filter(
-      (c) => c.protocol === protocol && (c.direction === 'decode' || c.direction === 'reject'),
+      (c) =>
+        c.protocol === protocol &&
+        (c.direction === 'decode' || (c.direction === 'reject' && !valueCheck(c))),
     )
     .map((c) => {
       const fixture = bundle.manifest.fixtures[c.fixture];

@@ -158,7 +158,29 @@ public final class Bundle {
     return documents;
   }
 
-  /** The cases of {@code protocol} a decoder answers (decode and reject), in id order. */
+  /**
+   * Whether a manifest case is a must-reject case of category invalid-value (tier recommended):
+   * a value outside its column type, which only a decoder checking values rejects.
+   */
+  @SuppressWarnings("unchecked")
+  public static boolean isValueCheck(Map<String, Object> entry) {
+    return "reject".equals(entry.get("direction"))
+        && ((List<Object>) entry.get("tags")).contains("invalid-value");
+  }
+
+  /** The number of invalid-value cases of {@code protocol}, which {@link #decoderCases} leaves out. */
+  @SuppressWarnings("unchecked")
+  public long valueChecks(String protocol) {
+    return ((List<Object>) manifest.get("cases")).stream()
+        .map(item -> (Map<String, Object>) item)
+        .filter(entry -> protocol.equals(entry.get("protocol")) && isValueCheck(entry))
+        .count();
+  }
+
+  /**
+   * The cases of {@code protocol} a decoder answers (decode and reject), in id order, but for
+   * the invalid-value cases.
+   */
   @SuppressWarnings("unchecked")
   public List<Case> decoderCases(String protocol) throws IOException {
     Map<String, Object> fixtures = (Map<String, Object>) manifest.get("fixtures");
@@ -166,7 +188,8 @@ public final class Bundle {
     for (Object item : (List<Object>) manifest.get("cases")) {
       Map<String, Object> entry = (Map<String, Object>) item;
       String direction = (String) entry.get("direction");
-      if (!protocol.equals(entry.get("protocol")) || direction.equals("encode")) {
+      if (!protocol.equals(entry.get("protocol")) || direction.equals("encode")
+          || isValueCheck(entry)) {
         continue;
       }
       Map<String, Object> fixture = (Map<String, Object>) fixtures.get(entry.get("fixture"));
