@@ -40,7 +40,7 @@ ALLOWED = {
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
     "suites.stream": arrows("generators reference suites.report", third_party="pyarrow pyspark"),
-    "suites.report": arrows(third_party="jinja2"),
+    "suites.report": arrows(third_party="jinja2 markupsafe matplotlib"),
     "suites.consumer": arrows(
         "generators reference suites.report suites.stream",
         lazy="fixtures",

@@ -224,6 +224,7 @@ def build_report(
         "engine": engine,
         "plan": result.plan,
         "rules": rules,
+        "watermarks": result.watermarks,
     }
 
 
@@ -259,7 +260,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.samples < 0:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return ExitCode.USAGE
-    if args.html and importlib.util.find_spec("jinja2") is None:  # said before the check
+    report_extra = ("jinja2", "matplotlib")
+    if args.html and any(importlib.util.find_spec(n) is None for n in report_extra):  # said first
         sys.stderr.write(
             "error: --html needs the report extra (pip install 'ticdc-conformance[report]')\n"
         )

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import dump_files
-from ticdc_conformance.suites.stream.catalog import CheckResult, Finding
+from ticdc_conformance.suites.stream.catalog import CheckResult, Finding, watermark_series
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 __all__ = ["SPARK_ABOVE_RECORDS", "check_dump", "count_records", "input_files"]
@@ -96,5 +96,9 @@ def check_dump(files: Sequence[Path], settings: CheckSettings, *, samples: int =
         kept.setdefault(finding.rule, []).append(_sample(finding))
     chosen = {rule: sorted(found, key=_order)[:samples] for rule, found in kept.items()}
     return CheckResult(
-        dict(counts), {r: s for r, s in chosen.items() if s}, len(rows), plan="in-process"
+        dict(counts),
+        {r: s for r, s in chosen.items() if s},
+        len(rows),
+        plan="in-process",
+        watermarks=watermark_series(outcome.watermarks),
     )

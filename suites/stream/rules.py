@@ -415,6 +415,8 @@ class Outcome:
     read: int
     decoded: int
     undecodable: int
+    watermarks: dict[tuple[str, int], list[int]]
+    """Per (topic, partition), the commit ts of every watermark it carried."""
 
 
 def check_records(
@@ -439,4 +441,14 @@ def check_records(
     if settings.partitions is not None:
         counts = dict.fromkeys(counts, settings.partitions)
     findings.extend(missing_broadcasts(broadcasts, counts))
-    return Outcome(findings=tuple(findings), read=read, decoded=decoded, undecodable=undecodable)
+    watermarks: dict[tuple[str, int], list[int]] = {}
+    for b in broadcasts:
+        if b.kind == "watermark-broadcast":
+            watermarks.setdefault((b.topic, b.partition), []).append(b.commit_ts)
+    return Outcome(
+        findings=tuple(findings),
+        read=read,
+        decoded=decoded,
+        undecodable=undecodable,
+        watermarks=watermarks,
+    )
