@@ -166,8 +166,16 @@ def test_a_clean_page_has_no_findings_picture_and_still_its_watermarks(
         assert f'<section id="{section}">' in page
 
 
-def test_a_page_without_watermarks_or_findings_says_so() -> None:
-    page = html_page({"errors": 0, "rules": [{**RULE, "count": 0, "samples": []}]}, title="t")
+@pytest.mark.parametrize(
+    "samples",
+    [[], [{"table": "`shop`.`orders`", "key": "[1]", "detail": "missing row"}]],
+    ids=["no finding", "findings without Kafka coordinates"],
+)
+def test_a_page_without_watermarks_or_findings_to_draw_says_so(
+    samples: list[dict[str, Any]],
+) -> None:
+    rules = [{**RULE, "count": len(samples), "samples": samples}]
+    page = html_page({"errors": len(samples), "rules": rules}, title="t")
     assert "<svg" not in page
     assert "No finding to draw." in page
     assert "The report carries no watermarks to draw." in page

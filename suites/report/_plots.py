@@ -59,8 +59,14 @@ def _figure(height: float) -> Figure:
 
 
 def findings_svg(rules: Sequence[Mapping[str, Any]]) -> str | None:
-    """Sampled findings at (offset, partition), a colour per rule; ``None`` without any."""
-    sampled = [r for r in rules if r["samples"]]
+    """Sampled findings at (offset, partition), a colour per rule; ``None`` without any.
+
+    Samples without Kafka coordinates (a consumer check's table rows) are not drawn.
+    """
+    sampled = [
+        {**r, "samples": [s for s in r["samples"] if s.get("partition") is not None]} for r in rules
+    ]
+    sampled = [r for r in sampled if r["samples"]]
     if not sampled:
         return None
     partitions = sorted({s["partition"] for r in sampled for s in r["samples"]})
@@ -73,7 +79,7 @@ def findings_svg(rules: Sequence[Mapping[str, Any]]) -> str | None:
         shown, total = shown + len(rule["samples"]), total + rule["count"]
         label = f"{rule['id']} ({len(rule['samples'])} of {rule['count']})"
         for marker, size, at in (("o", 28, True), ("x", 48, False)):
-            chosen = [s for s in rule["samples"] if (s["offset"] is not None) == at]
+            chosen = [s for s in rule["samples"] if (s.get("offset") is not None) == at]
             if chosen:
                 xs = [s["offset"] if at else -1 for s in chosen]
                 offsets.extend(xs)
