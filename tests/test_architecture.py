@@ -33,7 +33,7 @@ def arrows(eager: str = "", lazy: str = "", third_party: str = "") -> Arrows:
 
 ALLOWED = {
     "reference": arrows(third_party="fastavro"),
-    "generators": arrows("reference", third_party="hypothesis pyarrow"),
+    "generators": arrows("reference", third_party="hypothesis pyarrow tqdm"),
     "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
     "fixtures.builder": arrows("fixtures generators reference", lazy="suites.consumer"),
     "suites": arrows(lazy="suites.gate"),

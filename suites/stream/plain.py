@@ -11,7 +11,7 @@ report but for ``plan`` (tested on every stream fixture).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +80,22 @@ def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def check_dump(files: Sequence[Path], settings: CheckSettings, *, samples: int = 10) -> CheckResult:
-    """Run the whole rule catalog over the records of ``files`` in this process."""
+def check_dump(
+    files: Sequence[Path],
+    settings: CheckSettings,
+    *,
+    samples: int = 10,
+    progress: Callable[[int], None] | None = None,
+) -> CheckResult:
+    """Run the whole rule catalog over the records of ``files`` in this process.
+
+    ``progress`` is told the messages checked so far, every few hundred.
+    """
     rows: list[tuple[str, int, int, bytes | None, bytes | None]] = []
     for file in files:
         table = pq.read_table(file, columns=list(_COLUMNS))
         rows.extend(zip(*(table[name].to_pylist() for name in _COLUMNS), strict=True))
-    outcome = check_records(rows, settings)
+    outcome = check_records(rows, settings, progress=progress)
     counts: Counter[str] = Counter(f.rule for f in outcome.findings)
     counts.update(
         {"_read": outcome.read, "_decoded": outcome.decoded, "_undecodable": outcome.undecodable}
