@@ -67,6 +67,12 @@ class Progress:
         """``count`` done so far; tqdm redraws at most every half second."""
         self._bar.update(count - self._bar.n)
 
+    def advance(self, count: int, total: int) -> None:
+        """``count`` done of ``total``: the callback form the gate's runners take."""
+        if self._bar.total != total:
+            self.total(total)
+        self.update(count)
+
     def done(self) -> None:
         """Clear the line before the summary is printed."""
         self._bar.close()

@@ -109,3 +109,20 @@ def test_check_stream_in_process_shows_progress_on_a_terminal_only(
     said = err.getvalue()
     assert ("checked:" in said and " messages" in said) is terminal
     assert ("\r" in said) is terminal
+
+
+@pytest.mark.parametrize(
+    ("terminal", "extra", "shown"),
+    [(True, (), True), (True, ("--quiet",), False), (False, (), False)],
+    ids=["terminal", "terminal with --quiet", "pipe"],
+)
+def test_run_shows_cases_done_of_cases_on_a_terminal_only(
+    monkeypatch: pytest.MonkeyPatch, terminal: bool, extra: tuple[str, ...], shown: bool
+) -> None:
+    err = Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    argv = ["run", "--decoder", "reference", "--protocol", "open", "--profile", "tiflow"]
+    assert main([*argv, "--case", "open.tiflow.decode.types.*", *extra]) == 0
+    said = err.getvalue()
+    assert ("checked:" in said and " cases" in said) is shown
+    assert ("\r" in said) is shown
