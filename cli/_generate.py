@@ -21,6 +21,7 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
     del out
     try:  # pyarrow (the generators extra) is needed here only
         from ticdc_conformance.generators.generate import generate
+        from ticdc_conformance.generators.progress import Progress
     except ImportError as error:
         raise UsageError(f"generate needs the generators extra: {error}") from None
     try:
@@ -39,7 +40,12 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
         )
         settings.codec_config()
         summary = generate(
-            settings, messages=args.messages, seed=args.seed, faults=args.fault, folder=args.out
+            settings,
+            messages=args.messages,
+            seed=args.seed,
+            faults=args.fault,
+            folder=args.out,
+            progress=Progress.for_terminal("simulated", quiet=args.quiet, unit="records"),
         )
     except (ValueError, EncodeError, FaultPlacementError, FileExistsError) as error:
         raise UsageError(str(error)) from None
@@ -100,4 +106,7 @@ def add_parsers(commands: Commands) -> None:
     )
     generate.add_argument("--seed", type=int, default=1, help="workload seed (1)")
     generate.add_argument("--out", required=True, type=Path, help="dump folder to write")
+    generate.add_argument(
+        "--quiet", action="store_true", help="no progress line (shown only on a terminal)"
+    )
     generate.set_defaults(handler=_generate)

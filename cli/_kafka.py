@@ -91,7 +91,7 @@ def _serve(running: Running, out: IO[str]) -> int:
 
 def _replay(args: argparse.Namespace, out: IO[str]) -> int:
     del out
-    from ticdc_conformance.kafka.progress import Progress
+    from ticdc_conformance.generators.progress import Progress
     from ticdc_conformance.kafka.replay import replay
 
     config = _config(args)
@@ -101,7 +101,7 @@ def _replay(args: argparse.Namespace, out: IO[str]) -> int:
         if not sep or not old or not new:
             raise UsageError(f"--topic-map takes OLD=NEW, got {pair!r}")
         topic_map[old] = new
-    progress = Progress.for_terminal("replayed", quiet=args.quiet)
+    progress = Progress.for_terminal("replayed", quiet=args.quiet, unit="records")
 
     def work() -> int:
         try:
@@ -141,13 +141,13 @@ def _replay(args: argparse.Namespace, out: IO[str]) -> int:
 
 def _capture(args: argparse.Namespace, out: IO[str]) -> int:
     del out
+    from ticdc_conformance.generators.progress import Progress
     from ticdc_conformance.kafka.capture import (
         Follow,
         capture,
         parse_offsets,
         parse_timestamp,
     )
-    from ticdc_conformance.kafka.progress import Progress
 
     config = _config(args)
     offsets = parse_offsets(args.from_offsets)
@@ -157,7 +157,7 @@ def _capture(args: argparse.Namespace, out: IO[str]) -> int:
     follow = None
     if args.follow:
         follow = Follow(idle=10.0 if args.idle is None else args.idle, max_records=args.max_records)
-    progress = Progress.for_terminal("captured", quiet=args.quiet)
+    progress = Progress.for_terminal("captured", quiet=args.quiet, unit="records")
 
     def work() -> int:
         try:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -41,9 +43,29 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
     entries = read_known_failures(args.xfail)
     if args.testee:
         return _run_testee(args, selection, entries)
-    verdict = gate_adapters(selection, decoder=args.decoder, encoder=args.encoder, entries=entries)
+    with _progress(args) as progress:
+        verdict = gate_adapters(
+            selection,
+            decoder=args.decoder,
+            encoder=args.encoder,
+            entries=entries,
+            progress=progress,
+        )
     _report(args, verdict)
     return verdict.exit_code
+
+
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace) -> Iterator[Callable[[int, int], None] | None]:
+    """The run's progress line (cases done of cases) on a terminal, cleared at the end."""
+    from ticdc_conformance.generators.progress import Progress
+
+    progress = Progress.for_terminal("checked", quiet=args.quiet, unit="cases")
+    try:
+        yield None if progress is None else progress.advance
+    finally:
+        if progress is not None:
+            progress.done()
 
 
 def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[XfailEntry]) -> int:
@@ -58,7 +80,15 @@ def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[Xf
         log=Path(args.testee_log) if args.testee_log else None,
         max_line_bytes=args.testee_max_line_bytes,
     )
-    run = gate_testee(settings, selection.cases, entries, fixtures=args.fixtures, say=_say)
+    with _progress(args) as progress:
+        run = gate_testee(
+            settings,
+            selection.cases,
+            entries,
+            fixtures=args.fixtures,
+            say=_say,
+            progress=progress,
+        )
     _report(args, run.verdict)
     if run.restarts:
         _say(f"the testee was started again {run.restarts} time(s)")
@@ -172,5 +202,8 @@ def add_parsers(commands: Commands) -> None:
         metavar="FILE",
         help="also write JUnit XML for CI: one testcase per case, the located diff as the "
         "failure message, known failures and cases not handled as skipped",
+    )
+    run.add_argument(
+        "--quiet", action="store_true", help="no progress line (shown only on a terminal)"
     )
     run.set_defaults(handler=_run)

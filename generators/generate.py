@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ticdc_conformance.generators.dump import publishing, write_dump
 from ticdc_conformance.generators.faults import inject_faults
+from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.generators.simulator import StreamSettings, simulate
 from ticdc_conformance.generators.truth import Upstream
 from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload
@@ -34,6 +35,7 @@ def generate(
     faults: Sequence[str],
     folder: Path,
     ddl_every: int = 500,
+    progress: Progress | None = None,
 ) -> GenerateSummary:
     """Simulate, inject faults and write a dump with its labels to ``folder``.
 
@@ -44,12 +46,21 @@ def generate(
     of each kind in ``faults`` goes in; every ``ddl_every`` transactions a DDL changes a
     table's schema. The labels' ``workload`` member says how many workload ``items`` the
     stream holds, so ``truth.shop_truth`` rebuilds its final tables. The same arguments always
-    write the same dump.
+    write the same dump. ``progress`` counts the records simulated, of ``messages``.
     """
     started = time.perf_counter()
     upstream = Upstream()  # checks TiDB's rules on every transaction
     workload = upstream.track(shop_workload(seed, ddl_every=ddl_every))
-    log = simulate(workload, settings, messages=messages)
+    if progress is not None:
+        progress.total(messages)
+    log = simulate(
+        workload,
+        settings,
+        messages=messages,
+        progress=None if progress is None else progress.update,
+    )
+    if progress is not None:
+        progress.done()
     injected = inject_faults(log, faults, seed)
     labels = {
         "format": "ticdc-conformance topic dump",

@@ -354,12 +354,14 @@ def simulate(
     *,
     messages: int | None = None,
     tables: Sequence[TableInfo] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> TopicLog:
     """The topic log TiCDC writes for ``workload``; stop once it holds ``messages`` records.
 
     ``tables`` are the tables replicated when the changefeed starts: with Simple's
     ``send-all-bootstrap-at-start`` each gets a BOOTSTRAP on every partition first. The stop
     happens between workload items, so the log may hold a few more records than asked.
+    ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
     if producer.encode_bootstrap is not None and settings.send_all_bootstrap_at_start:
@@ -370,6 +372,8 @@ def simulate(
             producer.add_rows(item)
         else:
             producer.broadcast(item)
+        if progress is not None:
+            progress(len(producer.log))
         if messages is not None and len(producer.log) >= messages:
             break
     producer.flush()

@@ -9,7 +9,7 @@
   delivery verified (``dump_reader`` reads the dump a batch ahead);
 * ``capture``: topics into a dump, written in a hidden sibling folder and renamed when every
   record is in, so an interrupted capture never looks complete (``dump_writer`` writes the
-  Parquet row groups in a thread); ``progress`` is the progress line of both;
+  Parquet row groups in a thread); the progress line of both is ``generators.progress``;
 * ``client``: librdkafka settings (security options pass through, never logged or stored);
 * ``pytest_fixtures``: the plugin's fixtures, a broker and a topic loaded from a dump.
 

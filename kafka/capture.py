@@ -35,9 +35,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ticdc_conformance.generators.dump import LABELS_FILE, fsync, publishing, write_records
+from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
 from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer
-from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
 if TYPE_CHECKING:

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError, Watch, confluent
 from ticdc_conformance.kafka.dump_reader import DumpPlan, plan_dump, read_ahead
-from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.reference.errors import UsageError
 
 if TYPE_CHECKING:

@@ -33,14 +33,14 @@ def arrows(eager: str = "", lazy: str = "", third_party: str = "") -> Arrows:
 
 ALLOWED = {
     "reference": arrows(third_party="fastavro"),
-    "generators": arrows("reference", third_party="hypothesis pyarrow"),
+    "generators": arrows("reference", third_party="hypothesis pyarrow tqdm"),
     "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
     "fixtures.builder": arrows("fixtures generators reference", lazy="suites.consumer"),
     "suites": arrows(lazy="suites.gate"),
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
     "suites.stream": arrows("generators reference suites.report", third_party="pyarrow pyspark"),
-    "suites.report": arrows(third_party="jinja2"),
+    "suites.report": arrows(third_party="jinja2 markupsafe matplotlib"),
     "suites.consumer": arrows(
         "generators reference suites.report suites.stream",
         lazy="fixtures",

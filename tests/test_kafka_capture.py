@@ -28,11 +28,11 @@ from ticdc_conformance.generators.dump import (
     write_dump,
 )
 from ticdc_conformance.generators.generate import generate
+from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.generators.simulator import Record, StreamSettings
 from ticdc_conformance.kafka import broker
 from ticdc_conformance.kafka.capture import Follow, capture, parse_offsets, parse_timestamp
 from ticdc_conformance.kafka.client import BrokerError
-from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.kafka.pytest_fixtures import LoadedTopic
 from ticdc_conformance.kafka.replay import replay
 from ticdc_conformance.reference.errors import UsageError

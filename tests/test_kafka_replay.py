@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from ticdc_conformance.generators.dump import write_dump
+from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.generators.simulator import Record
 from ticdc_conformance.kafka import broker
 from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError
 from ticdc_conformance.kafka.dump_reader import plan_dump
-from ticdc_conformance.kafka.progress import Progress
 from ticdc_conformance.kafka.replay import replay
 from ticdc_conformance.reference.errors import UsageError
 

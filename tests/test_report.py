@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -28,7 +29,7 @@ from ticdc_conformance.suites.report import (
     stream_report_schema,
     write_atomically,
 )
-from ticdc_conformance.suites.stream.catalog import RULES
+from ticdc_conformance.suites.stream.catalog import RULES, watermark_series
 
 STREAMS = {s["id"]: s for s in fixtures.load_manifest()["streams"]}
 
@@ -102,9 +103,87 @@ def test_markdown_says_the_verdict_counts_and_faults(missing_ddl: dict[str, Path
     assert "offset None" not in text
 
 
+SECTIONS = ("verdict", "rules", "pictures", "samples", "faults")
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    code, out = checked(tmp_path_factory.mktemp("clean"), "stream.open.tiflow.clean")
+    assert code == 0
+    return out
+
+
+def test_the_report_keeps_a_bounded_watermark_series_per_partition(
+    missing_ddl: dict[str, Path],
+) -> None:
+    report = json.loads(missing_ddl["json"].read_text(encoding="utf-8"))
+    series = report["watermarks"]
+    assert [(w["topic"], w["partition"]) for w in series] == [
+        ("ticdc-conformance", p) for p in range(3)
+    ]
+    for w in series:
+        assert w["commit_ts"] == sorted(w["commit_ts"])
+        assert 1 <= len(w["commit_ts"]) <= min(w["seen"], 64)
+
+
+@pytest.mark.parametrize(
+    ("seen", "kept"),
+    [(1, [5]), (3, [0, 1, 2]), (64, list(range(64))), (127, list(range(0, 127, 2)))],
+)
+def test_watermark_series_thins_evenly_keeping_first_and_last(seen: int, kept: list[int]) -> None:
+    stamps = list(range(seen)) if seen > 1 else [5]
+    [series] = watermark_series({("t", 0): stamps[::-1]})
+    assert series == {"topic": "t", "partition": 0, "seen": seen, "commit_ts": kept}
+
+
+def test_the_page_draws_findings_and_watermarks_as_inline_svg(
+    missing_ddl: dict[str, Path],
+) -> None:
+    page = missing_ddl["html"].read_text(encoding="utf-8")
+    findings = page[page.index('<figure id="findings-picture">') :]
+    findings = findings[: findings.index("</figure>")]
+    assert findings.count("<svg") == 1
+    assert "Findings over partitions and offsets: 1 of 1 shown" in findings
+    assert "ddl-broadcast (1 of 1)" in findings
+    watermarks = page[page.index('<figure id="watermarks-picture">') :]
+    watermarks = watermarks[: watermarks.index("</figure>")]
+    assert "Commit-ts progress per partition: watermarks" in watermarks
+    for partition in range(3):
+        assert f"ticdc-conformance/{partition} (" in watermarks
+
+
+def test_a_clean_page_has_no_findings_picture_and_still_its_watermarks(
+    clean: dict[str, Path],
+) -> None:
+    report = json.loads(clean["json"].read_text(encoding="utf-8"))
+    jsonschema.validate(report, stream_report_schema())
+    page = clean["html"].read_text(encoding="utf-8")
+    assert '<span class="verdict PASS">PASS</span>' in page
+    assert "No finding to draw." in page
+    assert 'id="findings-picture"' not in page
+    assert page.count("<svg") == 1
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in page
+
+
+@pytest.mark.parametrize(
+    "samples",
+    [[], [{"table": "`shop`.`orders`", "key": "[1]", "detail": "missing row"}]],
+    ids=["no finding", "findings without Kafka coordinates"],
+)
+def test_a_page_without_watermarks_or_findings_to_draw_says_so(
+    samples: list[dict[str, Any]],
+) -> None:
+    rules = [{**RULE, "count": len(samples), "samples": samples}]
+    page = html_page({"errors": len(samples), "rules": rules}, title="t")
+    assert "<svg" not in page
+    assert "No finding to draw." in page
+    assert "The report carries no watermarks to draw." in page
+
+
 def test_the_html_page_is_self_contained(missing_ddl: dict[str, Path]) -> None:
     page = missing_ddl["html"].read_text(encoding="utf-8")
-    for section in ("verdict", "rules", "samples", "faults"):
+    for section in SECTIONS:
         assert f'<section id="{section}">' in page
     assert '<span class="verdict FAIL">FAIL</span>' in page
     assert "1 of 1 labelled fault finding(s) found." in page
@@ -273,27 +352,43 @@ def _chromium() -> str | None:
     return None
 
 
-@pytest.mark.slow
-def test_the_page_renders_in_headless_chromium(missing_ddl: dict[str, Path]) -> None:
-    """Chromium from Debian's packages dumps the rendered page (the DOM after layout)."""
-    browser = _chromium()
-    if browser is None:
-        pytest.skip("no Chromium binary installed (Debian package chromium)")
-    done = subprocess.run(
-        [
-            browser,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--dump-dom",
-            missing_ddl["html"].as_uri(),
-        ],
+def _headless(browser: str, *arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", *arguments],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
-    for section in ("verdict", "rules", "samples", "faults"):
-        assert f'<section id="{section}">' in done.stdout
-    assert "FAIL" in done.stdout
+
+
+@pytest.mark.slow
+def test_the_page_renders_in_headless_chromium(
+    missing_ddl: dict[str, Path], tmp_path: Path
+) -> None:
+    """Chromium from Debian's packages renders the page: its DOM after load, and a screenshot."""
+    browser = _chromium()
+    if browser is None:
+        pytest.skip(
+            "no Chromium binary on PATH (chromium, chromium-browser, chromium-headless-shell "
+            "or google-chrome); on Debian: apt-get install chromium"
+        )
+    page = missing_ddl["html"].as_uri()
+    dom = _headless(browser, "--dump-dom", page)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    for section in SECTIONS:
+        assert f'<section id="{section}">' in dom.stdout
+    assert '<span class="verdict FAIL">FAIL</span>' in dom.stdout
+    # the browser parsed the pictures as SVG: their text is there as text elements
+    assert dom.stdout.count("<svg") == 2
+    assert "Findings over partitions and offsets" in dom.stdout
+    shot = tmp_path / "page.png"
+    taken = _headless(
+        browser, "--hide-scrollbars", "--window-size=1200,1600", f"--screenshot={shot}", page
+    )
+    assert taken.returncode == 0, taken.stderr[-2000:]
+    image = shot.read_bytes()
+    assert image.startswith(b"\x89PNG\r\n\x1a\n")
+    width, height = struct.unpack(">II", image[16:24])
+    assert (width, height) == (1200, 1600)
+    assert len(image) > 20_000  # a blank page of that size compresses to a few kilobytes

@@ -331,8 +331,8 @@ def test_every_stream_fixture_is_reported_where_labelled(
         )
         reports[engine] = json.loads(report_file.read_text(encoding="utf-8"))
         assert reports[engine]["engine"] == engine
-    # the fast path and Spark: the same findings, samples, counts and accounting
-    same = ("rules", "messages", "errors", "warnings", "settings")
+    # the fast path and Spark: the same findings, samples, counts, accounting and watermarks
+    same = ("rules", "messages", "errors", "warnings", "settings", "watermarks")
     assert {k: reports["plain"][k] for k in same} == {k: reports["spark"][k] for k in same}
     report = reports["spark"]
     got = sorted(

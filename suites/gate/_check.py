@@ -351,9 +351,15 @@ def run_cases(
     encoder: Callable[..., Any] | None = None,
     adapters: Mapping[str, str] | None = None,
     fixtures: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Outcome]:
-    """Check every case in order."""
-    return [
-        check_case(c, decoder=decoder, encoder=encoder, adapters=adapters, fixtures=fixtures)
-        for c in cases
-    ]
+    """Check every case in order; ``progress`` is told (cases done, cases) after each."""
+    chosen = list(cases)
+    outcomes: list[Outcome] = []
+    for case in chosen:
+        outcomes.append(
+            check_case(case, decoder=decoder, encoder=encoder, adapters=adapters, fixtures=fixtures)
+        )
+        if progress is not None:
+            progress(len(outcomes), len(chosen))
+    return outcomes

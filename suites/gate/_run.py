@@ -10,7 +10,7 @@ encodes the bundled examples with every codec and profile and decodes them back 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,8 +91,12 @@ def gate_adapters(
     decoder: str | None,
     encoder: str | None,
     entries: Sequence[XfailEntry],
+    progress: Callable[[int, int], None] | None = None,
 ) -> Verdict:
-    """Check the adapters named ``module:callable`` (or ``reference``); the verdict."""
+    """Check the adapters named ``module:callable`` (or ``reference``); the verdict.
+
+    ``progress`` is told (cases done, cases) as the run goes.
+    """
     if not decoder and not encoder:
         raise UsageError("give --decoder or --encoder (module:callable, or reference), or --testee")
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
@@ -116,6 +120,7 @@ def gate_adapters(
         encoder=encode,
         adapters={"decoder": decoder or "", "encoder": encoder or ""},
         fixtures=selection.fixtures,
+        progress=progress,
     )
     return judge(outcomes, entries, selected=[c.id for c in cases])
 

@@ -7,9 +7,10 @@ The JSON report of ``check-stream`` and ``check-consumer`` is the contract
   broken, with the samples' coordinates in the failure; ``junit_cases`` gives ``run``'s
   verdict one testcase per golden case, the located diff as the failure message.
 * Markdown (``markdown``): the verdict, a table of counts per rule, bounded samples.
-* One self-contained HTML page (``html_page``, the ``report`` extra: jinja2): the same, plus
-  the dump's labelled faults found and missed; no script, no style sheet or font from the
-  network.
+* One self-contained HTML page (``html_page``, the ``report`` extra: jinja2, matplotlib): the
+  same, plus the dump's labelled faults found and missed and two inline SVG pictures (findings
+  over partitions and offsets, each partition's watermarks); no script, no style sheet, font
+  or picture from the network.
 
 ``write_atomically`` writes each file whole or not at all, so an interrupted command leaves
 no report that looks complete.

@@ -1,9 +1,11 @@
-"""The report as one self-contained HTML page (the ``report`` extra: jinja2).
+"""The report as one self-contained HTML page (the ``report`` extra: jinja2, matplotlib).
 
 Everything is inline: no script, no style sheet, font or picture from the network, so the
 page shows the same offline. Sections: the verdict, counts per rule (each linked to its
-catalog anchor), bounded samples with their Kafka coordinates, and the dump's labelled
-faults, found and missed. Autoescaping is on: a sample's detail is text, never markup.
+catalog anchor), the pictures (``_plots``: findings over partitions and offsets, watermarks
+per partition, inline SVG), bounded samples with their Kafka coordinates, and the dump's
+labelled faults, found and missed. Autoescaping is on: a sample's detail is text, never
+markup; only the SVG the kit drew goes in as it is.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ticdc_conformance.suites.report._forms import verdict, what, where
+from ticdc_conformance.suites.report._plots import findings_svg, watermarks_svg
 
 __all__ = ["html_page"]
 
@@ -32,6 +35,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 tr.broken td { background: #fdecea; } tr.counted td { background: #fff8e1; }
 .yes { color: #2e7d32; font-weight: bold; } .no { color: #c62828; font-weight: bold; }
 code { font-size: .95em; }
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
 </style></head>
 <body>
 <h1>{{ title }}</h1>
@@ -50,6 +54,12 @@ engine <code>{{ report.engine }}</code>{% if report.plan %} ({{ report.plan }}){
 <td><a href="{{ r.doc }}"><code>{{ r.id }}</code></a></td><td>{{ r.severity }}</td>
 <td class="n">{{ r.count }}</td><td>{{ r.description }}</td></tr>{% endfor %}
 </tbody></table></section>
+<section id="pictures"><h2>Pictures</h2>
+{% if findings_svg %}<figure id="findings-picture">{{ findings_svg }}</figure>
+{% else %}<p>No finding to draw.</p>{% endif %}
+{% if watermarks_svg %}<figure id="watermarks-picture">{{ watermarks_svg }}</figure>
+{% else %}<p>The report carries no watermarks to draw.</p>{% endif %}
+</section>
 <section id="samples"><h2>Samples</h2>
 {% for r in sampled %}<h3><code>{{ r.id }}</code>: {{ r.count }} found, {{ r.rows|length }}
 shown</h3>
@@ -80,7 +90,7 @@ def html_page(
     faults: Sequence[Mapping[str, Any]] = (),
     samples: int = 20,
 ) -> str:
-    """The page; ``ImportError`` without jinja2 (``pip install 'ticdc-conformance[report]'``)."""
+    """The page; ``ImportError`` without jinja2 or matplotlib (the ``report`` extra)."""
     import jinja2
 
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
@@ -104,4 +114,13 @@ def html_page(
         sampled=sampled,
         faults=list(faults),
         found=sum(f["found"] == "yes" for f in faults),
+        findings_svg=_markup(findings_svg(report["rules"])),
+        watermarks_svg=_markup(watermarks_svg(report.get("watermarks", ()))),
     )
+
+
+def _markup(svg: str | None) -> object:
+    """Our own SVG, inserted unescaped (its text came from matplotlib's escaping writer)."""
+    import markupsafe
+
+    return None if svg is None else markupsafe.Markup(svg)  # noqa: S704 - matplotlib's output

@@ -18,7 +18,17 @@ from typing import Any
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.tables import Profile
 
-__all__ = ["ACCOUNTING", "RULES", "Broadcast", "CheckResult", "CheckSettings", "Finding", "Rule"]
+__all__ = [
+    "ACCOUNTING",
+    "RULES",
+    "WATERMARK_POINTS",
+    "Broadcast",
+    "CheckResult",
+    "CheckSettings",
+    "Finding",
+    "Rule",
+    "watermark_series",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -191,6 +201,32 @@ class Broadcast:
 ACCOUNTING = ("_read", "_decoded", "_undecodable")
 """The pseudo-rules a check counts its messages under: read, decoded, undecodable."""
 
+WATERMARK_POINTS = 64
+"""Watermarks a report keeps per partition, evenly spread over those the partition carried."""
+
+
+def watermark_series(
+    stamps: Mapping[tuple[str, int], list[int]],
+) -> list[dict[str, Any]]:
+    """Per (topic, partition), its watermarks in commit-ts order, thinned.
+
+    At most ``WATERMARK_POINTS`` evenly spaced ones (the first and the last always kept), with
+    how many the partition carried (``seen``). Sorted, so both engines give the same series
+    whatever order their tasks saw the watermarks in; ``watermark-monotonic`` reports the ones
+    that went back.
+    """
+    series = []
+    for (topic, partition), seen in sorted(stamps.items()):
+        ordered = sorted(seen)
+        n = len(ordered)
+        if n > WATERMARK_POINTS:
+            ordered = [
+                ordered[round(k * (n - 1) / (WATERMARK_POINTS - 1))]
+                for k in range(WATERMARK_POINTS)
+            ]
+        series.append({"topic": topic, "partition": partition, "seen": n, "commit_ts": ordered})
+    return series
+
 
 class CheckResult:
     """Counts per rule, bounded samples per rule, and the message accounting."""
@@ -202,7 +238,10 @@ class CheckResult:
         records: int,
         *,
         plan: str,
+        watermarks: list[dict[str, Any]] | None = None,
     ) -> None:
+        self.watermarks = watermarks or []
+        """``watermark_series``: each partition's watermarks, thinned."""
         self.counts = {r: n for r, n in counts.items() if r not in ACCOUNTING}
         self.samples = samples
         self.read, self.decoded, self.undecodable = (counts.get(n, 0) for n in ACCOUNTING)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ticdc_conformance.generators.dump import dump_files, read_labels
+from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import ExitCode, UsageError
@@ -224,6 +225,7 @@ def build_report(
         "engine": engine,
         "plan": result.plan,
         "rules": rules,
+        "watermarks": result.watermarks,
     }
 
 
@@ -259,7 +261,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.samples < 0:
         sys.stderr.write("error: --samples must be 0 or more\n")
         return ExitCode.USAGE
-    if args.html and importlib.util.find_spec("jinja2") is None:  # said before the check
+    report_extra = ("jinja2", "matplotlib")
+    if args.html and any(importlib.util.find_spec(n) is None for n in report_extra):  # said first
         sys.stderr.write(
             "error: --html needs the report extra (pip install 'ticdc-conformance[report]')\n"
         )
@@ -267,12 +270,23 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
     started = time.perf_counter()
     try:
         files = plain.input_files(paths)
-        engine = engine_for(args, plain.count_records(files))
+        records = plain.count_records(files)
+        engine = engine_for(args, records)
     except ValueError as error:
         sys.stderr.write(f"error: {error}\n")
         return ExitCode.USAGE
     if engine == "plain":
-        result = plain.check_dump(files, settings, samples=args.samples)
+        progress = Progress.for_terminal("checked", records, quiet=args.quiet, unit="messages")
+        try:
+            result = plain.check_dump(
+                files,
+                settings,
+                samples=args.samples,
+                progress=None if progress is None else progress.update,
+            )
+        finally:
+            if progress is not None:
+                progress.done()
     else:
         try:
             result = _on_spark(args, paths, settings)

@@ -11,7 +11,7 @@ report but for ``plan`` (tested on every stream fixture).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import dump_files
-from ticdc_conformance.suites.stream.catalog import CheckResult, Finding
+from ticdc_conformance.suites.stream.catalog import CheckResult, Finding, watermark_series
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 __all__ = ["SPARK_ABOVE_RECORDS", "check_dump", "count_records", "input_files"]
@@ -80,13 +80,22 @@ def _order(sample: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def check_dump(files: Sequence[Path], settings: CheckSettings, *, samples: int = 10) -> CheckResult:
-    """Run the whole rule catalog over the records of ``files`` in this process."""
+def check_dump(
+    files: Sequence[Path],
+    settings: CheckSettings,
+    *,
+    samples: int = 10,
+    progress: Callable[[int], None] | None = None,
+) -> CheckResult:
+    """Run the whole rule catalog over the records of ``files`` in this process.
+
+    ``progress`` is told the messages checked so far, every few hundred.
+    """
     rows: list[tuple[str, int, int, bytes | None, bytes | None]] = []
     for file in files:
         table = pq.read_table(file, columns=list(_COLUMNS))
         rows.extend(zip(*(table[name].to_pylist() for name in _COLUMNS), strict=True))
-    outcome = check_records(rows, settings)
+    outcome = check_records(rows, settings, progress=progress)
     counts: Counter[str] = Counter(f.rule for f in outcome.findings)
     counts.update(
         {"_read": outcome.read, "_decoded": outcome.decoded, "_undecodable": outcome.undecodable}
@@ -96,5 +105,9 @@ def check_dump(files: Sequence[Path], settings: CheckSettings, *, samples: int =
         kept.setdefault(finding.rule, []).append(_sample(finding))
     chosen = {rule: sorted(found, key=_order)[:samples] for rule, found in kept.items()}
     return CheckResult(
-        dict(counts), {r: s for r, s in chosen.items() if s}, len(rows), plan="in-process"
+        dict(counts),
+        {r: s for r, s in chosen.items() if s},
+        len(rows),
+        plan="in-process",
+        watermarks=watermark_series(outcome.watermarks),
     )

@@ -40,7 +40,7 @@ from pyspark import SparkConf
 from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 
-from ticdc_conformance.suites.stream.catalog import CheckResult
+from ticdc_conformance.suites.stream.catalog import CheckResult, watermark_series
 from ticdc_conformance.suites.stream.layout import Key, Unit, balance, plan_files
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_task, shuffle_task
@@ -95,6 +95,17 @@ def bare_decode_count(spark: SparkSession, paths: list[str], protocol: str) -> t
     df = _records(spark, paths).mapInArrow(decode_task(protocol), "messages long, events long")
     row = df.agg(F.sum("messages"), F.sum("events")).collect()[0]
     return int(row[0] or 0), int(row[1] or 0)
+
+
+def _watermarks(out: DataFrame) -> list[dict[str, Any]]:
+    """Each partition's watermarks, thinned on the driver as the plain path does."""
+    rows = (
+        out.filter((F.col("kind") == "broadcast") & (F.col("rule") == "watermark-broadcast"))
+        .groupBy("topic", "partition")
+        .agg(F.collect_list("commit_ts").alias("stamps"))
+        .collect()
+    )
+    return watermark_series({(r["topic"], r["partition"]): list(r["stamps"]) for r in rows})
 
 
 def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
@@ -268,11 +279,12 @@ def check_dump(
                     for name in ("topic", "partition", "offset", "key", "commit_ts", "detail")
                 }
             )
+        watermarks = _watermarks(out)
     finally:
         missing.unpersist()
         out.unpersist()
     how = "files" if not isinstance(units, str) else f"shuffle: {units}"
-    return CheckResult(dict(counts), kept, total, plan=how)
+    return CheckResult(dict(counts), kept, total, plan=how, watermarks=watermarks)
 
 
 class Progress:

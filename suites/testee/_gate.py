@@ -58,11 +58,13 @@ def gate_testee(
     *,
     fixtures: str | None = None,
     say: Callable[[str], None],
+    progress: Callable[[int, int], None] | None = None,
 ) -> TesteeRun:
     """Start the testee, check the cases ``select`` picks for its directions, judge them.
 
     ``select`` takes the directions the testee declares and returns the selected cases;
-    ``say`` receives the lines a person reads while it runs (capabilities, cases left out).
+    ``say`` receives the lines a person reads while it runs (capabilities, cases left out);
+    ``progress`` is told (cases done, cases) after each case.
     Raises ``UsageError`` (bad limits, a command that cannot run, nothing to check) and
     ``RunBrokenError`` (a testee that never says a valid hello).
     """
@@ -107,7 +109,7 @@ def gate_testee(
             )
         if not cases:
             raise UsageError("no case matches the selection and the testee's capabilities")
-        outcomes, stopped = run_testee(testee, cases, fixtures=fixtures)
+        outcomes, stopped = run_testee(testee, cases, fixtures=fixtures, progress=progress)
     finally:
         testee.close()
         if log is not None:

@@ -331,15 +331,22 @@ def _show(line: bytes | str, limit: int = 200) -> str:
 
 
 def run_testee(
-    testee: Testee, cases: Iterable[Case], *, fixtures: str | None = None
+    testee: Testee,
+    cases: Iterable[Case],
+    *,
+    fixtures: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[Outcome], str | None]:
     """Check every case through ``testee`` (started already).
+
+    ``progress`` is told (cases done, cases) after each case.
 
     Returns the outcomes, and why the run stopped early (``None`` when it did not).
     """
     outcomes: list[Outcome] = []
     names = {"testee": testee.command}
-    for case in cases:
+    chosen = list(cases)
+    for case in chosen:
         try:
             testee.ensure_running()
         except TesteeBrokenError as error:
@@ -352,4 +359,6 @@ def run_testee(
             fixtures=fixtures,
         )
         outcomes.append(outcome)
+        if progress is not None:
+            progress(len(outcomes), len(chosen))
     return outcomes, None
