@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ticdc_conformance.generators.simulator import Delivery, TopicLog
 from ticdc_conformance.reference import DecodedRow
+from ticdc_conformance.reference.validation import InvalidValueError
 
 __all__ = ["FaultPlacementError", "Injector", "Mark", "row_ts", "rows_carried", "segment_before"]
 
@@ -77,7 +78,12 @@ class Injector:
         return [i for i in range(start + 1, end) if deliveries[i].kind == "rows"]
 
     def decode_rows(self, delivery: Delivery) -> list[DecodedRow]:
-        return [e for e in self.codec.decode(delivery.message) if isinstance(e, DecodedRow)]
+        """The rows a message carries, decoded leniently (the invalid-value fault's too)."""
+        try:
+            events = list(self.codec.decode(delivery.message))
+        except InvalidValueError as error:
+            events = list(error.events)
+        return [e for e in events if isinstance(e, DecodedRow)]
 
     def oldest(self, delivery: Delivery) -> int:
         """The smallest commit ts among the rows a message carries."""

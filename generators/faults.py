@@ -22,6 +22,9 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
 * ``missing-schema``: (Simple only) a DML names a schema version no BOOTSTRAP or DDL announces;
 * ``oversized-batch``: (Open, Craft) a flush split by ``max-batch-size`` goes out as one message
   holding more rows than the limit (§2.2, §3.4);
+* ``invalid-value``: one row message per type family holds a value its column type cannot
+  hold (rule ``invalid-value``, docs/errors.md): which families, and how the value is broken
+  per protocol, is in ``generators/_invalid_values.py``;
 * ``oversized-message``: a row message grows past ``max-message-bytes`` (a BLOB or TEXT value
   of the row made longer), which TiCDC's producer would have refused (§1.5).
 
@@ -30,7 +33,8 @@ between watermarks, so a protocol that writes none (Debezium without
 ``enable-tidb-extension``, §5.5) admits no fault; ``missing-schema`` needs Simple's schema
 messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-message`` a
 ``max-message-bytes`` among the encoder options (a record over the 10 MiB default would make a
-dump that large), ``wrong-partition`` a second partition.
+dump that large), ``wrong-partition`` a second partition, ``invalid-value`` a protocol whose
+decoders check values (all but Canal-JSON).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ticdc_conformance.generators._invalid_values import families, invalid_values
 from ticdc_conformance.generators._placement import (
     FaultPlacementError,
     Injector,
@@ -79,6 +84,7 @@ FAULT_KINDS: dict[str, str] = {
     "wrong-partition": "partition-affinity",
     "reordered-versions": "commit-ts-order",
     "corrupted-message": "undecodable",
+    "invalid-value": "invalid-value",
     "missing-schema": "schema-resolvable",
     "oversized-batch": "batch-size",
     "oversized-message": "message-size",
@@ -113,6 +119,8 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
         return "oversized-batch applies to the batching protocols only (Open, Craft)"
     if kind == "oversized-message" and "max-message-bytes" not in dict(settings.options):
         return "oversized-message needs max-message-bytes among the encoder options"
+    if kind == "invalid-value" and not families(settings.protocol):
+        return f"{settings.protocol}'s decoder checks no values (docs/errors.md)"
     if kind == "wrong-partition" and settings.partitions < 2:
         return "a wrong partition needs a topic of two partitions or more"
     return None
@@ -417,6 +425,7 @@ _INJECTORS: dict[str, _Inject] = {
     "wrong-partition": _wrong_partition,
     "reordered-versions": _reordered_versions,
     "corrupted-message": _corrupted_message,
+    "invalid-value": invalid_values,
     "missing-schema": _missing_schema,
     "oversized-batch": _oversized_batch,
     "oversized-message": _oversized_message,

@@ -107,13 +107,18 @@ def from_json_text(text: str) -> str | bytes:
 
     The inverse of the surrogate-escape convention: jsoniter and goavro copy invalid UTF-8
     raw, and a decoder reading it with ``surrogateescape`` holds those bytes as surrogates.
+    A lone surrogate the JSON spelled as an escape (backslash, ``ud800``) is no such byte: it
+    becomes the bytes ``surrogatepass`` gives it, as ``values.string_bytes`` does.
     """
     if text.isascii():
         return text
     try:
         text.encode()
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape")
+        try:
+            return text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "surrogatepass")
     return text
 
 

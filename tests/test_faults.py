@@ -25,6 +25,7 @@ from ticdc_conformance.reference import (
     DecodeError,
     Message,
 )
+from ticdc_conformance.reference.validation import InvalidValueError
 
 LIMIT = (("max-message-bytes", "16384"),)
 SETTINGS = StreamSettings(protocol="open", partitions=3, options=LIMIT)
@@ -146,6 +147,18 @@ def check_message_size(log: TopicLog, finding: Finding) -> None:
     assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
 
 
+def check_invalid_value(log: TopicLog, finding: Finding) -> None:
+    message = log.partitions[finding.partition][finding.offset or 0].message
+    with pytest.raises(InvalidValueError) as caught:
+        SETTINGS.codec.decode(message)
+    assert len(caught.value.findings) == 1  # one value broken per message
+    assert caught.value.column is not None
+    rows = caught.value.events
+    assert rows
+    assert all(isinstance(r, DecodedRow) for r in rows)
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
+
+
 CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "allowed-duplicate": check_allowed_duplicate,
     "row-after-watermark": check_row_after_watermark,
@@ -157,6 +170,7 @@ CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "undecodable": check_undecodable,
     "batch-size": check_batch_size,
     "message-size": check_message_size,
+    "invalid-value": check_invalid_value,
 }
 
 
@@ -217,6 +231,9 @@ def test_which_kinds_apply_is_one_rule() -> None:
     assert applicable_kinds(extended) == [
         k for k in every if k not in {"missing-schema", "oversized-batch", "oversized-message"}
     ]
+    canal = StreamSettings(protocol="canal-json", options=(("enable-tidb-extension", "true"),))
+    assert "invalid-value" not in applicable_kinds(canal)
+    assert "checks no values" in (inapplicable("invalid-value", canal) or "")
     # without the TiDB extension Debezium writes no watermark (§5.5): nothing can be placed
     assert applicable_kinds(plain) == []
     assert "needs watermarks" in (inapplicable("replay", plain) or "")

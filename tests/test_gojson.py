@@ -18,6 +18,7 @@ from ticdc_conformance.reference._gojson import (
     _shortest_float32_exact,
     format_float,
     format_float_positional,
+    from_json_text,
     quote,
     to_bytes,
 )
@@ -172,3 +173,17 @@ def test_reader_reads_back_every_float_it_is_given(x: float, style: JsonStyle) -
     assert isinstance(document, list)
     assert isinstance(document[0], int | float)
     assert _same(float(document[0]), x)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("plain", "plain"),
+        ("caf\u00e9", "caf\u00e9"),
+        (b"\xff\xfe".decode("utf-8", "surrogateescape"), b"\xff\xfe"),  # raw bytes, kept
+        ("\ud800", b"\xed\xa0\x80"),  # an escaped lone surrogate: its surrogatepass bytes
+        ("a\udfffb", b"a\xed\xbf\xbfb"),
+    ],
+)
+def test_json_text_that_is_not_unicode_becomes_bytes(text: str, value: str | bytes) -> None:
+    assert from_json_text(text) == value

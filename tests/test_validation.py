@@ -35,7 +35,6 @@ CASES = {(n.protocol, n.name): n.mutate([]) for n in INVALID_VALUES}
 STRICT_ONLY = {
     ("simple-json", "invalid-integer"),  # Simple's reader refuses the text as the type
     ("simple-json", "invalid-double"),
-    ("simple-json", "invalid-text"),
     ("simple-avro", "invalid-integer"),
     ("debezium", "invalid-date"),  # days beyond year 9999 have no date text
     ("debezium", "invalid-datetime"),
