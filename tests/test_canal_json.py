@@ -332,7 +332,7 @@ VALUE_TEXTS: list[tuple[str, ColumnInfo, Value, str]] = [
     ("double minus zero", ColumnInfo(name="c", type="double"), -0.0, "-0"),
     (
         "decimal keeps scale",
-        ColumnInfo(name="c", type="decimal", length=10, decimal=7),
+        ColumnInfo(name="c", type="decimal", length=13, decimal=7),
         DecimalValue("129012.1230000"),
         "129012.1230000",
     ),

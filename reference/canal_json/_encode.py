@@ -46,6 +46,7 @@ from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, PRIMARY_KEY_FLAG, ColumnInfo
+from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["DDL_TYPES", "WATERMARK_TYPE", "encode"]
@@ -290,6 +291,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
+                check_row(event, PROTOCOL)
                 messages.append(_encode_row(event, config))
             elif isinstance(event, DDLEvent):
                 messages.append(_encode_ddl(event, config))
