@@ -353,8 +353,8 @@ def consume(
     log: list[Applied] = []
     pending: list[Applied] = []
     for s in sorted(seen.values(), key=lambda s: s.order):
-        item = replace(s.item, deliveries=s.deliveries)
-        (log if watermark is None or item.commit_ts <= watermark else pending).append(item)
+        applied = replace(s.item, deliveries=s.deliveries)
+        (log if watermark is None or applied.commit_ts <= watermark else pending).append(applied)
     not_applied = [n for read in reads for n in read.not_applied]
     return Consumed(
         tables=apply_log(log),

@@ -10,20 +10,19 @@ import pyarrow.parquet as pq
 import pytest
 
 from ticdc_conformance import fixtures
+from ticdc_conformance.cli.main import main
 from ticdc_conformance.suites.consumer import expected
 from ticdc_conformance.suites.consumer.job import consume_dump
 
 ROOT = fixtures.default_root()
 SAMPLED = (
     "stream.open.tiflow.replay",
-    "stream.craft.tiflow.clean-raw-change-event",
     "stream.simple-json.tiflow.replay",
-    "stream.simple-avro.tiflow.replay",
     "stream.debezium.tiflow.clean-without-watermarks",
     "stream.canal-json.ticdc.replay",
 )
-"""Stream fixtures TiCDC may write (each carries its expected state): one per protocol, with
-replays, raw change events and a stream without watermarks among them (a Spark run costs
+"""Stream fixtures TiCDC may write (each carries its expected state): replays, Simple's
+schemas, a stream without watermarks; the command line runs Craft (a Spark run costs
 seconds each on two cores)."""
 WRITTEN = [s for s in fixtures.load_manifest()["streams"] if s["id"] in SAMPLED]
 
@@ -44,10 +43,7 @@ def _folder(folder: Path) -> dict[str, Any]:
     }
 
 
-def test_the_sample_holds_one_stream_per_protocol() -> None:
-    assert {s["protocol"] for s in WRITTEN} == {
-        s["protocol"] for s in fixtures.load_manifest()["streams"]
-    }
+def test_the_sample_is_of_streams_ticdc_may_write() -> None:
     assert all(s["fault"] in (None, "replay") for s in WRITTEN)
     assert len(WRITTEN) == len(SAMPLED)
 
@@ -78,3 +74,20 @@ def test_the_spark_path_writes_the_plain_paths_folder(
     assert on_spark["log_schema"] == plain["log_schema"]
     assert on_spark["log"] == plain["log"]
     assert on_spark["tables"] == plain["tables"]
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+def test_expected_state_engine_spark_writes_what_plain_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stream = "stream.craft.tiflow.clean-raw-change-event"
+    for engine in ("plain", "spark"):
+        args = ["expected-state", "--input", stream, "--out", str(tmp_path / engine)]
+        assert main([*args, "--engine", engine, "--master", "local[2]"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert len(said) == 2
+    assert said[0].removesuffix(str(tmp_path / "plain")) == said[1].removesuffix(
+        str(tmp_path / "spark")
+    )
+    assert _folder(tmp_path / "spark") == _folder(tmp_path / "plain")
