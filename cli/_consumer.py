@@ -61,6 +61,7 @@ def add_parsers(commands: Commands) -> None:
         return
     job.add_expected_arguments(expected)
     expected.add_argument("--out", required=True, type=Path, help="the folder to write")
+    job.add_engine_arguments(expected)
     job.add_expected_arguments(check)
     check.set_defaults(handler=_check_consumer)
     job.add_check_arguments(check)

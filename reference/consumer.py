@@ -62,8 +62,13 @@ __all__ = [
     "Consumed",
     "Coordinates",
     "NotApplied",
+    "PartitionRead",
+    "ReadItem",
     "apply_log",
     "consume",
+    "empties_table",
+    "global_watermark",
+    "read_partition",
 ]
 
 _OP_RANK = {"delete": 0, "update": 1, "insert": 2}
@@ -145,6 +150,34 @@ class Consumed:
     """Messages read, each decoded or named in ``not_applied``."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadItem:
+    """A change or DDL as one partition delivered it, before the partitions are merged."""
+
+    item: Applied
+    """With the partition's delivery count."""
+    identity: str
+    """What makes two deliveries one change: the canonical text (``repr``) of the table,
+    commit ts, op and images of a row, or of the commit ts, table and query of a DDL."""
+    order: tuple[int, int, int, Coordinates, int]
+    """The application order: commit ts, DDL before rows, the op's rank in a transaction
+    (``_OP_RANK``), the first delivery's coordinates, the position in the message."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartitionRead:
+    """What one partition of a topic holds for the consumer (``read_partition``)."""
+
+    items: tuple[ReadItem, ...]
+    """Each identity once, in the order of first delivery."""
+    watermark: int | None
+    """The greatest watermark the partition sent; ``None`` when it sent none."""
+    not_applied: tuple[NotApplied, ...]
+    handle_keys: Mapping[TableName, tuple[str, ...]]
+    """Every table's handle-key columns: those given, then those learned here."""
+    messages: int
+
+
 @dataclass(slots=True)
 class _Seen:
     item: Applied
@@ -154,31 +187,27 @@ class _Seen:
 
 @dataclass(slots=True)
 class _Reader:
-    protocol: str
+    """One partition's reading, in offset order."""
+
+    decoder: PartitionDecoder
     handle_keys: dict[TableName, tuple[str, ...]]
-    decoders: dict[tuple[str, int], PartitionDecoder] = field(default_factory=dict)
-    watermarks: dict[tuple[str, int], int | None] = field(default_factory=dict)
-    seen: dict[object, _Seen] = field(default_factory=dict)
+    watermark: int | None = None
+    seen: dict[str, _Seen] = field(default_factory=dict)
     not_applied: list[NotApplied] = field(default_factory=list)
     messages: int = 0
     decoded: int = 0
 
     def read(self, where: Coordinates, message: Message) -> None:
-        partition = (where.topic, where.partition)
-        if partition not in self.decoders:
-            self.decoders[partition] = PartitionDecoder(self.protocol)
-            self.watermarks[partition] = None
         self.messages += 1
         try:
-            events = self.decoders[partition].decode(message, message_index=where.offset)
+            events = self.decoder.decode(message, message_index=where.offset)
         except DecodeError as error:
             self.not_applied.append(NotApplied(where, str(error)))
             return
         for event in events:
             self.decoded += 1
             if isinstance(event, DecodedResolved):
-                known = self.watermarks[partition]
-                self.watermarks[partition] = max(event.commit_ts, known or 0)
+                self.watermark = max(event.commit_ts, self.watermark or 0)
             elif isinstance(event, DecodedRow):
                 self.row(event, where)
             elif isinstance(event, DecodedDDL | DecodedBootstrap):
@@ -192,7 +221,7 @@ class _Reader:
         if info is not None and name not in self.handle_keys and info.handle_key():
             self.handle_keys[name] = tuple(info.columns[i].name for i in info.handle_key())
 
-    def note(self, item: Applied, identity: object, rank: tuple[int, int]) -> None:
+    def note(self, item: Applied, identity: str, rank: tuple[int, int]) -> None:
         known = self.seen.get(identity)
         if known is not None:
             known.deliveries += 1
@@ -204,7 +233,8 @@ class _Reader:
             self.not_applied.append(NotApplied(where, "a DDL without commit ts cannot be placed"))
             return
         applied = AppliedDDL(ddl=ddl, commit_ts=ddl.commit_ts, source=where)
-        self.note(applied, ("ddl", ddl.commit_ts, ddl.schema, ddl.table, ddl.query), (0, 0))
+        identity = repr(("ddl", ddl.commit_ts, ddl.schema, ddl.table, ddl.query))
+        self.note(applied, identity, (0, 0))
 
     def key_columns(self, row: DecodedRow, image: tuple[DecodedColumn, ...]) -> tuple[str, ...]:
         name = (row.schema, row.table)
@@ -236,19 +266,53 @@ class _Reader:
         change = AppliedChange(
             row=row, commit_ts=row.commit_ts, key=key, old_key=old_key, source=where
         )
-        identity = (row.schema, row.table, row.commit_ts, row.op, row.before, row.after)
+        identity = repr((row.schema, row.table, row.commit_ts, row.op, row.before, row.after))
         self.note(change, identity, (1, _OP_RANK[row.op]))
 
-    def global_watermark(self) -> int | None:
-        if all(w is None for w in self.watermarks.values()):
-            return None
-        return min((w or 0 for w in self.watermarks.values()), default=0)
 
-    def unresolved(self) -> None:
-        for (topic, partition), decoder in self.decoders.items():
-            for error in decoder.unresolved():
-                where = Coordinates(topic, partition, error.message_index)
-                self.not_applied.append(NotApplied(where, str(error)))
+def read_partition(
+    protocol: str,
+    messages: Iterable[tuple[Coordinates, Message]],
+    handle_keys: Mapping[TableName, Sequence[str]] | None = None,
+) -> PartitionRead:
+    """One partition's messages, in offset order, read as the reference consumer reads them.
+
+    A partition is decoded on its own (Simple types its rows by the BOOTSTRAP and DDL messages
+    of the same partition); replays within it are counted on their first delivery.
+    """
+    keys = {name: tuple(cols) for name, cols in (handle_keys or {}).items()}
+    reader = _Reader(PartitionDecoder(protocol), keys)
+    topic_partition: tuple[str, int] | None = None
+    for where, message in messages:
+        topic_partition = (where.topic, where.partition)
+        reader.read(where, message)
+    if topic_partition is not None:
+        for error in reader.decoder.unresolved():
+            where = Coordinates(*topic_partition, error.message_index)
+            reader.not_applied.append(NotApplied(where, str(error)))
+    items = tuple(
+        ReadItem(item=replace(s.item, deliveries=s.deliveries), identity=identity, order=s.order)
+        for identity, s in reader.seen.items()
+    )
+    return PartitionRead(
+        items=items,
+        watermark=reader.watermark,
+        not_applied=tuple(reader.not_applied),
+        handle_keys=reader.handle_keys,
+        messages=reader.messages,
+    )
+
+
+def global_watermark(watermarks: Iterable[int | None]) -> int | None:
+    """The least of the partitions' watermarks.
+
+    One that sent none counts as 0, unless none did (``None``: a stream without watermarks is
+    flushed whole).
+    """
+    known = list(watermarks)
+    if all(w is None for w in known):
+        return None
+    return min(w or 0 for w in known)
 
 
 def consume(
@@ -260,27 +324,52 @@ def consume(
     """The expected final state and change log of ``messages`` (see the module doc).
 
     ``messages`` holds each partition's messages in offset order; partitions may interleave.
+    Partitions are read in the order they first appear, each knowing the handle keys the
+    earlier ones learned; a change delivered by several is kept at its first delivery in
+    application order, its deliveries summed.
     """
-    reader = _Reader(protocol, {name: tuple(cols) for name, cols in (handle_keys or {}).items()})
+    partitions: dict[tuple[str, int], list[tuple[Coordinates, Message]]] = {}
     for where, message in messages:
-        reader.read(where, message)
-    reader.unresolved()
-    watermark = reader.global_watermark()
-    ordered = sorted(reader.seen.values(), key=lambda s: s.order)
+        partitions.setdefault((where.topic, where.partition), []).append((where, message))
+    keys: dict[TableName, tuple[str, ...]] = {
+        name: tuple(cols) for name, cols in (handle_keys or {}).items()
+    }
+    reads: list[PartitionRead] = []
+    seen: dict[str, _Seen] = {}
+    for partition in partitions.values():
+        read = read_partition(protocol, partition, keys)
+        reads.append(read)
+        for name, columns in read.handle_keys.items():
+            keys.setdefault(name, columns)
+        for item in read.items:
+            known = seen.get(item.identity)
+            if known is None:
+                seen[item.identity] = _Seen(item.item, item.order, item.item.deliveries)
+                continue
+            known.deliveries += item.item.deliveries
+            if item.order < known.order:
+                known.item, known.order = item.item, item.order
+    watermark = global_watermark(read.watermark for read in reads)
     log: list[Applied] = []
     pending: list[Applied] = []
-    for seen in ordered:
-        item = replace(seen.item, deliveries=seen.deliveries)
-        (log if watermark is None or item.commit_ts <= watermark else pending).append(item)
+    for s in sorted(seen.values(), key=lambda s: s.order):
+        applied = replace(s.item, deliveries=s.deliveries)
+        (log if watermark is None or applied.commit_ts <= watermark else pending).append(applied)
+    not_applied = [n for read in reads for n in read.not_applied]
     return Consumed(
         tables=apply_log(log),
         log=tuple(log),
         pending=tuple(pending),
         watermark=watermark,
-        handle_keys=dict(reader.handle_keys),
-        not_applied=tuple(sorted(reader.not_applied, key=lambda n: n.source)),
-        messages=reader.messages,
+        handle_keys=keys,
+        not_applied=tuple(sorted(not_applied, key=lambda n: n.source)),
+        messages=sum(read.messages for read in reads),
     )
+
+
+def empties_table(query: str) -> bool:
+    """Whether a DDL's query empties its table (``TRUNCATE TABLE``, ``DROP TABLE``)."""
+    return _EMPTIES_TABLE.match(query) is not None
 
 
 def apply_log(log: Iterable[Applied]) -> FoldedTables:
@@ -289,7 +378,7 @@ def apply_log(log: Iterable[Applied]) -> FoldedTables:
     for item in log:
         rows = tables.setdefault(item.table_name, {})
         if isinstance(item, AppliedDDL):
-            if _EMPTIES_TABLE.match(item.ddl.query):
+            if empties_table(item.ddl.query):
                 rows.clear()
             continue
         if item.old_key is not None:

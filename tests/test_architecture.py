@@ -69,7 +69,11 @@ ONLY_IN = {
         "kafka/pytest_fixtures.py",
         "suites/consumer/pytest_fixtures.py",
     },
-    "pyspark": {"suites/stream/spark.py", "suites/consumer/spark.py"},
+    "pyspark": {
+        "suites/stream/spark.py",
+        "suites/consumer/spark.py",
+        "suites/consumer/spark_state.py",
+    },
 }
 """Third-party packages only these modules may import (the plugin's, the Spark job)."""
 

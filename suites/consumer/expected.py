@@ -36,7 +36,10 @@ from ticdc_conformance.suites.consumer.values import kind_of, value_text
 
 __all__ = [
     "FORMAT",
+    "KEY_COLUMN",
+    "LOG_SCHEMA",
     "MANIFEST_FILE",
+    "VERSION",
     "ExpectedState",
     "ExpectedTable",
     "expected_state_document",
@@ -50,7 +53,7 @@ FORMAT = "ticdc-conformance expected state"
 VERSION = 1
 MANIFEST_FILE = "expected-state.json"
 KEY_COLUMN = "_key"
-_LOG_SCHEMA = pa.schema(
+LOG_SCHEMA = pa.schema(
     [
         ("sequence", pa.int64()),
         ("commit_ts", pa.uint64()),
@@ -163,7 +166,7 @@ def _table(
 
 
 def _log_row(sequence: int, item: Applied) -> dict[str, Any]:
-    row: dict[str, Any] = dict.fromkeys(_LOG_SCHEMA.names)
+    row: dict[str, Any] = dict.fromkeys(LOG_SCHEMA.names)
     row.update(
         sequence=sequence,
         commit_ts=item.commit_ts,
@@ -226,7 +229,7 @@ def write_expected_state(consumed: Consumed, protocol: str, out: Path) -> dict[s
     for entry, data in zip(manifest["tables"], tables, strict=True):
         schema = pa.schema([(column, pa.string()) for column in data])
         pq.write_table(pa.table(data, schema=schema), out / entry["file"])
-    pq.write_table(pa.Table.from_pylist(log, schema=_LOG_SCHEMA), out / "log.parquet")
+    pq.write_table(pa.Table.from_pylist(log, schema=LOG_SCHEMA), out / "log.parquet")
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
 

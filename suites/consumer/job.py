@@ -6,6 +6,8 @@ snapshot of its tables, its applied log, or both) with the expected state, compu
 when ``--input`` is a dump. ``--engine plain`` checks in Python; ``spark`` runs the state rules
 as a Spark job (the rows stay on the executors; only counts and samples reach the driver); the
 default picks Spark for an expected state of more than ``SPARK_ABOVE_ROWS`` rows.
+``expected-state --engine spark`` runs the reference consumer as a Spark job
+(``spark_state``); the default picks it for a dump of more than ``SPARK_ABOVE_ROWS`` messages.
 
 Exit codes as ``check-stream``: 0 conforms, 1 a rule of severity error was broken, 2 usage,
 3 the check could not run.
@@ -22,7 +24,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.dump import read_dump, read_labels
+import pyarrow.parquet as pq
+
+from ticdc_conformance.generators.dump import dump_files, read_dump, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.consumer import Consumed, Coordinates, consume
 from ticdc_conformance.reference.errors import ExitCode, UsageError
@@ -42,6 +46,7 @@ from ticdc_conformance.suites.report import html_page, junit_rules, markdown, wr
 __all__ = [
     "SPARK_ABOVE_ROWS",
     "add_check_arguments",
+    "add_engine_arguments",
     "add_expected_arguments",
     "assert_consumer_conforms",
     "build_report",
@@ -97,10 +102,7 @@ def consume_dump(
     given: str, protocol: str | None, handle_keys: Mapping[TableName, Sequence[str]]
 ) -> tuple[str, Consumed]:
     """The reference consumer over a dump; the protocol from its labels or the flag."""
-    dump, labels = resolve_input(given)
-    protocol = protocol or (labels.get("settings") or {}).get("protocol")
-    if protocol not in CODECS:
-        raise UsageError(f"--input {given}: say --protocol (one of {', '.join(CODECS)})")
+    dump, protocol = _protocol(given, protocol)
     return protocol, consume(protocol, _messages(dump), handle_keys=handle_keys)
 
 
@@ -122,10 +124,47 @@ def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """``expected-state``'s ``--engine`` and ``--master``."""
+    parser.add_argument(
+        "--engine",
+        choices=("auto", "plain", "spark"),
+        default="auto",
+        help=f"plain: the reference consumer in this process; spark: a Spark job; auto "
+        f"(default): plain up to {SPARK_ABOVE_ROWS} messages, else Spark",
+    )
+    parser.add_argument("--master", default="local[*]", help="the Spark master (spark engine)")
+
+
+def _protocol(given: str, protocol: str | None) -> tuple[Path, str]:
+    dump, labels = resolve_input(given)
+    protocol = protocol or (labels.get("settings") or {}).get("protocol")
+    if protocol not in CODECS:
+        raise UsageError(f"--input {given}: say --protocol (one of {', '.join(CODECS)})")
+    return dump, protocol
+
+
+def _dump_engine(requested: str, dump: Path) -> str:
+    if requested != "auto":
+        return requested
+    messages = sum(pq.read_metadata(file).num_rows for file in dump_files(dump))
+    return "spark" if messages > SPARK_ABOVE_ROWS else "plain"
+
+
 def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
     """``expected-state``: write the expected state of a dump."""
-    protocol, consumed = consume_dump(args.input, args.protocol, _handle_keys(args.handle_key))
-    manifest = write_expected_state(consumed, protocol, args.out)
+    handle_keys = _handle_keys(args.handle_key)
+    dump, protocol = _protocol(args.input, args.protocol)
+    if _dump_engine(args.engine, dump) == "spark":
+        from ticdc_conformance.suites.consumer import spark, spark_state
+
+        session = spark.session(args.master)
+        manifest = spark_state.write_expected_state(
+            session, dump, protocol, args.out, handle_keys=handle_keys
+        )
+    else:
+        consumed = consume(protocol, _messages(dump), handle_keys=handle_keys)
+        manifest = write_expected_state(consumed, protocol, args.out)
     rows = sum(t["rows"] for t in manifest["tables"])
     out.write(
         f"{manifest['messages']} messages: {manifest['changes']} changes and "
