@@ -9,7 +9,8 @@ directory: never another server) and removes its data.
 * PostgreSQL refuses to run as root. Run as root (as CI runs), the server runs as the
   unprivileged system user ``pgserver`` (created with ``useradd`` if missing, as pgserver
   itself does), and its data directory lives in a fresh folder of the system's temporary
-  folder owned by that user (a folder of root's, such as pytest's, is private to root).
+  folder owned by that user (a folder of root's, such as pytest's, is private to root), beside
+  a copy of pgserver's installation (34 MB), which may sit in a folder private to root too.
   Otherwise the data directory is ``folder/pgdata``.
 * Durability is off (``fsync``, ``synchronous_commit``, ``full_page_writes``): the data is
   thrown away, and a test's writes should not wait for the disk.
@@ -117,6 +118,21 @@ def _data_folder(folder: Path, user: str | None) -> Path:
     return home / "pgdata"
 
 
+def _within_reach(binaries: Path, home: Path) -> Path:
+    """The installation pgserver ships, copied into ``home``, where the server's user runs it.
+
+    The wheel's copy may sit in a folder private to root: tox makes its ``.tox`` so. The
+    programs find their libraries through ``$ORIGIN/../../../pgserver.libs``: the copy keeps
+    that layout.
+    """
+    package = binaries.parent.parent
+    shutil.copytree(binaries.parent, home / package.name / binaries.parent.name, symlinks=True)
+    libraries = package.parent / f"{package.name}.libs"
+    if libraries.is_dir():
+        shutil.copytree(libraries, home / libraries.name, symlinks=True)
+    return home / package.name / binaries.parent.name / binaries.name
+
+
 def _start(server: _Server) -> int:
     log = server.data / "server.log"
     failure = ""
@@ -138,7 +154,10 @@ def running_postgres(folder: Path) -> Iterator[str]:
     binaries = _binaries()
     user = _server_user()
     folder.mkdir(parents=True, exist_ok=True)
-    server = _Server(binaries, _data_folder(folder, user), user)
+    data = _data_folder(folder, user)
+    if user is not None:
+        binaries = _within_reach(binaries, data.parent)
+    server = _Server(binaries, data, user)
     try:
         made = server.run(
             "initdb",
