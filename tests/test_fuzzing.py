@@ -7,24 +7,29 @@ import os
 import pytest
 from fuzzing import FuzzReport, fuzz, independent_problem, iter_findings, load_corpus
 
-from ticdc_conformance.reference import DecimalValue, TimestampValue
+from ticdc_conformance.reference import CODECS, DecimalValue, TimestampValue
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.values import Value
 
 LONG_RUN = int(os.environ.get("TICDC_FUZZ_INPUTS", "60000"))
-"""Inputs per protocol of the long run (five protocols: 300,000 inputs by default)."""
+"""Inputs per protocol of the long run (60,000 by default)."""
+
+
+UNCHECKED = {"canal-json"}
+"""Protocols whose decoder checks no values yet: fuzzed for crashes only."""
 
 
 def _check(report: FuzzReport) -> None:
     assert report.total("crashed") == 0, "\n".join(iter_findings(report))
-    assert report.total("invalid") == 0, "\n".join(iter_findings(report))
+    invalid = {p: c["invalid"] for p, c in report.counts.items() if p not in UNCHECKED}
+    assert sum(invalid.values()) == 0, "\n".join(iter_findings(report))
     for protocol, counter in report.counts.items():
         assert counter["rejected"] > 0, protocol  # the mutations do reach the decoders
 
 
 def test_default_run_finds_no_crash_and_no_invalid_value() -> None:
     report = fuzz(load_corpus(), 300, seed=1)
-    assert set(report.counts) == {"open", "craft", "simple-json", "simple-avro", "debezium"}
+    assert set(report.counts) == set(CODECS)
     _check(report)
 
 
