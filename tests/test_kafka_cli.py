@@ -19,6 +19,9 @@ pytestmark = pytest.mark.kafka
 pytest.importorskip("confluent_kafka")
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures/data/streams/open.tiflow.replay.parquet"
 
+RECORDS = sum(1 for _ in read_dump(FIXTURE))
+"""The fixture's records, as the dump reader of the generators counts them."""
+
 
 def _broker_process() -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
@@ -67,12 +70,14 @@ def test_replay_then_capture(
     assert replay(address, "--topic-map", "ticdc-conformance=cli", "--compression", "gzip") == 0
     err = capsys.readouterr().err
     assert "ticdc-conformance -> topic cli (3 partitions, created)" in err
-    assert "125 read = 125 delivered; offsets as in the dump" in err
+    assert f"{RECORDS} read = {RECORDS} delivered; offsets as in the dump" in err
     out = str(tmp_path / "dump")
     assert main(["capture", "--bootstrap-servers", address, "--topic", "cli", "--out", out]) == 0
     err = capsys.readouterr().err
-    assert re.search(r"captured cli \(3 partitions\) into .* 125 read = 125 written$", err.strip())
-    assert sum(1 for _ in read_dump(tmp_path / "dump")) == 125
+    assert re.search(
+        rf"captured cli \(3 partitions\) into .* {RECORDS} read = {RECORDS} written$", err.strip()
+    )
+    assert sum(1 for _ in read_dump(tmp_path / "dump")) == RECORDS
 
 
 @pytest.mark.parametrize(
