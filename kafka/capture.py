@@ -129,7 +129,7 @@ class _Capture:
         self.kept = self.past_end = self.buffered = 0
         self.unfinished = len(parts)
         self.writer = Writer()
-        self.last_record = time.monotonic()
+        self.last_record = self.probed = time.monotonic()
 
     def run(self, progress: Progress | None) -> None:
         """Consume until every partition is done (or ``follow`` stops)."""
@@ -142,12 +142,30 @@ class _Capture:
             else:
                 self._starts_past_end()
                 self.watch.check(self._waiting(), idle_ok=self.follow is not None)
+                self._probe(kafka)
             if self.buffered > _BUFFERED_BYTES:  # bounded memory: write every buffer out
                 for part in self.parts.values():
                     part.flush(self.folder, self.writer)
                 self.buffered = 0
             if progress is not None:
                 progress.update(self.kept)
+
+    def _probe(self, kafka: ModuleType) -> None:
+        """Following an idle topic, ask the cluster for metadata every ``timeout`` seconds.
+
+        librdkafka does not always report every broker down after the only one died; a
+        metadata request that fails says it.
+        """
+        now = time.monotonic()
+        if self.follow is None or now - max(self.last_record, self.probed) < self.watch.timeout:
+            return
+        self.probed = now
+        try:
+            self.consumer.list_topics(timeout=self.watch.timeout)
+        except kafka.KafkaException as error:
+            raise BrokerError(
+                f"no broker reachable while {self._waiting()}: {error.args[0].str()}"
+            ) from None
 
     def _keep(self, messages: list[Any], kafka: ModuleType) -> None:  # noqa: C901 - hot loop, inline
         """Keep the records of one ``consume`` batch; note ends of partitions and errors.
