@@ -24,8 +24,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-import pyarrow.parquet as pq
-
 from ticdc_conformance.generators.dump import dump_files, read_dump, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.consumer import Consumed, Coordinates, consume
@@ -42,6 +40,8 @@ from ticdc_conformance.suites.consumer.expected import (
     write_expected_state,
 )
 from ticdc_conformance.suites.report import html_page, junit_rules, markdown, write_atomically
+from ticdc_conformance.suites.stream.job import choose_engine
+from ticdc_conformance.suites.stream.plain import count_records
 
 __all__ = [
     "SPARK_ABOVE_ROWS",
@@ -124,14 +124,18 @@ def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """``expected-state``'s ``--engine`` and ``--master``."""
+def add_engine_arguments(
+    parser: argparse.ArgumentParser,
+    plain: str = "the reference consumer in this process",
+    counted: str = "messages",
+) -> None:
+    """``--engine`` and ``--master``: ``expected-state``'s by default."""
     parser.add_argument(
         "--engine",
         choices=("auto", "plain", "spark"),
         default="auto",
-        help=f"plain: the reference consumer in this process; spark: a Spark job; auto "
-        f"(default): plain up to {SPARK_ABOVE_ROWS} messages, else Spark",
+        help=f"plain: {plain}; spark: a Spark job; auto (default): plain up to "
+        f"{SPARK_ABOVE_ROWS} {counted}, else Spark",
     )
     parser.add_argument("--master", default="local[*]", help="the Spark master (spark engine)")
 
@@ -145,10 +149,9 @@ def _protocol(given: str, protocol: str | None) -> tuple[Path, str]:
 
 
 def _dump_engine(requested: str, dump: Path) -> str:
-    if requested != "auto":
+    if requested != "auto":  # no need to read a footer
         return requested
-    messages = sum(pq.read_metadata(file).num_rows for file in dump_files(dump))
-    return "spark" if messages > SPARK_ABOVE_ROWS else "plain"
+    return choose_engine(requested, count_records(dump_files(dump)), SPARK_ABOVE_ROWS)
 
 
 def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
@@ -202,14 +205,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="check transaction-split: the consumer claims transactional consistency",
     )
-    parser.add_argument(
-        "--engine",
-        choices=("auto", "plain", "spark"),
-        default="auto",
-        help=f"plain: check in this process; spark: a Spark job; auto (default): plain up to "
-        f"{SPARK_ABOVE_ROWS} expected rows, else Spark",
-    )
-    parser.add_argument("--master", default="local[*]", help="the Spark master (spark engine)")
+    add_engine_arguments(parser, plain="check in this process", counted="expected rows")
 
 
 def _expected(args: argparse.Namespace, scratch: Path) -> ExpectedState:
@@ -297,13 +293,6 @@ def print_summary(report: Mapping[str, Any], out: IO[str]) -> None:
     out.write("\n".join(lines) + "\n")
 
 
-def _engine(requested: str, expected: ExpectedState) -> str:
-    if requested != "auto":
-        return requested
-    rows = sum(table.rows for table in expected.tables)
-    return "spark" if rows > SPARK_ABOVE_ROWS else "plain"
-
-
 def run_check(args: argparse.Namespace, out: IO[str]) -> int:
     """``check-consumer``: check, print the summary, write the report, return the exit code."""
     if args.actual is None and args.applied_log is None:
@@ -313,7 +302,8 @@ def run_check(args: argparse.Namespace, out: IO[str]) -> int:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="expected-") as scratch:
         expected = _expected(args, Path(scratch))
-        engine = _engine(args.engine, expected)
+        rows = sum(table.rows for table in expected.tables)
+        engine = choose_engine(args.engine, rows, SPARK_ABOVE_ROWS)
         tally = check_consumer(
             expected,
             actual=args.actual,

@@ -169,12 +169,20 @@ def _sample(raw: dict[str, Any]) -> dict[str, Any]:
     return {**raw, "key": None if key is None else base64.b64encode(key).decode()}
 
 
-def engine_for(args: argparse.Namespace, records: int) -> str:
-    """``plain`` or ``spark``: what was asked, else by the dump's size."""
-    asked = "spark" if args.spark or args.master else args.engine
+def choose_engine(asked: str, size: int, spark_above: int) -> str:
+    """``plain`` or ``spark``: what was asked, else by the input's size.
+
+    Spark for more than ``spark_above`` (records, messages or rows, as the caller counts).
+    """
     if asked != "auto":
-        return str(asked)
-    return "spark" if records > plain.SPARK_ABOVE_RECORDS else "plain"
+        return asked
+    return "spark" if size > spark_above else "plain"
+
+
+def engine_for(args: argparse.Namespace, records: int) -> str:
+    """``check-stream``'s engine: ``--spark`` and ``--master`` ask for Spark."""
+    asked = "spark" if args.spark or args.master else str(args.engine)
+    return choose_engine(asked, records, plain.SPARK_ABOVE_RECORDS)
 
 
 def build_report(
