@@ -39,7 +39,15 @@ from ticdc_conformance.suites.consumer.expected import (
     read_expected_state,
     write_expected_state,
 )
-from ticdc_conformance.suites.report import html_page, junit_rules, markdown, write_atomically
+from ticdc_conformance.suites.report import (
+    add_annotations_argument,
+    annotations_wanted,
+    github_rules,
+    html_page,
+    junit_rules,
+    markdown,
+    write_atomically,
+)
 from ticdc_conformance.suites.stream.job import choose_engine
 from ticdc_conformance.suites.stream.plain import count_records
 
@@ -199,6 +207,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write one HTML page, self-contained (the report extra)",
     )
+    add_annotations_argument(parser)
     parser.add_argument("--samples", type=int, default=20, help="samples kept per rule")
     parser.add_argument(
         "--transactional",
@@ -315,6 +324,9 @@ def run_check(args: argparse.Namespace, out: IO[str]) -> int:
         )
     report = build_report(tally, args, engine, time.perf_counter() - started)
     print_summary(report, out)
+    if annotations_wanted(getattr(args, "annotations", None)):
+        lines = github_rules(report, command_name="check-consumer")
+        out.writelines(f"{line}\n" for line in lines)
     title = f"check-consumer: {report['input']}"
     if args.report:
         write_atomically(args.report, json.dumps(report, indent=2) + "\n")

@@ -27,6 +27,9 @@ from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import ExitCode, UsageError
 from ticdc_conformance.suites.report import (
+    add_annotations_argument,
+    annotations_wanted,
+    github_rules,
     html_page,
     junit_rules,
     labelled_faults,
@@ -87,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", metavar="FILE", help="write one HTML page, self-contained (the report extra)"
     )
+    add_annotations_argument(parser)
     parser.add_argument("--samples", type=int, default=10, help="samples kept per rule")
     parser.add_argument(
         "--engine",
@@ -309,6 +313,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
             return ExitCode.BROKEN
     report = build_report(result, settings, args.input, time.perf_counter() - started, engine)
     print_summary(report, out)
+    if annotations_wanted(getattr(args, "annotations", None)):
+        out.writelines(f"{line}\n" for line in github_rules(report, command_name="check-stream"))
     write_reports(args, report)
     if not result.read == result.decoded + result.undecodable == result.records:
         sys.stderr.write("error: not every input message was accounted for\n")
