@@ -338,12 +338,14 @@ def write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
 def _on_spark(args: argparse.Namespace, paths: list[str], settings: CheckSettings) -> CheckResult:
     from ticdc_conformance.suites.stream import spark as spark_job
+    from ticdc_conformance.suites.stream.phases import Phases
 
     session = spark_job.session(args.master)
-    if args.quiet:
-        return spark_job.check_dump(session, paths, settings, samples=args.samples)
-    with spark_job.Progress(session):
-        return spark_job.check_dump(session, paths, settings, samples=args.samples)
+    planned = len(spark_job.CHECK_PHASES)
+    with Phases(
+        session.sparkContext, command="check-stream", quiet=args.quiet, planned=planned
+    ) as phases:
+        return spark_job.check_dump(session, paths, settings, samples=args.samples, phases=phases)
 
 
 def run_from_command_line(argv: Sequence[str] | None = None) -> int:
