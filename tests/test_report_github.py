@@ -1,7 +1,8 @@
 """GitHub Actions annotations (suites/report/_github.py): escaping, content, bounds, the option.
 
 The escaping is checked against GitHub's workflow-command rules, the content on real outputs
-of ``check-stream`` (a shipped labelled fixture), ``check-consumer`` and ``run``.
+of ``check-stream`` (a shipped labelled fixture), ``check-consumer`` (a snapshot missing a row)
+and ``run`` (a decoder failing cases).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
+from ticdc_conformance.suites.consumer.expected import KEY_COLUMN, read_expected_state
 from ticdc_conformance.suites.report._github import (
     ANNOTATE_AT_MOST,
     annotations_wanted,
@@ -247,3 +251,33 @@ def test_run_annotates_its_failures(capsys: pytest.CaptureFixture[str]) -> None:
         assert title.startswith("ticdc-conformance run: open.tiflow.decode.types.bigint")
         assert "replay: ticdc-conformance run --case" in message
         assert "docs/rules/" in message
+
+
+def test_check_consumer_annotates_a_missing_row(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected_folder = tmp_path / "expected"
+    stream = "stream.open.tiflow.replay"
+    assert main(["expected-state", "--input", stream, "--out", str(expected_folder)]) == 0
+    expected = read_expected_state(expected_folder)
+    actual = tmp_path / "actual"
+    actual.mkdir()
+    dropped = None
+    for table in expected.tables:
+        rows = list(expected.rows(table))
+        if rows and dropped is None:
+            dropped = (f"{table.schema}.{table.table}", rows.pop()[KEY_COLUMN])
+        if rows:
+            plain = [{k: v for k, v in r.items() if k != KEY_COLUMN} for r in rows]
+            pq.write_table(
+                pa.Table.from_pylist(plain), actual / f"{table.schema}.{table.table}.parquet"
+            )
+    assert dropped is not None
+    capsys.readouterr()
+    args = ["check-consumer", "--input", str(expected_folder), "--actual", str(actual)]
+    assert main([*args, "--annotations", "github"]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("::")]
+    [(level, title, message)] = parsed(lines)
+    assert (level, title) == ("error", "check-consumer: row-missing")
+    assert message.startswith(f"{dropped[0]} key {dropped[1]}: no row at this key.")
+    assert message.endswith("(docs/rules/consumer.md#row-missing)")
