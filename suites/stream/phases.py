@@ -6,8 +6,9 @@ partitions and applies the rules, matches broadcasts across partitions, collects
 applies the changes, writes each table and the change log. Each phase is one Spark job group
 (``SparkContext.setJobGroup``, its description the phase's name, so the Spark UI says it too),
 and a thread asks Spark's ``StatusTracker`` every ``every`` seconds for the tasks of the group's
-jobs: done of total, summed over their stages (a total known only once Spark has planned the
-stages; until then the line shows the phase alone).
+jobs: done of total, summed over their stages (a total known only once Spark has planned a
+stage, until then the line shows the phase alone; it grows when Spark plans a further stage, as
+adaptive query execution does after a shuffle).
 
 The line is the kit's progress line (``generators.progress``: tqdm on stderr, only on a
 terminal and without ``--quiet``), rewritten as the phase changes: ``check-stream: decoding
