@@ -5,9 +5,10 @@ expected state on disk"), from the same reading (``reference.consumer.read_parti
 
 * The dump is repartitioned by (topic, partition) and sorted by offset within partitions, so
   each Kafka partition is whole and in order inside one Spark task; ``mapInArrow`` reads each
-  with ``read_partition`` and sends one row per change or DDL (its identity, application
-  order, delivery count and rendered texts), one per message not applied and one per
-  partition (its final watermark, message count and the handle keys it learned).
+  with ``read_partition`` (``partition_rows.reader``) and sends one row per change or DDL (its
+  identity, application order, delivery count and rendered texts), one per message not
+  applied and one per partition (its final watermark, message count and the handle keys it
+  learned).
 * On the driver, from the partitions' rows: the global watermark (``global_watermark``) and
   the handle keys, merged in (topic, partition) order as ``consume`` merges them.
 * On the executors: each identity once, at its first delivery in application order with its
@@ -22,7 +23,7 @@ as one Parquet file per table and one log, as the plain path writes them.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -33,169 +34,22 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 
 from ticdc_conformance.generators.dump import dump_files
-from ticdc_conformance.reference.consumer import (
-    AppliedDDL,
-    Coordinates,
-    PartitionRead,
-    empties_table,
-    global_watermark,
-    read_partition,
-)
-from ticdc_conformance.reference.fold import HandleKey, TableName
-from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.consumer import global_watermark
+from ticdc_conformance.reference.fold import TableName
 from ticdc_conformance.suites.consumer.expected import (
     FORMAT,
     KEY_COLUMN,
     LOG_SCHEMA,
     MANIFEST_FILE,
     VERSION,
-    key_text,
 )
-from ticdc_conformance.suites.consumer.values import kind_of, value_text
+from ticdc_conformance.suites.consumer.partition_rows import READ_DDL, reader
 from ticdc_conformance.suites.stream.phases import Phases
 
 __all__ = ["write_expected_state"]
 
-_READ_SCHEMA = pa.schema(
-    [
-        ("type", pa.string()),
-        ("topic", pa.string()),
-        ("partition", pa.int32()),
-        ("offset", pa.int64()),
-        ("commit_ts", pa.int64()),
-        ("ddl_rank", pa.int32()),
-        ("op_rank", pa.int32()),
-        ("seq", pa.int64()),
-        ("identity", pa.string()),
-        ("deliveries", pa.int32()),
-        ("kind", pa.string()),
-        ("op", pa.string()),
-        ("schema", pa.string()),
-        ("table", pa.string()),
-        ("key", pa.string()),
-        ("old_key", pa.string()),
-        ("after", pa.string()),
-        ("query", pa.string()),
-        ("empties", pa.bool_()),
-        ("columns", pa.string()),
-        ("watermark", pa.int64()),
-        ("messages", pa.int64()),
-        ("handle_keys", pa.string()),
-        ("reason", pa.string()),
-    ]
-)
-_SPARK_TYPES = {
-    pa.string(): "string",
-    pa.int32(): "int",
-    pa.int64(): "bigint",
-    pa.bool_(): "boolean",
-}
-_READ_DDL = ", ".join(f"`{f.name}` {_SPARK_TYPES[f.type]}" for f in _READ_SCHEMA)
 _ORDER = ("commit_ts", "ddl_rank", "op_rank", "topic", "partition", "offset", "seq")
 _BATCH = 4096
-
-
-def _key(key: HandleKey) -> str:
-    return key_text([value_text(v) for v in key])
-
-
-def _rows(read: PartitionRead, where: tuple[str, int]) -> Iterator[dict[str, Any]]:
-    """The Arrow rows of one partition's reading (the module doc)."""
-    keys = [[name[0], name[1], list(columns)] for name, columns in read.handle_keys.items()]
-    yield {
-        "type": "partition",
-        "topic": where[0],
-        "partition": where[1],
-        "watermark": read.watermark,
-        "messages": read.messages,
-        "handle_keys": json.dumps(keys),
-    }
-    for seq, missed in enumerate(read.not_applied):
-        source = missed.source
-        yield {
-            "type": "not_applied",
-            "topic": source.topic,
-            "partition": source.partition,
-            "offset": source.offset,
-            "seq": seq,
-            "reason": missed.reason,
-        }
-    for read_item in read.items:
-        item = read_item.item
-        commit_ts, ddl_rank, op_rank, source, seq = read_item.order
-        row: dict[str, Any] = {
-            "type": "item",
-            "topic": source.topic,
-            "partition": source.partition,
-            "offset": source.offset,
-            "commit_ts": commit_ts,
-            "ddl_rank": ddl_rank,
-            "op_rank": op_rank,
-            "seq": seq,
-            "identity": read_item.identity,
-            "deliveries": item.deliveries,
-            "schema": item.table_name[0],
-            "table": item.table_name[1],
-        }
-        if isinstance(item, AppliedDDL):
-            row.update(kind="ddl", query=item.ddl.query, empties=empties_table(item.ddl.query))
-            yield row
-            continue
-        after = item.row.after
-        images = [image for image in (after, item.row.before) if image]
-        columns = [
-            [c.name, kind_of(c.value, c.mysql_type), getattr(c.value, "zone", None)]
-            for image in images
-            for c in image
-        ]
-        row.update(
-            kind="row",
-            op=item.row.op,
-            key=_key(item.key),
-            old_key=None if item.old_key is None else _key(item.old_key),
-            after=None
-            if after is None
-            else json.dumps({c.name: value_text(c.value) for c in after}, ensure_ascii=False),
-            columns=json.dumps(columns, ensure_ascii=False),
-        )
-        yield row
-
-
-def _reader(protocol: str, handle_keys: Mapping[TableName, Sequence[str]]) -> Any:  # noqa: ANN401 - mapInArrow's function
-    def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        def partitions() -> Iterator[tuple[tuple[str, int], list[tuple[Coordinates, Message]]]]:
-            current: tuple[str, int] | None = None
-            messages: list[tuple[Coordinates, Message]] = []
-            for batch in batches:
-                data = batch.to_pydict()
-                for topic, partition, offset, key, value in zip(
-                    data["topic"],
-                    data["partition"],
-                    data["offset"],
-                    data["key"],
-                    data["value"],
-                    strict=True,
-                ):
-                    if (topic, partition) != current:
-                        if current is not None:
-                            yield current, messages
-                        current, messages = (topic, partition), []
-                    where = Coordinates(topic, partition, offset)
-                    messages.append((where, Message(key=key, value=value)))
-            if current is not None:
-                yield current, messages
-
-        for where, messages in partitions():
-            out: list[dict[str, Any]] = []
-            for row in _rows(read_partition(protocol, messages, handle_keys), where):
-                out.append(row)
-                if len(out) == _BATCH:
-                    yield pa.RecordBatch.from_pylist(out, schema=_READ_SCHEMA)
-                    out = []
-            if out:
-                yield pa.RecordBatch.from_pylist(out, schema=_READ_SCHEMA)
-
-    return read
 
 
 def _order(sub: int) -> Column:
@@ -335,7 +189,7 @@ def write_expected_state(
         records.select("topic", "partition", "offset", "key", "value")
         .repartition(tasks, "topic", "partition")
         .sortWithinPartitions("topic", "partition", "offset")
-        .mapInArrow(_reader(protocol, given), _READ_DDL)
+        .mapInArrow(reader(protocol, given), READ_DDL)
         .persist()
     )
     try:
