@@ -29,10 +29,15 @@ _CHANGES = resources.files("ticdc_conformance.fixtures").joinpath("data/changes"
 
 def _input() -> str:
     create = _CHANGES.joinpath("events.ddl-create-table.change.jsonl").read_text()
-    rows = _CHANGES.joinpath("options.large-rows.change.jsonl").read_text()
-    last = json.loads(rows.splitlines()[-1])["commit_ts"]
-    resolved = json.dumps({"kind": "resolved", "commit_ts": last + (1 << 18)})
-    return f"{create}{rows}{resolved}\n"
+    rows = [
+        {**row, "start_ts": row["commit_ts"] - 7}  # debezium-include-start-ts needs it
+        for row in map(
+            json.loads,
+            _CHANGES.joinpath("options.large-rows.change.jsonl").read_text().splitlines(),
+        )
+    ]
+    resolved = {"kind": "resolved", "commit_ts": rows[-1]["commit_ts"] + (1 << 18)}
+    return create + "".join(json.dumps(line) + "\n" for line in [*rows, resolved])
 
 
 INPUT = _input()
@@ -169,3 +174,8 @@ def test_encode_then_decode_round_trips(
     assert status == 0
     documents = [json.loads(line) for line in decoded.splitlines()]
     assert _rows(documents) == _input_rows(protocol, dict(options))
+    rows = [d for d in documents if d["kind"] == "row"]
+    if dict(options).get("debezium-include-start-ts") == "true":
+        assert all(d["start_ts"] == d["commit_ts"] - 7 for d in rows)
+    else:
+        assert all("start_ts" not in d for d in rows)
