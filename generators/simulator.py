@@ -13,6 +13,11 @@ simulator does what TiCDC's Kafka sink does with them (ground truth §6):
   for an event (Debezium's checkpoint without the TiDB extension) writes nothing;
 * a flush encodes a partition's queued rows with the protocol's reference encoder, so batching
   (``max-batch-size``, ``max-message-bytes``) is the codec's (§2.2, §3.4);
+* Simple: BOOTSTRAPs where ``reference.simple.BootstrapSchedule`` puts them (§6.6: a table's
+  first row, then by its codec config's ``send-bootstrap-*`` options with commit time as the
+  clock), to every partition or partition 0; with ``send-all-bootstrap-at-start`` the
+  ``tables`` given to ``simulate`` first. ``encode_stream`` uses the same schedule: one
+  partition's log of rows the sink neither reorders nor splits is what ``encode`` writes;
 * a message over ``max-message-bytes`` (key + value + 36, §1.5) never reaches the topic: the
   Kafka producer is given the encoder's limit and refuses it, and the changefeed stops with
   an error. Craft batches by an estimate of the size and sends the row that crosses it in the
