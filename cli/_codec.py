@@ -21,6 +21,7 @@ from ticdc_conformance.reference.forms import (
     write_decoded_event,
     write_message,
 )
+from ticdc_conformance.reference.message import SchemaCodec
 
 __all__ = ["add_parsers"]
 
@@ -34,7 +35,9 @@ def _encode(args: argparse.Namespace, out: IO[str]) -> int:
     except (EncodeError, ValueError) as error:
         raise UsageError(str(error)) from None
     events = read_change_events(sys.stdin.buffer, max_line_bytes=change_line_limit(limit))
-    for message in codec.encode(events, config):
+    # Simple: the stream TiCDC writes, BOOTSTRAPs included (docs/simple.md)
+    stream = codec.encode_stream if isinstance(codec, SchemaCodec) else codec.encode
+    for message in stream(events, config):
         emit(write_message(message), out)
     return ExitCode.OK
 

@@ -12,7 +12,7 @@ from ticdc_conformance.generators.faults import inject_faults
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.generators.simulator import StreamSettings, simulate
 from ticdc_conformance.generators.truth import Upstream
-from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload
+from ticdc_conformance.generators.workload import SHOP_TABLES, SHOP_VERSION, shop_workload
 
 __all__ = ["GenerateSummary", "generate"]
 
@@ -57,6 +57,7 @@ def generate(
         workload,
         settings,
         messages=messages,
+        tables=SHOP_TABLES,  # the tables the changefeed starts with (send-all-bootstrap-at-start)
         progress=None if progress is None else progress.update,
     )
     if progress is not None:

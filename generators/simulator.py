@@ -13,6 +13,11 @@ simulator does what TiCDC's Kafka sink does with them (ground truth §6):
   for an event (Debezium's checkpoint without the TiDB extension) writes nothing;
 * a flush encodes a partition's queued rows with the protocol's reference encoder, so batching
   (``max-batch-size``, ``max-message-bytes``) is the codec's (§2.2, §3.4);
+* Simple: BOOTSTRAPs where ``reference.simple.BootstrapSchedule`` puts them (§6.6: a table's
+  first row, then by its codec config's ``send-bootstrap-*`` options with commit time as the
+  clock), to every partition or partition 0; with ``send-all-bootstrap-at-start`` the
+  ``tables`` given to ``simulate`` first. ``encode_stream`` uses the same schedule: one
+  partition's log of rows the sink neither reorders nor splits is what ``encode`` writes;
 * a message over ``max-message-bytes`` (key + value + 36, §1.5) never reaches the topic: the
   Kafka producer is given the encoder's limit and refuses it, and the changefeed stops with
   an error. Craft batches by an estimate of the size and sends the row that crosses it in the
@@ -30,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ticdc_conformance.reference import CODECS, Codec, Message
+from ticdc_conformance.reference import CODECS, Codec, Message, simple
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
@@ -114,14 +119,6 @@ class StreamSettings:
     """The protocol's encoder options as (TiCDC name, value) pairs (``max-batch-size``, …)."""
     output_raw_change_event: bool = False
     """``true`` sends key-changing UPDATEs whole instead of split (§6.5)."""
-    send_bootstrap_interval_in_sec: int = 120
-    """Simple only (§6.6): re-send a table's BOOTSTRAP when this long has passed."""
-    send_bootstrap_in_msg_count: int = 10_000
-    """Simple only: re-send after this many row batches of the table."""
-    send_bootstrap_to_all_partition: bool = True
-    """Simple only: BOOTSTRAP to every partition (``false``: partition 0 only)."""
-    send_all_bootstrap_at_start: bool = False
-    """Simple only: a BOOTSTRAP of every table, broadcast when the changefeed starts."""
 
     def __post_init__(self) -> None:
         if self.protocol not in CODECS:
@@ -149,10 +146,19 @@ class StreamSettings:
             },
             "options": dict(self.options),
             "output-raw-change-event": self.output_raw_change_event,
-            "send-bootstrap-interval-in-sec": self.send_bootstrap_interval_in_sec,
-            "send-bootstrap-in-msg-count": self.send_bootstrap_in_msg_count,
-            "send-bootstrap-to-all-partition": self.send_bootstrap_to_all_partition,
-            "send-all-bootstrap-at-start": self.send_all_bootstrap_at_start,
+            **self._bootstrap_settings(),
+        }
+
+    def _bootstrap_settings(self) -> dict[str, object]:
+        """Simple's BOOTSTRAP options as the codec reads them (TiCDC's defaults elsewhere)."""
+        config = self.codec_config()
+        if not isinstance(config, simple.Config):
+            config = simple.Config()
+        return {
+            "send-bootstrap-interval-in-sec": config.send_bootstrap_interval_in_sec,
+            "send-bootstrap-in-msg-count": config.send_bootstrap_in_msg_count,
+            "send-bootstrap-to-all-partition": config.send_bootstrap_to_all_partition,
+            "send-all-bootstrap-at-start": config.send_all_bootstrap_at_start,
         }
 
     def codec_config(self) -> object:
@@ -213,20 +219,8 @@ class TopicLog:
         return sum(len(deliveries) for deliveries in self.partitions)
 
 
-@dataclass(slots=True)
-class _Bootstrap:
-    """What the Simple bootstrap worker knows of one table (§6.6)."""
-
-    table: TableInfo
-    last_sent_ms: int
-    last_row_ms: int
-    batches: int = 0
-
-
 _DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """``max-message-bytes`` of a protocol whose config has none (Debezium): TiCDC's default."""
-_FORGET_AFTER_MS = 30 * 60 * 1000
-"""Tables without rows for 30 minutes are forgotten; their next row bootstraps again."""
 
 
 class _Producer:
@@ -238,11 +232,13 @@ class _Producer:
         self.config = settings.codec_config()
         self.log = TopicLog(settings, [[] for _ in range(settings.partitions)])
         self.queued: list[list[RowChangedEvent]] = [[] for _ in range(settings.partitions)]
-        enabled = settings.send_bootstrap_interval_in_sec > 0 < settings.send_bootstrap_in_msg_count
-        self.encode_bootstrap: Callable[[TableInfo, object], Message] | None = (
-            self.codec.encode_bootstrap if enabled and isinstance(self.codec, SchemaCodec) else None
+        config = self.config
+        self.simple = config if isinstance(config, simple.Config) else None
+        self.schedule = (
+            simple.BootstrapSchedule(config)
+            if isinstance(config, simple.Config) and simple.sends_bootstraps(config)
+            else None
         )
-        self.bootstraps: dict[tuple[str, str], _Bootstrap] = {}
         self.max_bytes: int = getattr(self.config, "max_message_bytes", _DEFAULT_MAX_BYTES)
 
     def sendable(self, messages: list[Message]) -> list[Message]:
@@ -266,29 +262,32 @@ class _Producer:
         )
         now = physical_ms(transaction.commit_ts)
         for row in rows:
-            if self.encode_bootstrap is not None:
-                self._track(row.table, now)
+            if self.schedule is not None:
+                self.tick(now)
+                if self.schedule.row(row.table, now):  # a table's first row (§6.6)
+                    self.flush()
+                    self.send_bootstrap(row.table, now)
             partition = partition_of(
                 row, settings.partitions, settings.dispatcher, settings.profile
             )
             self.queued[partition].append(row)
 
-    def _track(self, table: TableInfo, now: int) -> None:
-        key = (table.schema, table.name)
-        state = self.bootstraps.get(key)
-        if state is None:
-            # a table's first row: its BOOTSTRAP goes out before the row (§6.6)
-            self.flush()
-            self.bootstraps[key] = _Bootstrap(table=table, last_sent_ms=now, last_row_ms=now)
-            self.send_bootstrap(
-                table, now, everywhere=self.settings.send_bootstrap_to_all_partition
-            )
-        else:
-            state.table, state.last_row_ms = table, now  # a new schema waits for the next one
+    def tick(self, now: int) -> None:
+        """The bootstrap ticker with commit time as its clock (``simple.BootstrapSchedule``)."""
+        assert self.schedule is not None
+        due = self.schedule.tick(now)
+        if due:
+            self.flush()  # a BOOTSTRAP follows the rows already queued
+        for table in due:
+            self.send_bootstrap(table, now)
 
-    def send_bootstrap(self, table: TableInfo, now: int, *, everywhere: bool) -> None:
-        assert self.encode_bootstrap is not None
-        (message,) = self.sendable([self.encode_bootstrap(table, self.config)])
+    def send_bootstrap(self, table: TableInfo, now: int, *, everywhere: bool | None = None) -> None:
+        """One BOOTSTRAP to every partition, or to partition 0 (the option, unless given)."""
+        assert self.simple is not None
+        assert isinstance(self.codec, SchemaCodec)
+        if everywhere is None:
+            everywhere = self.simple.send_bootstrap_to_all_partition
+        (message,) = self.sendable([self.codec.encode_bootstrap(table, self.simple)])
         delivery = Delivery(kind="bootstrap", message=message, commit_ts=0, timestamp=now)
         for deliveries in self.log.partitions if everywhere else self.log.partitions[:1]:
             deliveries.append(delivery)
@@ -299,9 +298,6 @@ class _Producer:
                 continue
             group = tuple(rows)
             rows.clear()
-            for key in {(row.table.schema, row.table.name) for row in group}:
-                if key in self.bootstraps:
-                    self.bootstraps[key].batches += 1
             newest = max(row.commit_ts for row in group)
             for message in self.sendable(self.codec.encode(group, self.config)):
                 self.log.partitions[partition].append(
@@ -314,25 +310,10 @@ class _Producer:
                     )
                 )
 
-    def resend_bootstraps(self, now: int) -> None:
-        """The bootstrap ticker, run at every flush point with the commit time as its clock."""
-        settings = self.settings
-        for key, state in list(self.bootstraps.items()):
-            if now - state.last_row_ms >= _FORGET_AFTER_MS:
-                del self.bootstraps[key]
-            elif (
-                now - state.last_sent_ms >= settings.send_bootstrap_interval_in_sec * 1000
-                or state.batches >= settings.send_bootstrap_in_msg_count
-            ):
-                self.send_bootstrap(
-                    state.table, now, everywhere=settings.send_bootstrap_to_all_partition
-                )
-                state.last_sent_ms, state.batches = now, 0
-
     def broadcast(self, event: DDLEvent | ResolvedEvent) -> None:
         self.flush()
-        if self.encode_bootstrap is not None:
-            self.resend_bootstraps(physical_ms(event.commit_ts))
+        if self.schedule is not None:
+            self.tick(physical_ms(event.commit_ts))
         kind: DeliveryKind = "ddl" if isinstance(event, DDLEvent) else "resolved"
         for message in self.sendable(self.codec.encode([event], self.config)):
             delivery = Delivery(
@@ -364,7 +345,7 @@ def simulate(
     ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
-    if producer.encode_bootstrap is not None and settings.send_all_bootstrap_at_start:
+    if producer.simple is not None and simple.bootstraps_at_start(producer.simple):
         for table in tables:
             producer.send_bootstrap(table, 0, everywhere=True)
     for item in workload:

@@ -72,6 +72,9 @@ class DecodedRow:
     """Where the full message was stored (large-message ``claim-check``)."""
     cluster_id: str | None = None
     """The TiCDC cluster that wrote the message, when the protocol says (Debezium)."""
+    start_ts: int | None = None
+    """The start ts of the row's transaction, when the message carries it (Debezium with
+    ``debezium-include-start-ts``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -61,9 +61,16 @@ class RowChangedEvent:
     """New image: required for ``insert`` and ``update``, absent for ``delete``."""
     row_id: int | None = None
     """TiDB's int row handle (Open ``rid``); ``None`` derives it from an integer primary key."""
+    start_ts: int | None = None
+    """The start ts of the row's transaction, below ``commit_ts``; ``None``: not known. Only
+    Debezium with ``debezium-include-start-ts`` (profile ``ticdc``) writes it."""
 
     def __post_init__(self) -> None:
         _check_ts("commit_ts", self.commit_ts)
+        if self.start_ts is not None:
+            _check_ts("start_ts", self.start_ts)
+            if not 0 < self.start_ts < self.commit_ts:
+                raise ValueError("start_ts must be above 0 and below commit_ts")
         images = (self.before is not None, self.after is not None)
         if images != _IMAGES[operation(self.op)]:
             raise ValueError(f"{self.op} takes {_IMAGE_NAMES[self.op]} only")

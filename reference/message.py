@@ -14,7 +14,7 @@ from TiCDC's sink option names, ``encode`` (change events → messages), ``decod
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
@@ -120,7 +120,7 @@ CODEC_SURFACE = frozenset(
     }
 )
 """The names every codec module exports (``Codec``)."""
-SCHEMA_CODEC_SURFACE = frozenset({"encode_bootstrap", "new_decoder"})
+SCHEMA_CODEC_SURFACE = frozenset({"encode_bootstrap", "encode_stream", "new_decoder"})
 """The names a codec of schema-less rows exports besides (``SchemaCodec``)."""
 
 
@@ -162,11 +162,16 @@ class StreamDecoder(Protocol):
 class SchemaCodec(Protocol):
     """The extra surface of a codec whose rows carry no types (Simple, ground truth §4.9, §6.6).
 
-    A BOOTSTRAP encoder, and a stateful decoder that types rows by the schemas it has seen.
+    A BOOTSTRAP encoder, the stream encoder that places BOOTSTRAPs as TiCDC does, and a
+    stateful decoder that types rows by the schemas it has seen.
     """
 
     def encode_bootstrap(self, table: TableInfo, config: Any = None) -> Message:  # noqa: ANN401 - each codec's own Config
         """The BOOTSTRAP message of ``table``."""
+        ...
+
+    def encode_stream(self, events: Iterable[ChangeEvent], config: Any = None) -> Iterator[Message]:  # noqa: ANN401 - each codec's own Config
+        """One partition's messages: ``events`` with the BOOTSTRAPs TiCDC sends among them."""
         ...
 
     def new_decoder(self) -> StreamDecoder:

@@ -1,9 +1,9 @@
 """TiCDC Simple protocol in JSON (``protocol=simple``, ``encoding-format=json``): the codec.
 
 The protocol's rules, its row checksum and its consumer-side decoder are in ``simple`` and
-docs/simple.md. Beside the codec surface (``Codec``), Simple offers ``encode_bootstrap`` and
-``new_decoder`` (``SchemaCodec``): a DML message carries no column types, and a consumer types
-it by the schema of an earlier BOOTSTRAP or DDL message.
+docs/simple.md. Beside the codec surface (``Codec``), Simple offers ``encode_bootstrap``,
+``encode_stream`` and ``new_decoder`` (``SchemaCodec``): a DML message carries no column
+types, and a consumer types it by the schema of an earlier BOOTSTRAP or DDL message.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "decode",
     "encode",
     "encode_bootstrap",
+    "encode_stream",
     "new_decoder",
 ]
 
@@ -30,5 +31,6 @@ PROTOCOL = _CODEC.protocol
 config_from_options = _CODEC.config_from_options
 encode = _CODEC.encode
 encode_bootstrap = _CODEC.encode_bootstrap
+encode_stream = _CODEC.encode_stream
 decode = _CODEC.decode
 new_decoder = _CODEC.new_decoder

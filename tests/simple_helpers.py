@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 from ticdc_conformance.reference import (
@@ -14,6 +15,7 @@ from ticdc_conformance.reference import (
     simple_avro,
     simple_json,
 )
+from ticdc_conformance.reference.events import ChangeEvent
 from ticdc_conformance.reference.message import Codec
 
 TS = 447984084414103554  # commit ts of the seed's INSERT example
@@ -37,6 +39,12 @@ class SimpleCodec(Codec[simple.Config], Protocol):
 
     def encode_bootstrap(self, table: TableInfo, config: simple.Config | None = None) -> Message:
         """The BOOTSTRAP message of ``table``."""
+        ...
+
+    def encode_stream(
+        self, events: Iterable[ChangeEvent], config: simple.Config | None = None
+    ) -> Iterator[Message]:
+        """One partition's messages with TiCDC's BOOTSTRAPs among them."""
         ...
 
     def new_decoder(self) -> simple.SimpleDecoder:

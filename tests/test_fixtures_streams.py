@@ -19,7 +19,7 @@ from ticdc_conformance.fixtures.builder._streams import same_records
 from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.generators.truth import expected_tables, observed_tables, shop_truth
-from ticdc_conformance.reference import DecodedColumn
+from ticdc_conformance.reference import CODECS, DecodedBootstrap, DecodedColumn, Message
 from ticdc_conformance.reference.fold import fold_rows, handle_key_of
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
@@ -70,6 +70,11 @@ def test_one_clean_stream_and_one_per_fault_kind() -> None:
     # key-changing UPDATEs sent whole: a clean stream per family
     expected |= {
         f"stream.{protocol}.{profile}.clean-raw-change-event" for protocol, profile in FAMILIES
+    }
+    # Simple's BOOTSTRAP options
+    expected |= {
+        "stream.simple-json.tiflow.clean-bootstrap-options",
+        "stream.simple-avro.ticdc.clean-bootstrap-options",
     }
     assert set(ids) == expected
     assert len(ids) == len(expected)
@@ -199,3 +204,25 @@ def test_key_changing_updates_come_split_or_whole(protocol: str) -> None:
     assert whole["update moves the handle"] > 0
     assert whole["update changes the email"] > 0
     assert whole["delete and insert of one handle"] == 0
+
+
+def _bootstrap_offsets(stream_id: str) -> dict[int, list[int]]:
+    """Each partition's offsets of BOOTSTRAP records (Simple JSON and Avro alike)."""
+    stream = next(s for s in STREAMS if s["id"] == stream_id)
+    codec = CODECS[str(stream["protocol"])]
+    offsets: dict[int, list[int]] = {}
+    for record in read_dump(ROOT / str(stream["records"])):
+        message = Message(key=record.key, value=record.value)
+        if any(isinstance(e, DecodedBootstrap) for e in codec.decode(message)):
+            offsets.setdefault(record.partition, []).append(record.offset)
+    return offsets
+
+
+def test_simple_bootstrap_option_streams() -> None:
+    """``send-bootstrap-in-msg-count=5`` resends often; ticdc's start-only BOOTSTRAPs lead."""
+    plain = _bootstrap_offsets("stream.simple-json.tiflow.clean")
+    every_5 = _bootstrap_offsets("stream.simple-json.tiflow.clean-bootstrap-options")
+    assert sum(map(len, every_5.values())) > sum(map(len, plain.values())) + 3 * 3
+    assert all(offsets[:3] == [0, 1, 2] for offsets in every_5.values())  # the start's three
+    at_start = _bootstrap_offsets("stream.simple-avro.ticdc.clean-bootstrap-options")
+    assert at_start == {partition: [0, 1, 2] for partition in range(3)}

@@ -31,6 +31,7 @@ from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,
     DecimalValue,
+    DecodedBootstrap,
     DecodedColumn,
     DecodedRow,
     DecodeError,
@@ -395,3 +396,34 @@ def test_invalid_avro_is_a_located_decode_error(
     assert (caught.value.protocol, caught.value.message_index) == ("simple-avro", 2)
     if offset is not None:
         assert caught.value.offset == offset
+
+
+@pytest.mark.parametrize(
+    ("profile", "decimals"),
+    [
+        ("tiflow", {"ts0": None, "ts6": None, "dt6": None, "d": 2}),
+        # ticdc pkg/sink/codec/simple/avro.go: a TIMESTAMP case writes the fsp, 0 included
+        ("ticdc", {"ts0": 0, "ts6": 6, "dt6": None, "d": 2}),
+    ],
+)
+def test_table_schema_decimal_of_timestamp_by_profile(
+    profile: str, decimals: dict[str, int | None]
+) -> None:
+    t = table(
+        C(name="ts0", type="timestamp"),
+        C(name="ts6", type="timestamp", decimal=6),
+        C(name="dt6", type="datetime", decimal=6),
+        C(name="d", type="decimal", length=10, decimal=2),
+    )
+    message = simple_avro.encode_bootstrap(t, config(profile))
+    ours = fastavro.parse_schema(json.loads(schema_text()))
+    record: Any = fastavro.schemaless_reader(
+        io.BytesIO(message.value or b""), ours, None, return_record_name=True
+    )
+    payload = record[1]["payload"][1]
+    columns = payload["tableSchema"]["columns"]
+    got = {c["name"]: c["dataType"]["decimal"] for c in columns if c["name"] != "id"}
+    assert got == decimals
+    [decoded] = simple_avro.decode(message)
+    assert isinstance(decoded, DecodedBootstrap)
+    assert {c.name: c.decimal for c in decoded.table_info.columns}["ts6"] == decimals["ts6"]

@@ -206,7 +206,9 @@ def test_simple_bootstrap_precedes_a_tables_first_row_on_every_partition() -> No
 
 def test_simple_bootstrap_to_partition_zero_only() -> None:
     settings = StreamSettings(
-        protocol="simple-json", partitions=3, send_bootstrap_to_all_partition=False
+        protocol="simple-json",
+        partitions=3,
+        options=(("send-bootstrap-to-all-partition", "false"),),
     )
     log = simulate(_first_items(60), settings)
     assert kinds(log, 0).count("bootstrap") >= len(SHOP_TABLES)
@@ -217,14 +219,15 @@ def test_simple_bootstrap_resent_by_batch_count_and_at_start() -> None:
     settings = StreamSettings(
         protocol="simple-json",
         partitions=1,
-        send_bootstrap_in_msg_count=2,
-        send_all_bootstrap_at_start=True,
+        options=(("send-bootstrap-in-msg-count", "2"), ("send-all-bootstrap-at-start", "true")),
     )
     log = simulate(_first_items(120), settings, tables=SHOP_TABLES)
     assert kinds(log, 0)[:3] == ["bootstrap"] * 3
     plain = simulate(_first_items(120), StreamSettings(protocol="simple-json", partitions=1))
     assert kinds(log, 0).count("bootstrap") > kinds(plain, 0).count("bootstrap") + 3
-    disabled = StreamSettings(protocol="simple-json", partitions=1, send_bootstrap_in_msg_count=0)
+    disabled = StreamSettings(
+        protocol="simple-json", partitions=1, options=(("send-bootstrap-in-msg-count", "0"),)
+    )
     assert "bootstrap" not in kinds(simulate(_first_items(120), disabled), 0)
     # other protocols have no bootstrap at all
     assert "bootstrap" not in kinds(simulate(_first_items(120), StreamSettings(partitions=1)), 0)

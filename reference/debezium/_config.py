@@ -31,6 +31,11 @@ class Config:
     """``tidb_type`` in field schemas and WATERMARK messages (§5.3, §5.5)."""
     debezium_disable_schema: bool = False
     """Leave out the ``schema`` member of keys and values (§5.1)."""
+    debezium_include_start_ts: bool = False
+    """Profile ``ticdc`` only (``[sink.debezium] include-start-ts``, URL parameter
+    ``debezium-include-start-ts``; ticdc ``pkg/sink/codec/common/config.go``): a row's
+    ``source`` carries ``start_ts``, its transaction's start ts, declared last in the DML
+    source schema (ticdc ``pkg/sink/codec/debezium/codec.go``)."""
     now_ms: Callable[[], int] = field(default=no_clock, compare=False)
     """The clock behind payload ``ts_ms`` (wall time in TiCDC, never compared: TiCDC's own
     golden test ignores it). Injected so that the reference never reads the wall clock."""
@@ -43,6 +48,8 @@ class Config:
             self.zone  # noqa: B018 - resolving the name is the check
         except (ValueError, zoneinfo.ZoneInfoNotFoundError):
             problems.append(f"unknown time zone {self.time_zone!r}")
+        if self.debezium_include_start_ts and self.profile != "ticdc":
+            problems.append("debezium-include-start-ts exists only in profile ticdc")
         if problems:
             raise EncodeError("; ".join(problems), protocol=PROTOCOL)
 
@@ -55,6 +62,8 @@ class Config:
 OPTIONS: Mapping[str, str] = {
     "enable-tidb-extension": "true|false: tidb_type in field schemas, WATERMARK messages",
     "debezium-disable-schema": "true|false: leave out the schema member of key and value",
+    "debezium-include-start-ts": "true|false, profile ticdc: source.start_ts in rows "
+    "(default false; the change events need start_ts)",
     "output-old-value": "true|false: write 'before' for updates (default true)",
     "cluster-id": "TiCDC server cluster-id (default 'default')",
     "tz": "TiCDC server time zone, an IANA name (default UTC; TiCDC's is System)",
@@ -74,5 +83,8 @@ def config_from_options(options: Mapping[str, str], *, profile: str | None = Non
         enable_tidb_extension=read.flag("enable-tidb-extension", default.enable_tidb_extension),
         debezium_disable_schema=read.flag(
             "debezium-disable-schema", default.debezium_disable_schema
+        ),
+        debezium_include_start_ts=read.flag(
+            "debezium-include-start-ts", default.debezium_include_start_ts
         ),
     )

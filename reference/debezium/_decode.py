@@ -112,6 +112,19 @@ class _Doc:
         return payload, self.members(document["schema"], "schema")
 
 
+def _start_ts(payload: Members, doc: _Doc) -> int | None:
+    """``source.start_ts`` of a row (``debezium-include-start-ts``, profile ``ticdc``).
+
+    TiCDC writes a transaction's start TSO, a positive uint64; its own decoder falls back to
+    ``commit_ts`` when the member is absent.
+    """
+    source = payload.members("source")
+    start_ts = source.optional("start_ts", int)
+    if start_ts is not None and not 0 < start_ts < 2**64:
+        doc.fail("start_ts must be a positive uint64", *source.at("start_ts"))
+    return start_ts
+
+
 def _source(payload: Members, doc: _Doc) -> tuple[int | None, str, str, str | None]:
     """commit_ts, db, table and cluster_id of ``payload.source``."""
     source = payload.members("source")
@@ -212,6 +225,7 @@ def _row(
     op: str, payload: Members, schema: Members | None, key: Members | None, doc: _Doc
 ) -> DecodedRow:
     commit_ts, db, table, cluster = _source(payload, doc)
+    start_ts = _start_ts(payload, doc)
     handle = None if key is None else set(key.obj)
     before = _image(payload, "before", schema, handle, doc)
     after = _image(payload, "after", schema, handle, doc)
@@ -231,6 +245,7 @@ def _row(
         before=before,
         after=after,
         cluster_id=cluster,
+        start_ts=start_ts,
     )
 
 

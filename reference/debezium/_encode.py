@@ -94,8 +94,15 @@ def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) 
 def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
     table = event.table
     stored = [i for i, c in enumerate(table.columns) if not c.is_virtual]
+    start_ts = None
+    if config.debezium_include_start_ts:
+        if event.start_ts is None:
+            raise EncodeError(
+                "debezium-include-start-ts needs the row's start_ts", protocol=PROTOCOL
+            )
+        start_ts = event.start_ts
     payload: dict[str, object] = {
-        "source": source_payload(config, table.schema, table.name, event.commit_ts),
+        "source": source_payload(config, table.schema, table.name, event.commit_ts, start_ts),
         "ts_ms": config.now_ms(),
         "transaction": None,
         "op": {"insert": "c", "update": "u", "delete": "d"}[event.op],
@@ -127,7 +134,13 @@ def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> 
             "optional": False,
             "name": f"{prefix}.Envelope",
             "version": 1,
-            "fields": [*images, source_schema(config), OP_SCHEMA, TS_MS_SCHEMA, TRANSACTION_SCHEMA],
+            "fields": [
+                *images,
+                source_schema(config, start_ts=start_ts is not None),
+                OP_SCHEMA,
+                TS_MS_SCHEMA,
+                TRANSACTION_SCHEMA,
+            ],
         }
     return value
 

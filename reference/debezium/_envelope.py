@@ -5,7 +5,10 @@
 ts (``commit_ts >> 18``), and the TiDB members ``commit_ts`` and ``cluster_id`` are always
 written. Profile ``tiflow`` never declares them in the source schema; ``ticdc`` does when
 enable-tidb-extension is on (§5.6 item 1), which a Kafka Connect JsonConverter needs to keep
-them (consumers-and-pain.md, pain point 10).
+them (consumers-and-pain.md, pain point 10). With ``debezium-include-start-ts`` (``ticdc``
+only) a row's ``source`` also carries ``start_ts`` between ``commit_ts`` and ``cluster_id``,
+and its schema declares it last (int64, not optional); DDL and WATERMARK messages never do
+(ticdc ``pkg/sink/codec/debezium/codec.go``, ``writeSourceSchema``).
 """
 
 from __future__ import annotations
@@ -61,9 +64,11 @@ TRANSACTION_SCHEMA: dict[str, object] = {
 }
 
 
-def source_payload(config: Config, db: str, table: str, commit_ts: int) -> dict[str, object]:
-    """The payload ``source`` member."""
-    return {
+def source_payload(
+    config: Config, db: str, table: str, commit_ts: int, start_ts: int | None = None
+) -> dict[str, object]:
+    """The payload ``source`` member; ``start_ts`` only when given."""
+    source: dict[str, object] = {
         "version": "2.4.0.Final",
         "connector": "TiCDC",
         "name": config.cluster_id,
@@ -79,15 +84,20 @@ def source_payload(config: Config, db: str, table: str, commit_ts: int) -> dict[
         "thread": 0,
         "query": None,
         "commit_ts": commit_ts,
-        "cluster_id": config.cluster_id,
     }
+    if start_ts is not None:
+        source["start_ts"] = start_ts
+    source["cluster_id"] = config.cluster_id
+    return source
 
 
-def source_schema(config: Config) -> dict[str, object]:
-    """The ``source`` field schema."""
+def source_schema(config: Config, *, start_ts: bool = False) -> dict[str, object]:
+    """The ``source`` field schema; ``start_ts``: declare it (a row's, with the option)."""
     fields = list(_SOURCE_FIELDS)
     if config.profile == "ticdc" and config.enable_tidb_extension:
         fields += _TIDB_SOURCE_FIELDS
+    if start_ts:
+        fields.append(_field("int64", "start_ts"))
     return {
         "type": "struct",
         "fields": fields,

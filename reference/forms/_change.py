@@ -221,7 +221,10 @@ def read_change_event(raw: object, *, line: int | None = None) -> ChangeEvent:
             )
         if kind == "row":
             obj = members(
-                raw, (), ("kind", "commit_ts", "table", "op"), ("before", "after", "row_id")
+                raw,
+                (),
+                ("kind", "commit_ts", "table", "op"),
+                ("before", "after", "row_id", "start_ts"),
             )
             commit_ts = obj.get("commit_ts", int)
             table = read_table(obj.obj["table"], ("table",))
@@ -233,6 +236,7 @@ def read_change_event(raw: object, *, line: int | None = None) -> ChangeEvent:
                 before=None if before is None else _read_image(before, table, ("before",)),
                 after=None if after is None else _read_image(after, table, ("after",)),
                 row_id=obj.optional("row_id", int),
+                start_ts=obj.optional("start_ts", int),
             )
         raise FormError("kind must be row, ddl or resolved", path=("kind",))
 
@@ -260,4 +264,6 @@ def write_change_event(event: ChangeEvent) -> dict[str, Json]:
         out["after"] = _write_image(event.table, event.after)
     if event.row_id is not None:
         out["row_id"] = event.row_id
+    if event.start_ts is not None:
+        out["start_ts"] = event.start_ts
     return out

@@ -80,6 +80,8 @@ def write_decoded_event(event: DecodedEvent) -> dict[str, Json]:
     for name in _DECODED_ROW:
         value = getattr(event, name)
         out[name] = _write_columns(value) if name in ("before", "after") else value
+    if event.start_ts is not None:
+        out["start_ts"] = event.start_ts
     return _with_cluster(out, event)
 
 
@@ -142,7 +144,7 @@ def read_decoded_event(raw: object, *, line: int | None = None) -> DecodedEvent:
                 table_info=read_table(obj.obj["table_info"], ("table_info",)),
             )
         if kind == "row":
-            return _read_row(members(raw, (), ("kind", *_DECODED_ROW), ("cluster_id",)))
+            return _read_row(members(raw, (), ("kind", *_DECODED_ROW), ("start_ts", "cluster_id")))
         raise FormError("kind must be row, ddl, resolved or bootstrap", path=("kind",))
 
 
@@ -161,6 +163,7 @@ def _read_row(obj: Members) -> DecodedRow:
         handle_key_only=obj.get("handle_key_only", bool),
         claim_check_location=obj.optional("claim_check_location", str),
         cluster_id=_cluster(obj),
+        start_ts=obj.optional("start_ts", int),
     )
 
 

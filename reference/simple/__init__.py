@@ -17,6 +17,9 @@ Rules (shared/research/ticdc-ground-truth.md §4, §6.6; the seed 002 is stale w
 * Profiles (§4.10): ``tiflow`` writes BIT as an Avro long and orders TableSchema columns by
   column id; ``ticdc`` writes BIT as an Avro string, keeps table order, and maps
   ExchangeTablePartition to ALTER (``tiflow``: QUERY).
+* BOOTSTRAP schedule (§6.6): ``BootstrapSchedule`` places TiCDC's BOOTSTRAPs by the four
+  ``send-*bootstrap*`` options with commit time as the clock; the codecs' ``encode_stream``
+  and the stream simulator both use it.
 * Checksum (§4.6), large messages (§4.7), ``buildTs`` from an injectable clock (default 0:
   comparisons must ignore ``buildTs``).
 
@@ -30,6 +33,11 @@ claim-check reader, the schema-typed ``SimpleDecoder`` and TiDB's type and DDL n
 from __future__ import annotations
 
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.simple._bootstrap import (
+    BootstrapSchedule,
+    bootstraps_at_start,
+    sends_bootstraps,
+)
 from ticdc_conformance.reference.simple._checksum import Checksum, row_checksum, verify_checksum
 from ticdc_conformance.reference.simple._config import Config, EncodingFormat
 from ticdc_conformance.reference.simple._decoder import (
@@ -44,17 +52,20 @@ from ticdc_conformance.reference.simple._schema import ddl_kind, mysql_type
 
 __all__ = [
     "UNTYPED",
+    "BootstrapSchedule",
     "Checksum",
     "Config",
     "EncodingFormat",
     "Pending",
     "SimpleDecoder",
+    "bootstraps_at_start",
     "ddl_kind",
     "event_checksum",
     "mysql_type",
     "read_checksum",
     "read_claim_check",
     "row_checksum",
+    "sends_bootstraps",
     "verify_checksum",
 ]
 

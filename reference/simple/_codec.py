@@ -7,13 +7,13 @@ implementation and the same surface.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ticdc_conformance.reference.decoded import DecodedEvent
 from ticdc_conformance.reference.events import ChangeEvent
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.simple import _config, _decoder, _encode
+from ticdc_conformance.reference.simple import _bootstrap, _config, _decoder, _encode
 from ticdc_conformance.reference.simple._config import Config, EncodingFormat
 from ticdc_conformance.reference.simple._decoder import SimpleDecoder
 from ticdc_conformance.reference.tables import TableInfo
@@ -41,9 +41,18 @@ class SimpleCodec:
     def encode(self, events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:
         """Encode change events into Simple messages as the profile's TiCDC would.
 
-        One message per event, never a BOOTSTRAP of its own accord (see ``encode_bootstrap``).
+        One message per event, never a BOOTSTRAP of its own accord (see ``encode_stream``).
         """
         return _encode.encode(events, config or Config(), self.encoding)
+
+    def encode_stream(
+        self, events: Iterable[ChangeEvent], config: Config | None = None
+    ) -> Iterator[Message]:
+        """One partition's messages: ``events`` with TiCDC's BOOTSTRAPs among them (§6.6).
+
+        The ``send-*bootstrap*`` options of ``config`` decide where; time is commit time.
+        """
+        return _bootstrap.encode_stream(events, config or Config(), self.encoding)
 
     def encode_bootstrap(self, table: TableInfo, config: Config | None = None) -> Message:
         """The BOOTSTRAP message of ``table``: its schema, commitTs 0, nil key (§4.9)."""

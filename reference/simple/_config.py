@@ -1,7 +1,9 @@
 """Simple protocol encoder options, named after TiCDC's sink options (ground truth §1.5, §4).
 
 One ``Config`` serves both encodings: TiCDC's ``encoding-format`` is the codec itself
-(``simple_json`` or ``simple_avro``). ``buildTs`` is the wall-clock time at encoding (§4.2).
+(``simple_json`` or ``simple_avro``). The four ``send-*bootstrap*`` options are TiCDC's sink
+options for the BOOTSTRAP schedule (tiflow and ticdc ``pkg/config/sink.go``, §6.6), read by
+``encode_stream`` and the stream simulator. ``buildTs`` is the wall-clock time at encoding (§4.2).
 The reference reads no clock: the ``build_ts`` callable gives it, and its default always
 answers 0 so that output is reproducible. Comparisons of Simple messages must ignore
 ``buildTs`` (decoded events do not carry it).
@@ -45,6 +47,14 @@ class Config:
     time_zone: str = "UTC"
     """TiCDC server ``tz`` as a Go location name: TIMESTAMP ``location`` (§4.3). TiCDC's
     default ``System`` prints as ``Local``; the reference defaults to ``UTC``."""
+    send_bootstrap_interval_in_sec: int = 120
+    """Re-send a table's BOOTSTRAP after this many seconds of commit time (0: never send)."""
+    send_bootstrap_in_msg_count: int = 10_000
+    """Re-send a table's BOOTSTRAP after this many of its rows (0: never send)."""
+    send_bootstrap_to_all_partition: bool = True
+    """BOOTSTRAP to every partition of the table's topic (``false``: partition 0 only)."""
+    send_all_bootstrap_at_start: bool = False
+    """Every table's BOOTSTRAP, broadcast when the changefeed starts."""
     build_ts: Callable[[], int] = field(default=no_clock, compare=False)
     """Unix milliseconds for ``buildTs``; inject a real clock to imitate TiCDC."""
 
@@ -57,6 +67,10 @@ class Config:
         problems += large_message_problems(
             self.large_message_handle_option, self.claim_check_storage_uri
         )
+        if not 0 <= self.send_bootstrap_interval_in_sec < 2**63:
+            problems.append("send-bootstrap-interval-in-sec must be an int64 of 0 or more")
+        if not 0 <= self.send_bootstrap_in_msg_count < 2**31:
+            problems.append("send-bootstrap-in-msg-count must be an int32 of 0 or more")
         if not self.time_zone:
             problems.append("time zone must be a location name")
         if problems:
@@ -70,6 +84,13 @@ OPTIONS: Mapping[str, str] = {
     "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
     "integrity-check-level": "none|correctness: correctness adds the row checksum to DML",
     "tz": "the TiCDC server time zone, TIMESTAMP's location (default UTC; TiCDC's is System)",
+    "send-bootstrap-interval-in-sec": "re-send a table's BOOTSTRAP after this many seconds of "
+    "commit time (default 120; 0 sends none)",
+    "send-bootstrap-in-msg-count": "re-send a table's BOOTSTRAP after this many of its rows "
+    "(default 10000; 0 sends none)",
+    "send-bootstrap-to-all-partition": "true|false: BOOTSTRAP to every partition or partition 0 "
+    "(default true)",
+    "send-all-bootstrap-at-start": "true|false: every table's BOOTSTRAP first (default false)",
 }
 
 
@@ -97,4 +118,16 @@ def config_from_options(
         ),
         enable_row_checksum=integrity == "correctness",
         time_zone=read.text("tz", default.time_zone),
+        send_bootstrap_interval_in_sec=read.whole(
+            "send-bootstrap-interval-in-sec", default.send_bootstrap_interval_in_sec
+        ),
+        send_bootstrap_in_msg_count=read.whole(
+            "send-bootstrap-in-msg-count", default.send_bootstrap_in_msg_count
+        ),
+        send_bootstrap_to_all_partition=read.flag(
+            "send-bootstrap-to-all-partition", default.send_bootstrap_to_all_partition
+        ),
+        send_all_bootstrap_at_start=read.flag(
+            "send-all-bootstrap-at-start", default.send_all_bootstrap_at_start
+        ),
     )

@@ -7,7 +7,8 @@ stored (§4.7). DDL and BOOTSTRAP messages over the limit are always errors.
 
 ``encode`` writes one message per event and never a BOOTSTRAP of its own accord: when TiCDC
 sends one (before a table's first row, then periodically, to every partition; §6.6) is a rule
-of the stream, so stream simulation calls ``encode_bootstrap``.
+of the stream, kept by ``_bootstrap.BootstrapSchedule`` for ``encode_stream`` and the stream
+simulator.
 """
 
 from __future__ import annotations

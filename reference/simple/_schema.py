@@ -5,8 +5,10 @@ TableSchema describes a table in BOOTSTRAP and DDL messages. JSON and Avro diffe
 * JSON names the database ``schema``; Avro names it ``database``.
 * JSON ``dataType`` omits ``length``/``decimal`` when 0 (``decimal`` never for FLOAT/DOUBLE),
   ``elements`` when empty, ``unsigned``/``zerofill`` unless true. Avro always has ``length``;
-  ``decimal`` only for DECIMAL; ``elements`` only for ENUM/SET; ``unsigned``/``zerofill``
-  only for the integer types, FLOAT, DOUBLE, BIT, YEAR and DECIMAL, and then always.
+  ``decimal`` only for DECIMAL (its scale) and, under profile ``ticdc``, TIMESTAMP (its fsp:
+  ticdc ``pkg/sink/codec/simple/avro.go`` has a TIMESTAMP case tiflow's lacks); ``elements``
+  only for ENUM/SET; ``unsigned``/``zerofill`` only for the integer types, FLOAT, DOUBLE, BIT,
+  YEAR and DECIMAL, and then always.
 * ``default`` is TiDB's default text or null; JSON turns a BIT default into an integer, Avro
   keeps TiDB's raw binary literal (the value's big-endian bytes) as its string.
 * Indexes keep TiDB's order; a primary key that is not one of TiDB's indexes (an integer
@@ -206,15 +208,16 @@ def table_schema_json(table: TableInfo, profile: Profile) -> str:
     )
 
 
-def _avro_column(table: TableInfo, position: int) -> dict[str, object]:
+def _avro_column(table: TableInfo, position: int, profile: Profile) -> dict[str, object]:
     column = table.columns[position]
     code = column.effective_type_code
+    with_decimal = (246, 7) if profile == "ticdc" else (246,)  # 7: TIMESTAMP's fsp (§4.10)
     data: dict[str, object] = {
         "mysqlType": mysql_type(column),
         "charset": column.effective_charset,
         "collate": collation(column),
         "length": column.length or 0,
-        "decimal": (column.decimal or 0) if code == 246 else None,
+        "decimal": (column.decimal or 0) if code in with_decimal else None,
         "elements": list(column.elements or ()) if code in (247, 248) else None,
         "unsigned": column.unsigned if code in _NUMERIC else None,
         "zerofill": column.zerofill if code in _NUMERIC else None,
@@ -242,7 +245,7 @@ def table_schema_avro(table: TableInfo, profile: Profile) -> dict[str, object]:
         "table": avro_text(table.name),
         "tableID": table.table_id or 0,
         "version": wrap_int64(table.schema_version or 0),
-        "columns": [_avro_column(table, i) for i in schema_columns(table, profile)],
+        "columns": [_avro_column(table, i, profile) for i in schema_columns(table, profile)],
         "indexes": [
             {
                 "name": avro_text(name),
