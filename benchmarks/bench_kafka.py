@@ -135,8 +135,8 @@ def bare_consume(config: dict[str, str], topic: str, partitions: int) -> int:
 def read_only(folder: Path) -> int:
     """What replay does without Kafka: plan the dump, read every record into Python values."""
     count = 0
-    for columns in read_ahead(plan_dump(folder)):
-        for _ in zip(*columns, strict=True):
+    for run in read_ahead(plan_dump(folder)):
+        for _ in zip(run.offsets, run.keys, run.values, run.stamps, run.headers, strict=True):
             count += 1
     return count
 

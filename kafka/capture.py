@@ -27,9 +27,11 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ticdc_conformance.generators.dump import LABELS_FILE, fsync, publishing, write_records
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
-from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer
+from ticdc_conformance.kafka.dump_writer import PartFile, Writer
 from ticdc_conformance.reference.errors import UsageError
 
 if TYPE_CHECKING:
@@ -167,55 +169,69 @@ class _Capture:
                 f"no broker reachable while {self._waiting()}: {error.args[0].str()}"
             ) from None
 
-    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:  # noqa: C901 - hot loop, inline
+    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:
         """Keep the records of one ``consume`` batch; note ends of partitions and errors.
 
-        The per-record loop of the capture: attributes are read into locals (a ``Message``'s
-        methods are typed as returning ``Optional``, which a fetched record never does).
+        The batch is cut into runs of one partition (``groupby``), and a run's records are
+        read with ``map`` over the ``Message`` methods: no Python code runs per record.
         """
-        parts, follow, eof = self.parts, self.follow, kafka.KafkaError._PARTITION_EOF  # noqa: SLF001 - librdkafka's code, public in its docs
-        limit = None if follow is None else follow.max_records
-        kept, size = self.kept, 0
-        for message in messages:
-            error = message.error()
-            if error is not None:
-                if error.code() != eof:
-                    self._failed(message, error, kafka)
-                self._end_reached(parts[message.topic(), message.partition()], message.offset())
-                continue
-            part = parts[message.topic(), message.partition()]
-            offset = message.offset()
-            end = part.end
-            if follow is None:
-                if end is None:
-                    self._learn_end(part)
-                    end = part.end
-                if part.done or (end is not None and offset >= end):
-                    self.past_end += 1  # fetched along with the last records: not kept
-                    if not part.done:
-                        self._finish(part)
-                    continue
-            elif limit is not None and kept >= limit:
-                self.past_end += 1
-                continue
-            kind, stamp = message.timestamp()
-            value = message.value()
-            part.offsets.append(offset)
-            part.keys.append(message.key())
-            part.values.append(value)
-            part.stamps.append(stamp if kind else None)  # kind 0: the record has no timestamp
-            part.headers.append(message.headers() or [])
-            kept += 1
-            if value is not None:
-                size += len(value)
-            if len(part.offsets) == ROWS:
-                part.flush(self.folder, self.writer)
-            if follow is None and end is not None and offset + 1 >= end:
-                self._finish(part)
+        kind = type(messages[0])
+        kept = self.kept
+        for partition, same in groupby(messages, kind.partition):
+            for topic, records in groupby(same, kind.topic):
+                run = list(records)
+                part = self.parts.get((topic, partition))
+                errors = list(map(kind.error, run))
+                # any(), not count(None): a KafkaError compared with None sets an exception
+                if part is not None and not any(errors):
+                    self._take(part, run)
+                else:
+                    self._amid_errors(part, run, errors, kafka)
         if kept != self.kept:
             self.last_record = time.monotonic()
-        self.kept = kept
-        self.buffered += size
+
+    def _amid_errors(
+        self, part: PartFile | None, run: list[Any], errors: list[Any], kafka: ModuleType
+    ) -> None:
+        """A run holding an end of partition or an error: the records around it kept."""
+        start = 0
+        for place, error in enumerate(errors):
+            if error is None:
+                continue
+            if error.code() != kafka.KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's code, public in its docs
+                self._failed(run[place], error, kafka)
+            if part is not None:
+                self._take(part, run[start:place])
+                self._end_reached(part, run[place].offset())
+            start = place + 1
+        if part is not None:
+            self._take(part, run[start:])
+
+    def _take(self, part: PartFile, run: list[Any]) -> None:
+        """Keep a run of ``part``'s records up to its end (or ``max_records``); count the rest."""
+        if not run:
+            return
+        count = len(run)
+        if self.follow is None:
+            if part.end is None:
+                self._learn_end(part)
+            if part.done:
+                self.past_end += count  # fetched along with the last records: not kept
+                return
+            end = part.end
+            if end is not None and run[-1].offset() + 1 >= end:
+                cut = bisect_left(run, end, key=type(run[0]).offset)
+                self.past_end += count - cut
+                run = run[:cut]
+                self._finish(part)
+        elif self.follow.max_records is not None:
+            room = max(0, self.follow.max_records - self.kept)
+            if count > room:
+                self.past_end += count - room
+                run = run[:room]
+        self.kept += len(run)
+        self.buffered += sum(map(len, run))
+        part.keep(run, self.folder, self.writer)
 
     def _starts_past_end(self) -> None:
         """``UsageError`` for a start offset past its partition's end.
