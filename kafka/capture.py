@@ -30,7 +30,6 @@ import time
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from itertools import groupby
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ticdc_conformance.generators.dump import LABELS_FILE, fsync, publishing, write_records
 from ticdc_conformance.generators.progress import Progress
+from ticdc_conformance.kafka.capture_start import assignment
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
 from ticdc_conformance.kafka.dump_writer import PartFile, Writer
 from ticdc_conformance.reference.errors import UsageError
@@ -45,7 +45,7 @@ from ticdc_conformance.reference.errors import UsageError
 if TYPE_CHECKING:
     from confluent_kafka import Consumer, KafkaError
 
-__all__ = ["CaptureResult", "Follow", "capture", "parse_offsets", "parse_timestamp"]
+__all__ = ["CaptureResult", "Follow", "capture"]
 
 _CONSUMER = {
     "group.id": "ticdc-conformance-capture",  # librdkafka wants one; nothing is committed
@@ -82,37 +82,6 @@ class CaptureResult:
     seconds: float
     leftovers: tuple[Path, ...]
     """Folders of earlier captures into ``out`` that were killed midway."""
-
-
-def parse_offsets(specs: Sequence[str]) -> dict[tuple[str | None, int], int]:
-    """``[TOPIC:]PARTITION=OFFSET`` entries (comma-separated, repeatable) as a mapping."""
-    offsets: dict[tuple[str | None, int], int] = {}
-    for entry in (part.strip() for spec in specs for part in spec.split(",")):
-        where, sep, offset = entry.rpartition("=")
-        topic, colon, partition = where.rpartition(":")
-        try:
-            key, value = (topic if colon else None, int(partition)), int(offset)
-        except ValueError:
-            key, value = (None, -1), -1
-        if not sep or key[1] < 0 or value < 0:
-            raise UsageError(f"--from-offsets takes [TOPIC:]PARTITION=OFFSET, got {entry!r}")
-        offsets[key] = value
-    return offsets
-
-
-def parse_timestamp(text: str) -> int:
-    """Milliseconds since the epoch, from an integer or an ISO 8601 time with a zone."""
-    if text.isdigit():
-        return int(text)
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise UsageError(
-            f"--from-timestamp takes milliseconds or an ISO time with a zone, got {text!r}"
-        )
-    return round(moment.timestamp() * 1000)
 
 
 class _Capture:
@@ -341,43 +310,6 @@ class _Capture:
         }
 
 
-def _assignment(
-    consumer: Consumer,
-    topics: Sequence[str],
-    from_offsets: Mapping[tuple[str | None, int], int],
-    from_timestamp: int | None,
-    watch: Watch,
-) -> dict[tuple[str, int], PartFile]:
-    """Every partition of ``topics`` with its start offset; ``UsageError`` for a missing topic."""
-    kafka = confluent()
-    try:
-        metadata = consumer.list_topics(timeout=watch.timeout).topics
-    except kafka.KafkaException as error:
-        raise watch.fail("cannot read the cluster's metadata", error, consumer) from None
-    parts: dict[tuple[str, int], PartFile] = {}
-    for topic in topics:
-        found = metadata.get(topic)
-        if found is None or found.error is not None:
-            raise UsageError(f"the cluster has no topic {topic}")
-        for partition in sorted(found.partitions):
-            start = from_offsets.get((topic, partition), from_offsets.get((None, partition)))
-            parts[topic, partition] = PartFile(
-                topic, partition, kafka.OFFSET_BEGINNING if start is None else start
-            )
-    named = {(t, p) for t, p in from_offsets if t is not None} - set(parts)
-    if named:
-        raise UsageError(f"--from-offsets names partitions the topics lack: {sorted(named)}")
-    if from_timestamp is not None:
-        asked = [kafka.TopicPartition(t, p, from_timestamp) for t, p in parts]
-        try:
-            found_offsets = consumer.offsets_for_times(asked, timeout=watch.timeout)
-        except kafka.KafkaException as error:
-            raise watch.fail("cannot look up offsets by time", error, consumer) from None
-        for tp in found_offsets:  # -1: no record at or after that time
-            parts[tp.topic, tp.partition].start = kafka.OFFSET_END if tp.offset < 0 else tp.offset
-    return parts
-
-
 def capture(
     config: Mapping[str, str],
     topics: Sequence[str],
@@ -404,7 +336,7 @@ def capture(
     leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))  # killed captures
     run: _Capture | None = None
     try:
-        parts = _assignment(
+        parts = assignment(
             consumer, list(dict.fromkeys(topics)), from_offsets or {}, from_timestamp, watch
         )
         with publishing(out, "capture") as folder:  # out appears only once the dump is whole
