@@ -84,10 +84,9 @@ class _Partition:
     Nothing but an append per report: offsets are compared once the run ends, vectorized.
     """
 
-    __slots__ = ("failures", "reported", "sent", "where")
+    __slots__ = ("failures", "reported", "sent")
 
-    def __init__(self, where: tuple[str, int]) -> None:
-        self.where = where
+    def __init__(self) -> None:
         self.sent: list[pa.Array] = []
         self.reported = array("q")
         """The topic offset of each report (-1: failed)."""
@@ -137,7 +136,7 @@ class _Deliveries:
         """The callback of ``topic``/``partition``, made on first use."""
         found = self.partitions.get((topic, partition))
         if found is None:
-            found = self.partitions[topic, partition] = _Partition((topic, partition))
+            found = self.partitions[topic, partition] = _Partition()
         return found
 
     def reported(self) -> int:
