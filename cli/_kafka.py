@@ -142,12 +142,8 @@ def _replay(args: argparse.Namespace, out: IO[str]) -> int:
 def _capture(args: argparse.Namespace, out: IO[str]) -> int:
     del out
     from ticdc_conformance.generators.progress import Progress
-    from ticdc_conformance.kafka.capture import (
-        Follow,
-        capture,
-        parse_offsets,
-        parse_timestamp,
-    )
+    from ticdc_conformance.kafka.capture import Follow, capture
+    from ticdc_conformance.kafka.capture_start import parse_offsets, parse_timestamp
 
     config = _config(args)
     offsets = parse_offsets(args.from_offsets)

@@ -27,23 +27,25 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from itertools import groupby
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ticdc_conformance.generators.dump import LABELS_FILE, fsync, publishing, write_records
 from ticdc_conformance.generators.progress import Progress
+from ticdc_conformance.kafka.capture_start import assignment
 from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
-from ticdc_conformance.kafka.dump_writer import ROWS, PartFile, Writer
+from ticdc_conformance.kafka.dump_writer import PartFile, Writer
 from ticdc_conformance.reference.errors import UsageError
 
 if TYPE_CHECKING:
     from confluent_kafka import Consumer, KafkaError
 
-__all__ = ["CaptureResult", "Follow", "capture", "parse_offsets", "parse_timestamp"]
+__all__ = ["CaptureResult", "Follow", "capture"]
 
 _CONSUMER = {
     "group.id": "ticdc-conformance-capture",  # librdkafka wants one; nothing is committed
@@ -80,37 +82,6 @@ class CaptureResult:
     seconds: float
     leftovers: tuple[Path, ...]
     """Folders of earlier captures into ``out`` that were killed midway."""
-
-
-def parse_offsets(specs: Sequence[str]) -> dict[tuple[str | None, int], int]:
-    """``[TOPIC:]PARTITION=OFFSET`` entries (comma-separated, repeatable) as a mapping."""
-    offsets: dict[tuple[str | None, int], int] = {}
-    for entry in (part.strip() for spec in specs for part in spec.split(",")):
-        where, sep, offset = entry.rpartition("=")
-        topic, colon, partition = where.rpartition(":")
-        try:
-            key, value = (topic if colon else None, int(partition)), int(offset)
-        except ValueError:
-            key, value = (None, -1), -1
-        if not sep or key[1] < 0 or value < 0:
-            raise UsageError(f"--from-offsets takes [TOPIC:]PARTITION=OFFSET, got {entry!r}")
-        offsets[key] = value
-    return offsets
-
-
-def parse_timestamp(text: str) -> int:
-    """Milliseconds since the epoch, from an integer or an ISO 8601 time with a zone."""
-    if text.isdigit():
-        return int(text)
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
-        raise UsageError(
-            f"--from-timestamp takes milliseconds or an ISO time with a zone, got {text!r}"
-        )
-    return round(moment.timestamp() * 1000)
 
 
 class _Capture:
@@ -167,55 +138,69 @@ class _Capture:
                 f"no broker reachable while {self._waiting()}: {error.args[0].str()}"
             ) from None
 
-    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:  # noqa: C901 - hot loop, inline
+    def _keep(self, messages: list[Any], kafka: ModuleType) -> None:
         """Keep the records of one ``consume`` batch; note ends of partitions and errors.
 
-        The per-record loop of the capture: attributes are read into locals (a ``Message``'s
-        methods are typed as returning ``Optional``, which a fetched record never does).
+        The batch is cut into runs of one partition (``groupby``), and a run's records are
+        read with ``map`` over the ``Message`` methods: no Python code runs per record.
         """
-        parts, follow, eof = self.parts, self.follow, kafka.KafkaError._PARTITION_EOF  # noqa: SLF001 - librdkafka's code, public in its docs
-        limit = None if follow is None else follow.max_records
-        kept, size = self.kept, 0
-        for message in messages:
-            error = message.error()
-            if error is not None:
-                if error.code() != eof:
-                    self._failed(message, error, kafka)
-                self._end_reached(parts[message.topic(), message.partition()], message.offset())
-                continue
-            part = parts[message.topic(), message.partition()]
-            offset = message.offset()
-            end = part.end
-            if follow is None:
-                if end is None:
-                    self._learn_end(part)
-                    end = part.end
-                if part.done or (end is not None and offset >= end):
-                    self.past_end += 1  # fetched along with the last records: not kept
-                    if not part.done:
-                        self._finish(part)
-                    continue
-            elif limit is not None and kept >= limit:
-                self.past_end += 1
-                continue
-            kind, stamp = message.timestamp()
-            value = message.value()
-            part.offsets.append(offset)
-            part.keys.append(message.key())
-            part.values.append(value)
-            part.stamps.append(stamp if kind else None)  # kind 0: the record has no timestamp
-            part.headers.append(message.headers() or [])
-            kept += 1
-            if value is not None:
-                size += len(value)
-            if len(part.offsets) == ROWS:
-                part.flush(self.folder, self.writer)
-            if follow is None and end is not None and offset + 1 >= end:
-                self._finish(part)
+        kind = type(messages[0])
+        kept = self.kept
+        for partition, same in groupby(messages, kind.partition):
+            for topic, records in groupby(same, kind.topic):
+                run = list(records)
+                part = self.parts.get((topic, partition))
+                errors = list(map(kind.error, run))
+                # any(), not count(None): a KafkaError compared with None sets an exception
+                if part is not None and not any(errors):
+                    self._take(part, run)
+                else:
+                    self._amid_errors(part, run, errors, kafka)
         if kept != self.kept:
             self.last_record = time.monotonic()
-        self.kept = kept
-        self.buffered += size
+
+    def _amid_errors(
+        self, part: PartFile | None, run: list[Any], errors: list[Any], kafka: ModuleType
+    ) -> None:
+        """A run holding an end of partition or an error: the records around it kept."""
+        start = 0
+        for place, error in enumerate(errors):
+            if error is None:
+                continue
+            if error.code() != kafka.KafkaError._PARTITION_EOF:  # noqa: SLF001 - librdkafka's code, public in its docs
+                self._failed(run[place], error, kafka)
+            if part is not None:
+                self._take(part, run[start:place])
+                self._end_reached(part, run[place].offset())
+            start = place + 1
+        if part is not None:
+            self._take(part, run[start:])
+
+    def _take(self, part: PartFile, run: list[Any]) -> None:
+        """Keep a run of ``part``'s records up to its end (or ``max_records``); count the rest."""
+        if not run:
+            return
+        count = len(run)
+        if self.follow is None:
+            if part.end is None:
+                self._learn_end(part)
+            if part.done:
+                self.past_end += count  # fetched along with the last records: not kept
+                return
+            end = part.end
+            if end is not None and run[-1].offset() + 1 >= end:
+                cut = bisect_left(run, end, key=type(run[0]).offset)
+                self.past_end += count - cut
+                run = run[:cut]
+                self._finish(part)
+        elif self.follow.max_records is not None:
+            room = max(0, self.follow.max_records - self.kept)
+            if count > room:
+                self.past_end += count - room
+                run = run[:room]
+        self.kept += len(run)
+        self.buffered += sum(map(len, run))
+        part.keep(run, self.folder, self.writer)
 
     def _starts_past_end(self) -> None:
         """``UsageError`` for a start offset past its partition's end.
@@ -325,43 +310,6 @@ class _Capture:
         }
 
 
-def _assignment(
-    consumer: Consumer,
-    topics: Sequence[str],
-    from_offsets: Mapping[tuple[str | None, int], int],
-    from_timestamp: int | None,
-    watch: Watch,
-) -> dict[tuple[str, int], PartFile]:
-    """Every partition of ``topics`` with its start offset; ``UsageError`` for a missing topic."""
-    kafka = confluent()
-    try:
-        metadata = consumer.list_topics(timeout=watch.timeout).topics
-    except kafka.KafkaException as error:
-        raise watch.fail("cannot read the cluster's metadata", error, consumer) from None
-    parts: dict[tuple[str, int], PartFile] = {}
-    for topic in topics:
-        found = metadata.get(topic)
-        if found is None or found.error is not None:
-            raise UsageError(f"the cluster has no topic {topic}")
-        for partition in sorted(found.partitions):
-            start = from_offsets.get((topic, partition), from_offsets.get((None, partition)))
-            parts[topic, partition] = PartFile(
-                topic, partition, kafka.OFFSET_BEGINNING if start is None else start
-            )
-    named = {(t, p) for t, p in from_offsets if t is not None} - set(parts)
-    if named:
-        raise UsageError(f"--from-offsets names partitions the topics lack: {sorted(named)}")
-    if from_timestamp is not None:
-        asked = [kafka.TopicPartition(t, p, from_timestamp) for t, p in parts]
-        try:
-            found_offsets = consumer.offsets_for_times(asked, timeout=watch.timeout)
-        except kafka.KafkaException as error:
-            raise watch.fail("cannot look up offsets by time", error, consumer) from None
-        for tp in found_offsets:  # -1: no record at or after that time
-            parts[tp.topic, tp.partition].start = kafka.OFFSET_END if tp.offset < 0 else tp.offset
-    return parts
-
-
 def capture(
     config: Mapping[str, str],
     topics: Sequence[str],
@@ -388,7 +336,7 @@ def capture(
     leftovers = tuple(sorted(out.parent.glob(f".{out.name}.capture-*")))  # killed captures
     run: _Capture | None = None
     try:
-        parts = _assignment(
+        parts = assignment(
             consumer, list(dict.fromkeys(topics)), from_offsets or {}, from_timestamp, watch
         )
         with publishing(out, "capture") as folder:  # out appears only once the dump is whole

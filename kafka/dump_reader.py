@@ -4,11 +4,11 @@
   compute): a dump in ``write_dump``'s layout (one partition per file, ascending offsets) file
   by file, any other on all its (topic, partition, offset) keys sorted; an offset held twice
   is refused, and so is a folder an unfinished capture left (``_INCOMPLETE``);
-* ``read_ahead`` yields the records as column lists, batch by batch, read and converted one
-  batch ahead in a thread of its own (Parquet decoding releases the GIL), sorted in memory
-  when the files do not give each partition in offset order. Timestamps come as milliseconds
-  (``to_pydict`` would build a ``datetime`` for each), headers as (key, value) lists or
-  ``None``.
+* ``read_ahead`` yields the records in runs (``Run``: one partition's consecutive records as
+  column lists), read and converted ahead in a thread of its own (Parquet decoding releases
+  the GIL), sorted in memory when the files do not give each partition in offset order.
+  Timestamps come as milliseconds (``to_pydict`` would build a ``datetime`` for each),
+  headers as (key, value) lists or ``None``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from ticdc_conformance.generators.dump import DUMP_SCHEMA, dump_files, read_labels
 from ticdc_conformance.reference.errors import UsageError
 
-__all__ = ["DumpPlan", "plan_dump", "read_ahead"]
+__all__ = ["DumpPlan", "Run", "plan_dump", "read_ahead"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -147,42 +147,87 @@ def plan_dump(path: Path | str) -> DumpPlan:
     )
 
 
+_BATCH_ROWS = 16_384
+"""Rows decoded at a time (pyarrow's default is 65 536): less memory read ahead, and the first
+records reach the sending thread sooner."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """Consecutive records of one partition, in offset order, as Python lists.
+
+    Timestamps are milliseconds, ``0`` for a null one (the producer then stamps the time of
+    sending); ``headers`` holds (key, value) lists or ``None``, one per record.
+    """
+
+    topic: str
+    partition: int
+    offsets: list[int]
+    stamps: list[int]
+    keys: list[bytes | None]
+    values: list[bytes | None]
+    headers: list[list[tuple[str, str | bytes | None]] | None]
+    offset_array: pa.Array
+    """``offsets`` as an Arrow int64 array (kept by ``replay`` to check the topic offsets)."""
+
+
 def _batches(plan: DumpPlan) -> Iterator[pa.RecordBatch]:
     if plan.ordered:
         for file in plan.files:
-            yield from pq.ParquetFile(file).iter_batches(columns=DUMP_SCHEMA.names)
+            yield from pq.ParquetFile(file).iter_batches(
+                batch_size=_BATCH_ROWS, columns=DUMP_SCHEMA.names, use_threads=False
+            )
         return
     table = pa.concat_tables(pq.read_table(f, columns=DUMP_SCHEMA.names) for f in plan.files)
-    yield from table.sort_by(_KEY).to_batches()
+    yield from table.sort_by(_KEY).to_batches(max_chunksize=_BATCH_ROWS)
 
 
-def _columns(batch: pa.RecordBatch) -> list[list[Any]]:
-    """A batch's columns as Python lists, headers as (key, value) lists or ``None``.
+def _runs(batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+    """A batch cut where the (topic, partition) changes."""
+    if batch.num_rows < 2:
+        yield batch
+        return
+    head, tail = batch.slice(0, batch.num_rows - 1), batch.slice(1)
+    change = pc.or_(
+        pc.not_equal(head["topic"], tail["topic"]),
+        pc.not_equal(head["partition"], tail["partition"]),
+    )
+    start = 0
+    for cut in pc.indices_nonzero(change).to_pylist():
+        yield batch.slice(start, cut + 1 - start)
+        start = cut + 1
+    yield batch.slice(start)
 
-    Timestamps as milliseconds: ``to_pydict`` would build a ``datetime`` for each.
-    """
-    columns = [batch.column(name).to_pylist() for name in ("topic", "partition", "offset")]
-    columns.append(batch.column("timestamp").cast(pa.int64()).to_pylist())
-    columns += [batch.column("key").to_pylist(), batch.column("value").to_pylist()]
+
+def _run(batch: pa.RecordBatch) -> Run:
+    """One partition's records of a batch as Python lists (no ``datetime`` per timestamp)."""
     headers = batch.column("headers")
     if not pc.sum(pc.list_value_length(headers)).as_py():  # no headers at all (TiCDC's case)
-        columns.append([None] * batch.num_rows)
+        pairs: list[Any] = [None] * batch.num_rows
     else:
-        columns.append(
-            [[(h["key"], h["value"]) for h in row] if row else None for row in headers.to_pylist()]
-        )
-    return columns
+        pairs = [[(h["key"], h["value"]) for h in row] or None for row in headers.to_pylist()]
+    offsets = batch.column("offset")
+    return Run(
+        topic=batch.column("topic")[0].as_py(),
+        partition=batch.column("partition")[0].as_py(),
+        offsets=offsets.to_pylist(),
+        stamps=pc.fill_null(batch.column("timestamp").cast(pa.int64()), 0).to_pylist(),
+        keys=batch.column("key").to_pylist(),
+        values=batch.column("value").to_pylist(),
+        headers=pairs,
+        offset_array=offsets,
+    )
 
 
-def read_ahead(plan: DumpPlan) -> Iterator[list[list[Any]]]:
-    """The dump's batches as column lists, read one batch ahead in a thread of their own.
+def read_ahead(plan: DumpPlan) -> Iterator[Run]:
+    """The dump's records as runs of one partition, read ahead in a thread of their own.
 
-    Parquet decoding releases the GIL, so it overlaps with sending the batch before.
+    Parquet decoding releases the GIL, so it overlaps with sending the records before.
     """
-    ready: queue.Queue[list[list[Any]] | BaseException | None] = queue.Queue(maxsize=2)
+    ready: queue.Queue[Run | BaseException | None] = queue.Queue(maxsize=4)
     stop = threading.Event()
 
-    def put(item: list[list[Any]] | BaseException | None) -> None:
+    def put(item: Run | BaseException | None) -> None:
         while not stop.is_set():
             with contextlib.suppress(queue.Full):
                 ready.put(item, timeout=0.1)
@@ -191,7 +236,8 @@ def read_ahead(plan: DumpPlan) -> Iterator[list[list[Any]]]:
     def read() -> None:
         try:
             for batch in _batches(plan):
-                put(_columns(batch))
+                for run in _runs(batch):
+                    put(_run(run))
             put(None)
         except BaseException as error:  # noqa: BLE001 - handed to the sending thread
             put(error)

@@ -1,10 +1,11 @@
 """One Kafka partition's records while ``capture`` reads them, and its Parquet file.
 
-Columns are buffered as Python lists and handed on as one row group (``PartFile.flush``) when
-``ROWS`` records are in, or when the capture holds too many bytes. A ``Writer`` converts and
-writes the row groups in a thread of its own, in the order they come (pyarrow releases the GIL
-while it encodes and compresses, so this overlaps with reading the next records). A file has a
-hidden name (``.writing-<topic>-<partition>.parquet``) until the capture renames it.
+Records are buffered as the client's ``Message`` objects and handed on as one row group when
+``ROWS`` records are in (``PartFile.keep``), or when the capture holds too many bytes
+(``PartFile.flush``). A ``Writer`` turns them into columns and writes the row groups in a
+thread of its own, in the order they come (pyarrow releases the GIL while it encodes and
+compresses, so this overlaps with reading the next records). A file has a hidden name
+(``.writing-<topic>-<partition>.parquet``) until the capture renames it.
 """
 
 from __future__ import annotations
@@ -34,23 +35,47 @@ _PARQUET: dict[str, Any] = {
 and serve no reader (the stream checker plans by topic, partition and offset statistics)."""
 
 
+_EMPTY_HEADERS = pa.array([], DUMP_SCHEMA.field("headers").type.value_type)
+
+
+def _columns(topic: str, partition: int, messages: list[Any]) -> dict[str, Any]:
+    """The dump columns of one partition's fetched records (``Message`` objects).
+
+    Read with ``map`` over the methods (little Python code per record): a record without a
+    timestamp (type 0) gets a null one, one without headers an empty list.
+    """
+    kind = type(messages[0])
+    count = len(messages)
+    stamps = [s if k else None for k, s in map(kind.timestamp, messages)]
+    headers: Any = list(map(kind.headers, messages))
+    if headers.count(None) == count:  # no record has headers (TiCDC's case)
+        headers = pa.ListArray.from_arrays(pa.array([0] * (count + 1), pa.int32()), _EMPTY_HEADERS)
+    else:
+        headers = [h or [] for h in headers]
+    return {
+        "topic": pa.repeat(pa.scalar(topic, pa.string()), count),
+        "partition": pa.repeat(pa.scalar(partition, pa.int32()), count),
+        "offset": pa.array(list(map(kind.offset, messages)), pa.int64()),
+        "timestamp": pa.array(stamps, pa.int64()).cast(DUMP_SCHEMA.field("timestamp").type),
+        "key": pa.array(list(map(kind.key, messages)), pa.binary()),
+        "value": pa.array(list(map(kind.value, messages)), pa.binary()),
+        "headers": headers,
+    }
+
+
 class PartFile:
-    """One partition being captured: its end, its buffered columns, its Parquet file."""
+    """One partition being captured: its end, its buffered records, its Parquet file."""
 
     __slots__ = (
         "done",
         "end",
         "file",
         "first",
-        "headers",
-        "keys",
         "last",
-        "offsets",
+        "messages",
         "partition",
-        "stamps",
         "start",
         "topic",
-        "values",
         "writer",
         "written",
     )
@@ -61,42 +86,39 @@ class PartFile:
         self.first: int | None = None
         self.last: int | None = None
         self.done = False
-        self.offsets: list[int] = []
-        self.keys: list[bytes | None] = []
-        self.values: list[bytes | None] = []
-        self.stamps: list[int | None] = []
-        self.headers: list[list[tuple[str, bytes | None]]] = []
+        self.messages: list[Any] = []
+        """The records fetched and kept, not yet handed on (confluent-kafka ``Message``s)."""
         self.written = 0
         self.file: Path | None = None
         self.writer: Any = None
         """The ``pq.ParquetWriter``, opened and used by the ``Writer``'s thread only."""
 
+    def keep(self, messages: list[Any], folder: Path, writer: Writer) -> None:
+        """Buffer ``messages`` (in offset order); hand on every ``ROWS`` of them."""
+        self.messages += messages
+        while len(self.messages) >= ROWS:
+            self._hand_on(self.messages[:ROWS], folder, writer)
+            del self.messages[:ROWS]
+
     def flush(self, folder: Path, writer: Writer) -> None:
-        """Hand the buffered rows to ``writer`` as one row group."""
-        if not self.offsets:
-            return
+        """Hand the buffered records to ``writer`` as one row group."""
+        if self.messages:
+            self._hand_on(self.messages, folder, writer)
+            self.messages = []
+
+    def _hand_on(self, messages: list[Any], folder: Path, writer: Writer) -> None:
         if self.file is None:
             self.file = folder / f".writing-{self.topic}-{self.partition}.parquet"
-        count = len(self.offsets)
-        columns: dict[str, Any] = {
-            "topic": pa.repeat(pa.scalar(self.topic, pa.string()), count),
-            "partition": pa.repeat(pa.scalar(self.partition, pa.int32()), count),
-            "offset": self.offsets,
-            "timestamp": self.stamps,
-            "key": self.keys,
-            "value": self.values,
-            "headers": self.headers,
-        }
-        self.written += count
-        self.first = self.offsets[0] if self.first is None else self.first
-        self.last = self.offsets[-1]
-        self.offsets, self.keys, self.values, self.stamps, self.headers = [], [], [], [], []
-        writer.submit(self, columns)
+        self.written += len(messages)
+        self.first = messages[0].offset() if self.first is None else self.first
+        self.last = messages[-1].offset()
+        writer.submit(self, messages)
 
-    def write(self, columns: dict[str, Any]) -> None:
+    def write(self, messages: list[Any]) -> None:
         """Write one row group (in the ``Writer``'s thread)."""
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.file, DUMP_SCHEMA, **_PARQUET)
+        columns = _columns(self.topic, self.partition, messages)
         self.writer.write_batch(pa.RecordBatch.from_pydict(columns, schema=DUMP_SCHEMA))
 
 
@@ -109,7 +131,7 @@ class Writer:
     __slots__ = ("_error", "_queue", "_thread")
 
     def __init__(self) -> None:
-        self._queue: queue.Queue[tuple[PartFile, dict[str, Any]] | None] = queue.Queue(4)
+        self._queue: queue.Queue[tuple[PartFile, list[Any]] | None] = queue.Queue(4)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="capture-writer", daemon=True)
         self._thread.start()
@@ -122,11 +144,11 @@ class Writer:
                 except BaseException as error:  # noqa: BLE001 - raised in the reading thread
                     self._error = error
 
-    def submit(self, part: PartFile, columns: dict[str, Any]) -> None:
+    def submit(self, part: PartFile, messages: list[Any]) -> None:
         """Queue one row group of ``part`` (waits while four are queued)."""
         if self._error is not None:
             raise self._error
-        self._queue.put((part, columns))
+        self._queue.put((part, messages))
 
     def close(self, parts: list[PartFile]) -> None:
         """Write what is queued, then close the files of ``parts``."""

@@ -25,15 +25,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections import deque
+from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError, Watch, confluent
-from ticdc_conformance.kafka.dump_reader import DumpPlan, plan_dump, read_ahead
+from ticdc_conformance.kafka.dump_reader import DumpPlan, Run, plan_dump, read_ahead
 from ticdc_conformance.reference.errors import UsageError
 
 if TYPE_CHECKING:
@@ -73,39 +76,96 @@ class ReplayResult:
     seconds: float
 
 
-class _Deliveries:
-    """The delivery callback: counts, failures, and each record's offset in the topic."""
+class _Partition:
+    """The delivery callback of one target partition: each report's topic offset, in order.
 
-    __slots__ = ("count", "expected", "failed", "failures", "moved", "moves")
+    An idempotent producer reports a partition's records in the order they were produced, so
+    the n-th report is the n-th record sent (``sent``: the dump offsets, as Arrow arrays).
+    Nothing but an append per report: offsets are compared once the run ends, vectorized.
+    """
+
+    __slots__ = ("failures", "reported", "sent")
 
     def __init__(self) -> None:
-        self.count = self.failed = self.moved = 0
-        self.expected: dict[tuple[str, int], deque[int]] = {}
-        self.failures: dict[tuple[str, int], tuple[int, str]] = {}
-        """A partition's first failure: its dump offset and the error."""
-        self.moves: dict[tuple[str, int], tuple[int, int]] = {}
-        """A partition's first record at another offset: its dump offset and topic offset."""
+        self.sent: list[pa.Array] = []
+        self.reported = array("q")
+        """The topic offset of each report (-1: failed)."""
+        self.failures: list[tuple[int, str]] = []
+        """Each failed report: its place among the reports, and the error."""
 
     def __call__(self, error: KafkaError | None, message: Any) -> None:  # noqa: ANN401 - Message
-        where = (message.topic(), message.partition())
-        offset = self.expected[where].popleft()  # an idempotent producer reports in order
-        if error is not None:
-            self.failed += 1
-            self.failures.setdefault(where, (offset, error.str()))
-            return
-        self.count += 1
-        if message.offset() != offset:
-            self.moved += 1
-            self.moves.setdefault(where, (offset, message.offset()))
+        if error is None:
+            self.reported.append(message.offset())
+        else:
+            self.failures.append((len(self.reported), error.str()))
+            self.reported.append(-1)
 
-    @staticmethod
-    def first(found: Mapping[tuple[str, int], tuple[int, object]], what: str) -> str | None:
-        """The entry of the first partition in ``found``, in words."""
-        if not found:
-            return None
-        place = min(found)
-        offset, said = found[place]
-        return f"{place[0]}/{place[1]}: dump offset {offset} {what} {said}"
+    def dump_offset(self, place: int) -> int:
+        """The dump offset of the ``place``-th record sent."""
+        for chunk in self.sent:
+            if place < len(chunk):
+                return int(chunk[place].as_py())
+            place -= len(chunk)
+        raise IndexError(place)
+
+    def moved(self) -> tuple[int, str | None]:
+        """Records delivered at a topic offset other than their dump offset; the first."""
+        count = len(self.reported)
+        topic = pa.Array.from_buffers(pa.int64(), count, [None, pa.py_buffer(self.reported)])
+        dump = pa.chunked_array(self.sent, pa.int64()).slice(0, count)
+        differs = pc.and_(pc.not_equal(topic, dump), pc.greater_equal(topic, 0))
+        moved = pc.sum(differs).as_py() or 0
+        if not moved:
+            return 0, None
+        place = pc.index(differs, value=True).as_py()
+        return (
+            moved,
+            f"dump offset {self.dump_offset(place)} is topic offset {topic[place].as_py()}",
+        )
+
+
+class _Deliveries:
+    """Every target partition's callback, and the accounting over them."""
+
+    __slots__ = ("partitions",)
+
+    def __init__(self) -> None:
+        self.partitions: dict[tuple[str, int], _Partition] = {}
+
+    def partition(self, topic: str, partition: int) -> _Partition:
+        """The callback of ``topic``/``partition``, made on first use."""
+        found = self.partitions.get((topic, partition))
+        if found is None:
+            found = self.partitions[topic, partition] = _Partition()
+        return found
+
+    def reported(self) -> int:
+        """Delivery reports so far, delivered or failed."""
+        return sum(len(p.reported) for p in self.partitions.values())
+
+    def failed(self) -> int:
+        """Failed deliveries so far."""
+        return sum(len(p.failures) for p in self.partitions.values())
+
+    def first_failure(self) -> str | None:
+        """The first failure of the first partition with one, in words."""
+        for where, part in sorted(self.partitions.items()):
+            if part.failures:
+                place, said = part.failures[0]
+                return (
+                    f"{where[0]}/{where[1]}: dump offset {part.dump_offset(place)} failed: {said}"
+                )
+        return None
+
+    def moved(self) -> tuple[int, str | None]:
+        """Records at another topic offset than their dump offset; the first partition's first."""
+        total, first = 0, None
+        for where, part in sorted(self.partitions.items()):
+            count, said = part.moved()
+            total += count
+            if first is None and said is not None:
+                first = f"{where[0]}/{where[1]}: {said}"
+        return total, first
 
 
 def _prepare_topics(
@@ -205,94 +265,121 @@ def replay(
             watch.client(kafka.admin.AdminClient), plan, topic_map or {}, watch
         )
         target = {t.source: t.target for t in topics}
-        _produce(
-            producer,
-            plan,
-            target=target,
-            deliveries=deliveries,
-            watch=watch,
-            rate=rate,
-            progress=progress,
-        )
+        _Sender(producer, deliveries, watch, rate, progress).send(plan, target)
     finally:
         producer.purge()  # nothing left queued once the run ends, delivered or not
         producer.poll(0)
-    if deliveries.failed or deliveries.count != plan.records:
+    failed = deliveries.failed()
+    delivered = deliveries.reported() - failed
+    if failed or delivered != plan.records:
         raise BrokerError(
-            f"{deliveries.count} of {plan.records} records delivered; "
-            f"{deliveries.failed} failed, first {deliveries.first(deliveries.failures, 'failed:')}"
+            f"{delivered} of {plan.records} records delivered; "
+            f"{failed} failed, first {deliveries.first_failure()}"
         )
+    moved, first_moved = deliveries.moved()
     return ReplayResult(
         records=plan.records,
-        delivered=deliveries.count,
+        delivered=delivered,
         topics=topics,
-        moved=deliveries.moved,
-        first_moved=deliveries.first(deliveries.moves, "is topic offset"),
+        moved=moved,
+        first_moved=first_moved,
         seconds=time.perf_counter() - started,
     )
 
 
-def _produce(
-    producer: Producer,
-    plan: DumpPlan,
-    *,
-    target: Mapping[str, str],
-    deliveries: _Deliveries,
-    watch: Watch,
-    rate: float | None,
-    progress: Progress | None,
-) -> None:
-    sent, seen, began = 0, 0, time.monotonic()
-    KafkaException = confluent().KafkaException  # noqa: N806 - the client's class
-    produce, expected = producer.produce, deliveries.expected
-    for columns in read_ahead(plan):
-        for topic, partition, offset, stamp, key, value, headers in zip(*columns, strict=True):
-            name = target[topic]
-            queue = expected.get((name, partition))
-            if queue is None:
-                queue = expected[name, partition] = deque()
-            queue.append(offset)
-            while True:
-                try:
-                    produce(
-                        name,
-                        value,
-                        key,
-                        partition,
-                        on_delivery=deliveries,
-                        timestamp=stamp or 0,
-                        headers=headers,
-                    )
-                    break
-                except BufferError:  # the local queue is full: let deliveries drain it
-                    producer.poll(0.1)
-                    seen = _check(deliveries, seen, watch, "sending records")
-                except KafkaException as error:  # a record the producer itself refuses
-                    raise UsageError(
-                        f"{topic}/{partition} offset {offset}: {error.args[0].str()} (the "
-                        "producer's settings: --config)"
-                    ) from None
-            sent += 1
-            if rate is not None and (ahead := began + sent / rate - time.monotonic()) > 0:
-                producer.poll(0)
-                seen = _check(deliveries, seen, watch, "sending records")
-                time.sleep(ahead)
-            if sent % _POLL_EVERY == 0:
-                producer.poll(0)
-                seen = _check(deliveries, seen, watch, "sending records")
-                if progress is not None:
-                    progress.update(deliveries.count)
-    while len(producer):
-        producer.flush(0.5)
-        seen = _check(deliveries, seen, watch, "waiting for deliveries")
-        if progress is not None:
-            progress.update(deliveries.count)
+class _Sender:
+    """Sends every record, a run of one partition at a time, serving deliveries between chunks.
 
+    The per-record loop is one ``produce`` call: a chunk's records are sent before the
+    producer is polled, the pace checked and the cluster watched (``_POLL_EVERY`` records, or
+    a hundredth of a second's worth at ``rate``).
+    """
 
-def _check(deliveries: _Deliveries, seen: int, watch: Watch, doing: str) -> int:
-    """Restart the no-progress clock when deliveries moved; raise when the cluster failed."""
-    done = deliveries.count + deliveries.failed
-    if done != seen:
-        watch.progress()
-    watch.check(doing)
-    return done
+    def __init__(
+        self,
+        producer: Producer,
+        deliveries: _Deliveries,
+        watch: Watch,
+        rate: float | None,
+        progress: Progress | None,
+    ) -> None:
+        self.producer, self.deliveries, self.watch = producer, deliveries, watch
+        self.rate, self.progress = rate, progress
+        self.chunk = _POLL_EVERY if rate is None else max(1, min(_POLL_EVERY, int(rate / 100)))
+        self.sent, self.seen, self.began = 0, 0, time.monotonic()
+        self.refused: type[Exception] = confluent().KafkaException
+
+    def send(self, plan: DumpPlan, target: Mapping[str, str]) -> None:
+        """Send the dump's records to the ``target`` topics; wait for every delivery report."""
+        for run in read_ahead(plan):
+            report = self.deliveries.partition(target[run.topic], run.partition)
+            report.sent.append(run.offset_array)
+            for start in range(0, len(run.offsets), self.chunk):
+                self._send(run, target[run.topic], report, start, start + self.chunk)
+                self.sent += len(run.offsets[start : start + self.chunk])
+                if self.rate is not None:
+                    ahead = self.began + self.sent / self.rate - time.monotonic()
+                    if ahead > 0:
+                        self.serve("sending records")
+                        time.sleep(ahead)
+                self.serve("sending records")
+        while len(self.producer):
+            self.producer.flush(0.5)
+            self.serve("waiting for deliveries")
+
+    def _send(self, run: Run, name: str, report: _Partition, start: int, end: int) -> None:
+        produce, partition = self.producer.produce, run.partition
+        rows = zip(
+            run.keys[start:end],
+            run.values[start:end],
+            run.stamps[start:end],
+            run.headers[start:end],
+            strict=True,
+        )
+        for place, (key, value, stamp, headers) in enumerate(rows, start):
+            try:
+                produce(
+                    name,
+                    value,
+                    key,
+                    partition,
+                    on_delivery=report,
+                    timestamp=stamp,
+                    headers=headers,
+                )
+            except (BufferError, self.refused):  # queue full, or a record refused: say which
+                self._retry(run, name, report, place)
+
+    def _retry(self, run: Run, name: str, report: _Partition, place: int) -> None:
+        """Send the record at ``place`` of ``run`` once the queue has room (or fail)."""
+        while True:
+            try:
+                self.producer.produce(
+                    name,
+                    run.values[place],
+                    run.keys[place],
+                    run.partition,
+                    on_delivery=report,
+                    timestamp=run.stamps[place],
+                    headers=run.headers[place],
+                )
+            except BufferError:  # the local queue is full: let deliveries drain it
+                self.serve("sending records", 0.1)
+            except self.refused as error:  # a record the producer itself refuses
+                raise UsageError(
+                    f"{run.topic}/{run.partition} offset {run.offsets[place]}: "
+                    f"{error.args[0].str()} (the producer's settings: --config)"
+                ) from None
+            else:
+                return
+
+    def serve(self, doing: str, wait: float = 0) -> None:
+        """Serve delivery reports; watch the cluster; show the progress."""
+        self.producer.poll(wait)
+        done = self.deliveries.reported()
+        if done != self.seen:  # records moved: the no-progress clock starts again
+            self.seen = done
+            self.watch.progress()
+        self.watch.check(doing)
+        if self.progress is not None:
+            self.progress.update(done - self.deliveries.failed())

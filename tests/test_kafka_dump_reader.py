@@ -80,9 +80,7 @@ def test_order_in_any_layout(
     plan = plan_dump(tmp_path)
     assert plan.ordered is ordered
     assert plan.partitions == {"t": 2 if any(p for f in files for p, _ in f) else 1}
-    read = [
-        (p, o) for columns in read_ahead(plan) for p, o in zip(columns[1], columns[2], strict=True)
-    ]
+    read = [(run.partition, o) for run in read_ahead(plan) for o in run.offsets]
     assert sorted(read) == sorted(x for f in files for x in f)
     for partition in {p for p, _ in read}:
         offsets = [o for p, o in read if p == partition]

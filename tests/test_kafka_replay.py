@@ -8,6 +8,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from ticdc_conformance.generators.dump import read_dump, write_dump
@@ -16,7 +17,7 @@ from ticdc_conformance.generators.simulator import Record
 from ticdc_conformance.kafka import broker
 from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError
 from ticdc_conformance.kafka.dump_reader import plan_dump
-from ticdc_conformance.kafka.replay import replay
+from ticdc_conformance.kafka.replay import _Deliveries, replay
 from ticdc_conformance.reference.errors import UsageError
 
 pytestmark = pytest.mark.kafka
@@ -199,3 +200,15 @@ def test_a_record_the_producer_refuses_is_named(tmp_path: Path, config: dict[str
     small = {**config, "message.max.bytes": "2000"}  # --config wins over replay's own limit
     with pytest.raises(UsageError, match=r"^t/0 offset 1: .*too large \(the producer's settings"):
         replay(tmp_path, small, topic_map={"t": "small"})
+
+
+def test_delivery_reports_are_matched_to_the_records_sent_in_order() -> None:
+    deliveries = _Deliveries()
+    part = deliveries.partition("t", 0)
+    part.sent += [pa.array([5, 6], pa.int64()), pa.array([7, 8], pa.int64())]
+    timed_out = confluent_kafka.KafkaError(confluent_kafka.KafkaError._MSG_TIMED_OUT)
+    for error, offset in [(None, 5), (timed_out, -1001), (None, 9), (None, 8)]:
+        part(error, confluent_kafka.Message(offset=offset))  # -1001: librdkafka's no offset
+    assert (deliveries.reported(), deliveries.failed()) == (4, 1)
+    assert deliveries.first_failure() == "t/0: dump offset 6 failed: Local: Message timed out"
+    assert deliveries.moved() == (1, "t/0: dump offset 7 is topic offset 9")
