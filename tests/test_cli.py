@@ -138,7 +138,7 @@ def test_decode_raw_files(tmp_path: Path) -> None:
             ["encode", "--protocol", "open", "--option", "max-message-bytes=100"],
             EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text(),
             1,
-            "open: event 0: row needs 744 bytes",
+            "error: line 1: open: row needs 744 bytes",
         ),
         (["decode", "--protocol", "open", "--key-file", "/nonexistent/key"], "", 2, "No such file"),
         (["encode", "--protocol", "avro"], "", 2, "invalid choice"),
@@ -169,6 +169,49 @@ def test_errors_have_graded_exit_codes(
     assert result.returncode == status
     assert message in result.stderr
     assert result.stdout == ""
+
+
+def _row_line(value: str) -> str:
+    table = {
+        "schema": "s",
+        "name": "t",
+        "columns": [
+            {"name": "id", "type": "int", "key": "primary"},
+            {"name": "c", "type": "tinyint"},
+        ],
+    }
+    row = {"kind": "row", "commit_ts": 1 << 18, "table": table, "op": "insert", "after": {"id": 1}}
+    return json.dumps(row).replace('"id": 1}', f'"id": 1, "c": {value}}}') + "\n"
+
+
+ENCODE_INPUT_ERRORS = [
+    (protocol, _row_line("1") + "\n" + _row_line("300"), f"line 3: {protocol}: column 'c'")
+    for protocol in sorted(CODECS)
+] + [
+    ("open", _row_line("1") + "[" * 100_000 + "]" * 100_000 + "\n", "line 2, at /: not JSON"),
+    ("open", _row_line("1" + "0" * 4999), "line 1, at /: a number of more than 4300 digits"),
+    ("open", _row_line("1").replace('"s"', '"s\udcff"'), "line 1, at /: not UTF-8 at byte"),
+]
+"""(protocol, stdin, the error): an invalid value on the third line (the second is blank),
+JSON nested 100,000 deep, a 5000-digit number, a 0xff byte."""
+
+
+@pytest.mark.parametrize(
+    ("protocol", "stdin", "message"),
+    ENCODE_INPUT_ERRORS,
+    ids=[*sorted(CODECS), "deep-nesting", "5000-digits", "not-utf8"],
+)
+def test_encode_names_the_input_line_and_exits_1(protocol: str, stdin: str, message: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ticdc_conformance.cli", "encode", "--protocol", protocol],
+        input=stdin.encode("utf-8", "surrogateescape"),
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == b""  # nothing of the lines before it either
+    assert f"error: {message}" in result.stderr.decode(), result.stderr
 
 
 def test_demo_encodes_and_decodes_every_example() -> None:
