@@ -19,6 +19,7 @@ from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.reference import CODECS, DecodedColumn, DecodedRow, Message
 from ticdc_conformance.reference.decoding import decode_messages
+from ticdc_conformance.reference.forms import change_line_limit, message_line_limit
 
 EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 
@@ -477,3 +478,80 @@ def test_input_that_is_not_utf8_names_its_line(command: str) -> None:
     )
     assert result.returncode == 1
     assert result.stderr.decode() == "error: line 2, at /: not UTF-8 at byte 0\n"
+
+
+def test_a_reader_that_goes_away_ends_decode_quietly(tmp_path: Path) -> None:
+    resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "open", stdin=resolved).stdout
+    messages = tmp_path / "messages.jsonl"
+    messages.write_text(encoded * 20_000)  # far more output than a pipe holds
+    with (
+        messages.open("rb") as stdin,
+        subprocess.Popen(
+            [sys.executable, "-m", "ticdc_conformance.cli", "decode", "--protocol", "open"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as decode,
+    ):
+        assert decode.stdout is not None
+        assert decode.stderr is not None
+        first = decode.stdout.readline()  # like `| head -1`
+        decode.stdout.close()
+        status = decode.wait(timeout=60)
+        err = decode.stderr.read()
+    assert json.loads(first)["kind"] == "resolved"
+    assert (status, err) == (0, b"")
+
+
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "with open(sys.argv[1], 'rb') as stdin:\n"
+    "    run = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True, check=False)\n"
+    "print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+)
+"""Run a command on a file as stdin; print its status and its peak resident bytes."""
+
+
+def _peak(stdin: Path, *args: str) -> tuple[int, int]:
+    command = [sys.executable, "-m", "ticdc_conformance.cli", *args]
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(stdin), *command],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    status, peak = done.stdout.split()
+    return int(status), int(peak)
+
+
+@pytest.mark.parametrize(
+    ("args", "limit"),
+    [
+        (
+            ["decode", "--protocol", "open", "--max-message-bytes", "1000000"],
+            message_line_limit(1_000_000),
+        ),
+        (
+            ["encode", "--protocol", "open", "--option", "max-message-bytes=1000000"],
+            change_line_limit(1_000_000),
+        ),
+    ],
+    ids=["decode", "encode"],
+)
+def test_a_huge_line_costs_memory_bounded_by_the_limit_not_by_the_line(
+    tmp_path: Path, args: list[str], limit: int
+) -> None:
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("w") as out:  # one 64 MiB line: 16 times the longest line accepted
+        out.write('{"key": "')
+        for _ in range(64):
+            out.write("A" * 2**20)
+        out.write('"}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    status, peak = _peak(huge, *args)
+    _, baseline = _peak(empty, *args)  # the interpreter and the kit's modules
+    assert status == 1
+    assert peak - baseline < 3 * limit  # the line is read a limit at a time, then skipped

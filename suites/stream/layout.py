@@ -153,7 +153,7 @@ def _ascending(offsets: pa.ChunkedArray) -> bool:
 
 
 def _unique(offsets: pa.ChunkedArray) -> bool:
-    return pc.count_distinct(offsets).as_py() == len(offsets)
+    return bool(pc.count_distinct(offsets).as_py() == len(offsets))
 
 
 def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:

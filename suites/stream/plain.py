@@ -76,10 +76,10 @@ def _nulls(metadata: pq.FileMetaData, column: int) -> int:
     return count
 
 
-def _duplicate(rows: Sequence[tuple[str, int, int, bytes | None, bytes | None]]) -> str | None:
+def _duplicate(rows: Sequence[Sequence[object]]) -> str | None:
     """The first (topic, partition, offset) two records share, as text; Kafka has none."""
-    seen: set[tuple[str, int, int]] = set()
-    for topic, partition, offset, _, _ in rows:
+    seen: set[tuple[object, object, object]] = set()
+    for topic, partition, offset, *_ in rows:
         if offset is None:
             return f"{topic}/{partition}: a record without an offset"
         if (topic, partition, offset) in seen:
