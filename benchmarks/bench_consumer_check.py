@@ -91,6 +91,13 @@ def _expected_state(args: argparse.Namespace, out: Path, work: Path) -> str:
     )
 
 
+def _arguments(args: argparse.Namespace) -> str:
+    """The command line that reproduces this run (folders by name only)."""
+    source = f"--input {args.input.name}" if args.input else f"--messages {args.messages}"
+    expected = f" --expected {args.expected.name}" if args.expected else ""
+    return f"{source}{expected} --repeat {args.repeat} --write"
+
+
 def best(job: Callable[[], object], repeat: int) -> float:
     """The least of ``repeat`` wall-clock times of ``job``."""
     times = []
@@ -117,11 +124,14 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-consumer-"))
     try:
         folder = args.expected or work / "expected"
-        if is_expected_state(folder):
-            source = "The expected state of an earlier run"
-        else:
-            source = _expected_state(args, folder, work)
+        source = None if is_expected_state(folder) else _expected_state(args, folder, work)
         expected = read_expected_state(folder)
+        if source is None:
+            source = (
+                f"An expected state written earlier (`expected-state`): a dump of "
+                f"{expected.manifest['messages']} messages, {expected.manifest['changes']} "
+                f"changes applied, {expected.manifest['ddls']} DDLs"
+            )
         rows = sum(t.rows for t in expected.tables)
         planted = perturb(expected, work / "actual")
         spark = consumer_spark.session("local[2]")
@@ -154,8 +164,7 @@ def main() -> int:
             (
                 f"Python {platform.python_version()}, PySpark {pyspark.__version__}, "
                 f"{platform.machine()}, local[2]; best of {args.repeat}. "
-                "Command: `python benchmarks/bench_consumer_check.py "
-                f"--messages {args.messages} --repeat {args.repeat} --write`."
+                f"Command: `python benchmarks/bench_consumer_check.py {_arguments(args)}`."
             ),
             "",
             (

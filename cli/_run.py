@@ -32,7 +32,6 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
         read_known_failures,
     )
 
-    del out
     selection = Selection(
         fixtures=args.fixtures,
         protocols=args.protocol,
@@ -42,7 +41,7 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
     )
     entries = read_known_failures(args.xfail)
     if args.testee:
-        return _run_testee(args, selection, entries)
+        return _run_testee(args, selection, entries, out)
     with _progress(args) as progress:
         verdict = gate_adapters(
             selection,
@@ -51,7 +50,7 @@ def _run(args: argparse.Namespace, out: IO[str]) -> int:
             entries=entries,
             progress=progress,
         )
-    _report(args, verdict)
+    _report(args, verdict, out)
     return verdict.exit_code
 
 
@@ -68,7 +67,9 @@ def _progress(args: argparse.Namespace) -> Iterator[Callable[[int, int], None] |
             progress.done()
 
 
-def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[XfailEntry]) -> int:
+def _run_testee(
+    args: argparse.Namespace, selection: Selection, entries: list[XfailEntry], out: IO[str]
+) -> int:
     from ticdc_conformance.suites.testee import TesteeSettings, gate_testee
 
     if args.decoder or args.encoder:
@@ -89,7 +90,7 @@ def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[Xf
             say=_say,
             progress=progress,
         )
-    _report(args, run.verdict)
+    _report(args, run.verdict, out)
     if run.restarts:
         _say(f"the testee was started again {run.restarts} time(s)")
     if run.stopped is not None:
@@ -97,13 +98,20 @@ def _run_testee(args: argparse.Namespace, selection: Selection, entries: list[Xf
     return run.exit_code
 
 
-def _report(args: argparse.Namespace, verdict: Verdict) -> None:
-    """Print the verdict's lines; write its rows to ``--report``, JUnit XML to ``--junit``."""
-    from ticdc_conformance.suites.report import junit_cases, write_atomically
+def _report(args: argparse.Namespace, verdict: Verdict, out: IO[str]) -> None:
+    """Print the verdict's lines and any annotations; write ``--report`` and ``--junit``."""
+    from ticdc_conformance.suites.report import (
+        annotations_wanted,
+        github_cases,
+        junit_cases,
+        write_atomically,
+    )
 
     for line in verdict.lines():
         _say(line)
     rows = verdict.rows()
+    if annotations_wanted(args.annotations):
+        out.writelines(f"{line}\n" for line in github_cases(rows))
     if args.report:
         write_atomically(
             args.report, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
@@ -202,6 +210,12 @@ def add_parsers(commands: Commands) -> None:
         metavar="FILE",
         help="also write JUnit XML for CI: one testcase per case, the located diff as the "
         "failure message, known failures and cases not handled as skipped",
+    )
+    run.add_argument(
+        "--annotations",
+        choices=("github", "auto"),
+        help="also print GitHub Actions annotations (::error lines on stdout) for unexpected "
+        "results, at most 10; auto: only when GITHUB_ACTIONS=true",
     )
     run.add_argument(
         "--quiet", action="store_true", help="no progress line (shown only on a terminal)"

@@ -71,6 +71,7 @@ ONLY_IN = {
     },
     "pyspark": {
         "suites/stream/spark.py",
+        "suites/stream/phases.py",
         "suites/consumer/spark.py",
         "suites/consumer/spark_state.py",
     },

@@ -51,7 +51,7 @@ def exists(citation: str) -> bool:
 
 def test_every_page_has_unique_anchors_each_with_a_pinned_source() -> None:
     pages = catalog()
-    assert {"codec", "open", "craft", "simple", "debezium", "stream", "consumer"} <= {
+    assert {"codec", "open", "craft", "simple", "debezium", "canal-json", "stream", "consumer"} <= {
         Path(p).stem for p in pages
     }
     every = [a for anchors in pages.values() for a in anchors]
@@ -140,6 +140,18 @@ def test_nothing_users_read_cites_the_research_notes() -> None:
             "docs/rules/simple.md#simple-bootstrap, docs/rules/stream.md#schema-resolvable",
         ),
         ("docs/generators.md (shop workload)", "open", "docs/generators.md (shop workload)"),
+        # Canal-JSON cites its own page's anchor for the same kind of rule
+        (
+            "§1.1, §2.5, §3.3, §4.3, §5.3",
+            "canal-json",
+            "docs/rules/codec.md#value-model, docs/rules/canal-json.md#canal-types",
+        ),
+        (
+            "§2.4, §3.4, §4.2, §5.5",
+            "canal-json",
+            "docs/rules/canal-json.md#canal-message, docs/rules/canal-json.md#canal-watermark",
+        ),
+        ("§6.5", "canal-json", "docs/rules/stream.md#split-update"),
     ],
 )
 def test_cite(spec: str, protocol: str, expected: str) -> None:

@@ -7,12 +7,8 @@ file path and once on the shuffle path, and the two results compared whole.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import itertools
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -40,10 +36,11 @@ from ticdc_conformance.generators.simulator import (
 from ticdc_conformance.generators.workload import shop_workload
 from ticdc_conformance.reference import CODECS, ColumnInfo, RowChangedEvent, TableInfo
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.suites.stream.phases import Phases, PhaseUpdate
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.spark import (
+    CHECK_PHASES,
     CheckResult,
-    Progress,
     check_dump,
     spark_int_hash,
 )
@@ -101,19 +98,20 @@ class Checked:
     folders: dict[str | None, Path]
     files: CheckResult
     shuffle: CheckResult
-    progress: str
-    """What ``Progress`` printed while the file path ran."""
+    progress: list[PhaseUpdate]
+    """The phases' updates while the file path ran."""
 
 
 def check_both(spark: Any, protocol: str, faults: list[str]) -> Checked:
     folders: dict[str | None, Path] = {kind: dump(protocol, kind) for kind in [None, *faults]}
     settings = CheckSettings.from_labels(read_labels(folders[None])["settings"])
     paths = [str(folder) for folder in folders.values()]
-    stderr = io.StringIO()
-    with contextlib.redirect_stderr(stderr), Progress(spark, every=0.05):
-        files = check_dump(spark, paths, settings, samples=SAMPLES)
+    updates: list[PhaseUpdate] = []
+    context = spark.sparkContext
+    with Phases(context, command="check-stream", listener=updates.append, every=0.05) as phases:
+        files = check_dump(spark, paths, settings, samples=SAMPLES, phases=phases)
     shuffle = check_dump(spark, paths, settings, samples=SAMPLES, shuffle=True)
-    return Checked(folders, files, shuffle, stderr.getvalue())
+    return Checked(folders, files, shuffle, updates)
 
 
 @pytest.fixture(scope="module")
@@ -164,15 +162,22 @@ def test_every_message_is_accounted_for(checked: Checked) -> None:
     assert result.undecodable == (1 if "corrupted-message" in checked.folders else 0)
 
 
-def test_progress_lines_while_a_job_runs(open_checked: Checked) -> None:
-    lines = open_checked.progress.splitlines()
-    stage = r"stage \d+: (\d+)/(\d+) tasks"
-    assert lines
-    for line in lines:
-        assert re.fullmatch(rf"\[check-stream +\d+ s\] {stage}(; {stage})*", line), line
-        for done, total in re.findall(stage, line):
-            assert int(done) <= int(total)
-    assert all(a != b for a, b in itertools.pairwise(lines))  # printed when progress changes
+def test_progress_follows_the_jobs_own_phases(spark: Any, open_checked: Checked) -> None:
+    updates = open_checked.progress
+    started = [u.phase for u in updates if u.done == 0 and u.total is None and not u.ended]
+    ended = [u.phase for u in updates if u.ended]
+    assert started == ended == list(CHECK_PHASES)
+    for update in updates:  # each update falls inside its phase
+        assert started.index(update.phase) == update.index - 1
+    assert [u.index for u in updates] == sorted(u.index for u in updates)
+    for update in updates:
+        assert update.total is None or 0 <= update.done <= update.total
+    # the phases' Spark jobs ran in the phases' job groups, so stage progress maps to them
+    tracker = spark.sparkContext.statusTracker()
+    [decoding] = [u for u in updates if u.ended and u.phase == CHECK_PHASES[1]]
+    assert tracker.getJobIdsForGroup(decoding.group)
+    assert decoding.total is not None
+    assert decoding.total > 0
 
 
 @pytest.mark.parametrize("protocol", [p for p in CLEAN if p not in ("open", "simple-json")])

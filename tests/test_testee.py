@@ -22,6 +22,7 @@ from ticdc_conformance.fixtures import default_root, kit_version, load_manifest
 from ticdc_conformance.reference.forms import json_schema
 from ticdc_conformance.suites import load_cases
 from ticdc_conformance.suites import testee as runner
+from ticdc_conformance.suites.report import report_schema
 from ticdc_conformance.suites.testee._protocol import (
     ResponseError,
     case_request,
@@ -61,6 +62,9 @@ def run(tmp_path: Path, command: str, *args: str) -> tuple[int, dict[str, dict[s
     report.unlink(missing_ok=True)
     status = main(["run", "--testee", command, "--report", str(report), *args])
     lines = [json.loads(x) for x in report.read_text().splitlines()] if report.exists() else []
+    record = Draft202012Validator(report_schema("run"))
+    for line in lines:  # every record meets the published schema (docs/reports.md)
+        record.validate(line)
     return status, {line["id"]: line for line in lines}
 
 

@@ -39,7 +39,15 @@ from ticdc_conformance.suites.consumer.expected import (
     read_expected_state,
     write_expected_state,
 )
-from ticdc_conformance.suites.report import html_page, junit_rules, markdown, write_atomically
+from ticdc_conformance.suites.report import (
+    add_annotations_argument,
+    annotations_wanted,
+    github_rules,
+    html_page,
+    junit_rules,
+    markdown,
+    write_atomically,
+)
 from ticdc_conformance.suites.stream.job import choose_engine
 from ticdc_conformance.suites.stream.plain import count_records
 
@@ -138,6 +146,11 @@ def add_engine_arguments(
         f"{SPARK_ABOVE_ROWS} {counted}, else Spark",
     )
     parser.add_argument("--master", default="local[*]", help="the Spark master (spark engine)")
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (a Spark job's phases, shown only on a terminal)",
+    )
 
 
 def _protocol(given: str, protocol: str | None) -> tuple[Path, str]:
@@ -160,11 +173,14 @@ def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
     dump, protocol = _protocol(args.input, args.protocol)
     if _dump_engine(args.engine, dump) == "spark":
         from ticdc_conformance.suites.consumer import spark, spark_state
+        from ticdc_conformance.suites.stream.phases import Phases
 
         session = spark.session(args.master)
-        manifest = spark_state.write_expected_state(
-            session, dump, protocol, args.out, handle_keys=handle_keys
-        )
+        quiet = getattr(args, "quiet", False)
+        with Phases(session.sparkContext, command="expected-state", quiet=quiet) as phases:
+            manifest = spark_state.write_expected_state(
+                session, dump, protocol, args.out, handle_keys=handle_keys, phases=phases
+            )
     else:
         consumed = consume(protocol, _messages(dump), handle_keys=handle_keys)
         manifest = write_expected_state(consumed, protocol, args.out)
@@ -199,6 +215,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write one HTML page, self-contained (the report extra)",
     )
+    add_annotations_argument(parser)
     parser.add_argument("--samples", type=int, default=20, help="samples kept per rule")
     parser.add_argument(
         "--transactional",
@@ -225,15 +242,25 @@ def check_consumer(
     transactional: bool = False,
     engine: str = "plain",
     master: str = "local[*]",
+    quiet: bool = True,
 ) -> Tally:
-    """Run the rules that the given sources allow; return their tally."""
+    """Run the rules that the given sources allow; return their tally.
+
+    On Spark, a progress line shows the job's phases unless ``quiet`` (or off a terminal).
+    """
     tally = Tally(samples)
     if actual is not None:
         snapshot = Snapshot(actual)
         if engine == "spark":
             from ticdc_conformance.suites.consumer import spark
+            from ticdc_conformance.suites.stream.phases import Phases
 
-            spark.check_snapshot(spark.session(master), expected, snapshot, tally)
+            session = spark.session(master)
+            tables = len(expected.tables)
+            with Phases(
+                session.sparkContext, command="check-consumer", quiet=quiet, planned=tables
+            ) as phases:
+                spark.check_snapshot(session, expected, snapshot, tally, phases)
         else:
             check_snapshot(expected, snapshot, tally)
     if applied_log is not None:
@@ -312,9 +339,13 @@ def run_check(args: argparse.Namespace, out: IO[str]) -> int:
             transactional=args.transactional,
             engine=engine,
             master=args.master,
+            quiet=args.quiet,
         )
     report = build_report(tally, args, engine, time.perf_counter() - started)
     print_summary(report, out)
+    if annotations_wanted(getattr(args, "annotations", None)):
+        lines = github_rules(report, command_name="check-consumer")
+        out.writelines(f"{line}\n" for line in lines)
     title = f"check-consumer: {report['input']}"
     if args.report:
         write_atomically(args.report, json.dumps(report, indent=2) + "\n")

@@ -30,6 +30,7 @@ from ticdc_conformance.suites.consumer.actual import Snapshot
 from ticdc_conformance.suites.consumer.check import Tally, row_difference
 from ticdc_conformance.suites.consumer.expected import KEY_COLUMN, ExpectedState, ExpectedTable
 from ticdc_conformance.suites.stream import spark as stream_spark
+from ticdc_conformance.suites.stream.phases import Phases
 
 __all__ = ["actual_columns", "check_snapshot", "session"]
 
@@ -259,8 +260,17 @@ def _check_table(
 
 
 def check_snapshot(
-    spark: SparkSession, expected: ExpectedState, snapshot: Snapshot, tally: Tally
+    spark: SparkSession,
+    expected: ExpectedState,
+    snapshot: Snapshot,
+    tally: Tally,
+    phases: Phases | None = None,
 ) -> None:
-    """The state rules over every expected table, as Spark jobs (the module doc)."""
+    """The state rules over every expected table, as Spark jobs (the module doc).
+
+    One phase per table (``suites/stream/phases.py``): ``joining table schema.table``.
+    """
+    phases = phases or Phases(None, command="check-consumer", quiet=True)
     for table in expected.tables:
-        _check_table(spark, expected, snapshot, table, tally)
+        with phases.phase(f"joining table {table.schema}.{table.table}"):
+            _check_table(spark, expected, snapshot, table, tally)

@@ -52,6 +52,7 @@ from ticdc_conformance.suites.consumer.expected import (
     key_text,
 )
 from ticdc_conformance.suites.consumer.values import kind_of, value_text
+from ticdc_conformance.suites.stream.phases import Phases
 
 __all__ = ["write_expected_state"]
 
@@ -314,13 +315,21 @@ def write_expected_state(
     out: Path,
     *,
     handle_keys: Mapping[TableName, Sequence[str]] | None = None,
+    phases: Phases | None = None,
 ) -> dict[str, Any]:
-    """Write the expected state of the dump ``dump`` into ``out``; return the manifest."""
+    """Write the expected state of the dump ``dump`` into ``out``; return the manifest.
+
+    Its phases (``suites/stream/phases.py``): reading the dump, decoding partitions (the
+    reference consumer per Kafka partition), applying changes, writing each table, writing
+    the change log.
+    """
+    phases = phases or Phases(None, command="expected-state", quiet=True)
     given = dict(handle_keys or {})
     records = spark.read.parquet(*(str(p) for p in dump_files(dump)))
     # each Kafka partition lands whole in one task whatever the count; no more tasks than
     # partitions, nor than twice the cores (each task starts a Python worker)
-    partitions = records.select("topic", "partition").distinct().count()
+    with phases.phase("reading the dump"):
+        partitions = records.select("topic", "partition").distinct().count()
     tasks = max(1, min(partitions, 2 * spark.sparkContext.defaultParallelism))
     read = (
         records.select("topic", "partition", "offset", "key", "value")
@@ -330,19 +339,24 @@ def write_expected_state(
         .persist()
     )
     try:
-        return _write_folder(read, protocol, out, given)
+        return _write_folder(read, protocol, out, given, phases)
     finally:
         read.unpersist()
 
 
 def _write_folder(
-    read: DataFrame, protocol: str, out: Path, given: Mapping[TableName, Sequence[str]]
+    read: DataFrame,
+    protocol: str,
+    out: Path,
+    given: Mapping[TableName, Sequence[str]],
+    phases: Phases,
 ) -> dict[str, Any]:
-    watermark, messages, keys = _partitions(read, given)
-    missed = sorted(
-        read.where(F.col("type") == "not_applied").collect(),
-        key=lambda r: (r["topic"], r["partition"], r["offset"], r["seq"]),
-    )
+    with phases.phase("decoding partitions"):  # the first action on ``read`` runs the reader
+        watermark, messages, keys = _partitions(read, given)
+        missed = sorted(
+            read.where(F.col("type") == "not_applied").collect(),
+            key=lambda r: (r["topic"], r["partition"], r["offset"], r["seq"]),
+        )
     items = read.where(F.col("type") == "item")
     first = F.row_number().over(Window.partitionBy("identity").orderBy(*_ORDER))
     unique = (
@@ -354,18 +368,22 @@ def _write_folder(
     below = F.col("commit_ts").isNotNull() if watermark is None else F.col("commit_ts") <= watermark
     applied = unique.where(below).persist()
     try:
-        pending = unique.where(~below).count()
-        counts = {r["kind"]: r["count"] for r in applied.groupBy("kind").count().collect()}
-        columns = _columns(applied.where(F.col("kind") == "row"))
-        names = sorted(
-            (r["schema"], r["table"])
-            for r in applied.select("schema", "table").distinct().collect()
-        )
+        with phases.phase("applying changes"):
+            pending = unique.where(~below).count()
+            counts = {r["kind"]: r["count"] for r in applied.groupBy("kind").count().collect()}
+            columns = _columns(applied.where(F.col("kind") == "row"))
+            names = sorted(
+                (r["schema"], r["table"])
+                for r in applied.select("schema", "table").distinct().collect()
+            )
         final = _final(applied).persist()
-        tables = [_write_table(final, out, name, keys, columns.get(name, [])) for name in names]
+        tables = []
+        for name in names:
+            with phases.phase(f"writing table {name[0]}.{name[1]}"):
+                tables.append(_write_table(final, out, name, keys, columns.get(name, [])))
         final.unpersist()
-        log = applied.orderBy(*_ORDER)
-        _write(log, out / "log.parquet", LOG_SCHEMA, sequence=True)
+        with phases.phase("writing the change log"):
+            _write(applied.orderBy(*_ORDER), out / "log.parquet", LOG_SCHEMA, sequence=True)
     finally:
         applied.unpersist()
     manifest = {

@@ -85,6 +85,7 @@ class Verdict:
                     "profile": case.profile,
                     "direction": case.direction,
                     "tier": case.tier,
+                    "spec": case.spec,
                     "status": outcome.status,
                     "known_failure": None if entry is None else entry.text(),
                     "detail": outcome.detail,

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "SCHEMAS",
     "junit_cases",
     "junit_rules",
     "labelled_faults",
     "markdown",
+    "report_schema",
     "stream_report_schema",
     "verdict",
     "where",
@@ -33,11 +35,25 @@ _SHOWN = 20
 """Samples a Markdown or JUnit form lists per rule (the JSON report keeps what it kept)."""
 
 
-def stream_report_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of ``check-stream``'s JSON report."""
-    text = resources.files(__package__).joinpath("stream-report.schema.json").read_text("utf-8")
+SCHEMAS = {
+    "stream": "stream-report.schema.json",
+    "consumer": "consumer-report.schema.json",
+    "run": "run-record.schema.json",
+}
+"""The shipped JSON Schemas (draft 2020-12): ``check-stream``'s and ``check-consumer``'s JSON
+reports, and one line of ``run``'s JSON Lines report."""
+
+
+def report_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of a report: ``stream``, ``consumer`` or ``run`` (one record)."""
+    text = resources.files(__package__).joinpath(SCHEMAS[kind]).read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
+
+
+def stream_report_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``check-stream``'s JSON report."""
+    return report_schema("stream")
 
 
 def write_atomically(path: Path | str, text: str) -> None:

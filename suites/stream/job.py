@@ -27,6 +27,9 @@ from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import ExitCode, UsageError
 from ticdc_conformance.suites.report import (
+    add_annotations_argument,
+    annotations_wanted,
+    github_rules,
     html_page,
     junit_rules,
     labelled_faults,
@@ -87,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", metavar="FILE", help="write one HTML page, self-contained (the report extra)"
     )
+    add_annotations_argument(parser)
     parser.add_argument("--samples", type=int, default=10, help="samples kept per rule")
     parser.add_argument(
         "--engine",
@@ -298,6 +302,8 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
             return ExitCode.BROKEN
     report = build_report(result, settings, args.input, time.perf_counter() - started, engine)
     print_summary(report, out)
+    if annotations_wanted(getattr(args, "annotations", None)):
+        out.writelines(f"{line}\n" for line in github_rules(report, command_name="check-stream"))
     write_reports(args, report)
     if not result.read == result.decoded + result.undecodable == result.records:
         sys.stderr.write("error: not every input message was accounted for\n")
@@ -337,12 +343,14 @@ def write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:
 
 def _on_spark(args: argparse.Namespace, paths: list[str], settings: CheckSettings) -> CheckResult:
     from ticdc_conformance.suites.stream import spark as spark_job
+    from ticdc_conformance.suites.stream.phases import Phases
 
     session = spark_job.session(args.master)
-    if args.quiet:
-        return spark_job.check_dump(session, paths, settings, samples=args.samples)
-    with spark_job.Progress(session):
-        return spark_job.check_dump(session, paths, settings, samples=args.samples)
+    planned = len(spark_job.CHECK_PHASES)
+    with Phases(
+        session.sparkContext, command="check-stream", quiet=args.quiet, planned=planned
+    ) as phases:
+        return spark_job.check_dump(session, paths, settings, samples=args.samples, phases=phases)
 
 
 def run_from_command_line(argv: Sequence[str] | None = None) -> int:

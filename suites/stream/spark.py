@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
-import time
 import warnings
 from collections import Counter
-from typing import Any, Self
+from typing import Any
 
 from pyspark import SparkConf
 from pyspark.sql import Column, DataFrame, SparkSession, Window
@@ -42,12 +40,13 @@ from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 
 from ticdc_conformance.suites.stream.catalog import CheckResult, watermark_series
 from ticdc_conformance.suites.stream.layout import Key, Unit, balance, plan_files
+from ticdc_conformance.suites.stream.phases import Phases
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_task, shuffle_task
 
 __all__ = [
+    "CHECK_PHASES",
     "CheckResult",
-    "Progress",
     "bare_decode_count",
     "check_dump",
     "main",
@@ -233,6 +232,15 @@ def _checked(
     return out, sum(sizes.values())
 
 
+CHECK_PHASES = (
+    "reading the dump",
+    "decoding partitions and applying rules",
+    "matching broadcasts across partitions",
+    "collecting findings",
+)
+"""``check_dump``'s phases, in order (``suites/stream/phases.py``)."""
+
+
 def check_dump(
     spark: SparkSession,
     paths: list[str],
@@ -241,36 +249,46 @@ def check_dump(
     samples: int = 10,
     tasks: int | None = None,
     shuffle: bool = False,
+    phases: Phases | None = None,
 ) -> CheckResult:
-    """Run the whole rule catalog over the dump at ``paths``.
+    """Run the whole rule catalog over the dump at ``paths``, in ``CHECK_PHASES``.
 
     The file path when the input files' footers allow it (``suites/stream/layout.py``), else
     (or with ``shuffle``) the shuffle path; ``CheckResult.plan`` says which ran, and why.
     """
-    records = _records(spark, paths)
-    units = "the shuffle path was asked for" if shuffle else plan(records)
-    cores = spark.sparkContext.defaultParallelism
-    spark.conf.set("spark.sql.shuffle.partitions", str(max(2, cores * 2)))  # small aggregations
-    checked, total = _checked(spark, records, settings, units, samples=samples, tasks=tasks)
+    phases = phases or Phases(None, command="check-stream", quiet=True)
+    reading, checking, matching, collecting = CHECK_PHASES
+    with phases.phase(reading):  # the footers; on the shuffle path, the records per partition
+        records = _records(spark, paths)
+        units = "the shuffle path was asked for" if shuffle else plan(records)
+        cores = spark.sparkContext.defaultParallelism
+        spark.conf.set("spark.sql.shuffle.partitions", str(max(2, cores * 2)))  # small
+        checked, total = _checked(spark, records, settings, units, samples=samples, tasks=tasks)
     out = checked.persist()
     missing = _missing_broadcasts(out, settings).persist()
     try:
         counts: Counter[str] = Counter()
-        for row in out.filter(F.col("kind") == "count").groupBy("rule").sum("count").collect():
+        with phases.phase(checking):  # the first action on ``out`` runs the tasks
+            rows = out.filter(F.col("kind") == "count").groupBy("rule").sum("count").collect()
+        for row in rows:
             counts[row[0]] += int(row[1])
-        for row in missing.groupBy("rule").count().collect():
+        with phases.phase(matching):
+            rows = missing.groupBy("rule").count().collect()
+        for row in rows:
             counts[row[0]] += int(row[1])
         first = Window.partitionBy("rule").orderBy(
             "topic", "partition", "offset", "commit_ts", "detail"
         )
-        chosen = (
-            out.filter(F.col("kind") == "finding")
-            .unionByName(missing)
-            .withColumn("n", F.row_number().over(first))
-            .filter(F.col("n") <= samples)
-            .orderBy("rule", "n")
-            .collect()
-        )
+        with phases.phase(collecting):
+            chosen = (
+                out.filter(F.col("kind") == "finding")
+                .unionByName(missing)
+                .withColumn("n", F.row_number().over(first))
+                .filter(F.col("n") <= samples)
+                .orderBy("rule", "n")
+                .collect()
+            )
+            watermarks = _watermarks(out)
         kept: dict[str, list[dict[str, Any]]] = {}
         for row in chosen:
             kept.setdefault(row["rule"], []).append(
@@ -279,46 +297,11 @@ def check_dump(
                     for name in ("topic", "partition", "offset", "key", "commit_ts", "detail")
                 }
             )
-        watermarks = _watermarks(out)
     finally:
         missing.unpersist()
         out.unpersist()
     how = "files" if not isinstance(units, str) else f"shuffle: {units}"
     return CheckResult(dict(counts), kept, total, plan=how, watermarks=watermarks)
-
-
-class Progress:
-    """Prints the running stage's task progress on stderr while the job runs."""
-
-    def __init__(self, spark: SparkSession, *, every: float = 2.0) -> None:
-        self._tracker = spark.sparkContext.statusTracker()
-        self._every = every
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        last = ""
-        started = time.monotonic()
-        while not self._stop.wait(self._every):
-            parts = []
-            for stage in self._tracker.getActiveStageIds():
-                info = self._tracker.getStageInfo(stage)
-                if info is not None:
-                    parts.append(f"stage {stage}: {info.numCompletedTasks}/{info.numTasks} tasks")
-            line = "; ".join(parts)
-            if line and line != last:
-                elapsed = time.monotonic() - started
-                sys.stderr.write(f"[check-stream {elapsed:5.0f} s] {line}\n")
-                sys.stderr.flush()
-                last = line
 
 
 def main(argv: list[str] | None = None) -> int:
