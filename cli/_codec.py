@@ -16,8 +16,8 @@ from ticdc_conformance.reference.forms import (
     DEFAULT_MAX_MESSAGE_BYTES,
     change_line_limit,
     message_line_limit,
-    read_change_events,
     read_messages,
+    read_numbered_change_events,
     write_decoded_event,
     write_message,
 )
@@ -34,10 +34,21 @@ def _encode(args: argparse.Namespace, out: IO[str]) -> int:
         limit = int(options.get("max-message-bytes", DEFAULT_MAX_MESSAGE_BYTES))
     except (EncodeError, ValueError) as error:
         raise UsageError(str(error)) from None
-    events = read_change_events(sys.stdin.buffer, max_line_bytes=change_line_limit(limit))
+    numbered = read_numbered_change_events(
+        sys.stdin.buffer, max_line_bytes=change_line_limit(limit)
+    )
     # Simple: the stream TiCDC writes, BOOTSTRAPs included (docs/simple.md)
     stream = codec.encode_stream if isinstance(codec, SchemaCodec) else codec.encode
-    for message in stream(events, config):
+    try:
+        messages = list(stream([event for _, event in numbered], config))
+    except EncodeError as error:
+        if error.event_index is None:
+            raise
+        # name the input line, as decode does, not the 0-based event index
+        line = numbered[error.event_index][0]
+        print(f"error: line {line}: {error.protocol}: {error.reason}", file=sys.stderr)
+        return ExitCode.FAILURE
+    for message in messages:
         emit(write_message(message), out)
     return ExitCode.OK
 

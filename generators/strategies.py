@@ -223,10 +223,16 @@ def _non_null_values(column: ColumnInfo) -> st.SearchStrategy[Value]:
         # the edges consumers get wrong: 2^63 and 2^64 - 1 for BIGINT UNSIGNED, both ends
         edges = [low, high, 0] + ([2**63] if kind == "bigint" and column.unsigned else [])
         return st.integers(low, high) | st.sampled_from(edges)
+    declared = column.length if kind in _LENGTHS else None  # CHAR(n): n characters at most
     if kind in TEXT_TYPES:
-        return st.one_of(_texts, _invalid_utf8, st.just(""))
+        if declared is None:
+            return st.one_of(_texts, _invalid_utf8, st.just(""))
+        n = declared
+        raw = _invalid_utf8.filter(lambda b: len(b) <= 4 * n)  # 4: utf8mb4's widest character
+        return st.one_of(_texts.map(lambda t: t[:n]), raw, st.just(""))
     if kind in BINARY_TYPES:
-        return st.one_of(st.binary(max_size=24), st.just(bytes(range(256))))
+        every_byte = bytes(range(256))[:declared]
+        return st.one_of(st.binary(max_size=min(24, declared or 24)), st.just(every_byte))
     simple: dict[str, st.SearchStrategy[Value]] = {
         "float": st.floats(width=32, allow_nan=False, allow_infinity=False),
         "double": st.floats(allow_nan=False, allow_infinity=False),

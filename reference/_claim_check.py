@@ -9,7 +9,6 @@ module parses the file its own way and hands the document here.
 from __future__ import annotations
 
 import base64
-import binascii
 from collections.abc import Callable
 from typing import NoReturn
 
@@ -32,6 +31,6 @@ def stored_message(document: object, fail: Callable[[str, tuple[str, ...]], NoRe
             fail("must be base64 text or null", (name,))
         try:
             parts[name] = base64.b64decode(encoded, validate=True)
-        except binascii.Error as error:
+        except ValueError as error:  # binascii.Error, or text that is not ASCII
             fail(f"invalid base64: {error}", (name,))
     return Message(key=parts["key"], value=parts["value"])

@@ -129,7 +129,10 @@ def unchecked_values() -> Iterator[None]:
 
 
 def check_row(event: RowChangedEvent, protocol: str) -> None:
-    """``EncodeError`` at the first value of ``event`` its column type cannot hold.
+    """``EncodeError`` at the first invalid value of ``event``.
+
+    Invalid: a value its column type cannot hold, or NULL in a primary key column (TiDB's
+    primary key columns are NOT NULL).
 
     Text that is not UTF-8 is given as bytes (``values``) and is valid: a column's charset
     may be another than UTF-8, and the encoders write such bytes as TiCDC does.
@@ -139,6 +142,10 @@ def check_row(event: RowChangedEvent, protocol: str) -> None:
     columns = event.table.columns
     for image in (event.before, event.after):
         for column, value in zip(columns, image or (), strict=False):
+            if value is None and column.key == "primary":
+                raise EncodeError(
+                    f"column {column.name!r}: NULL in a primary key column", protocol=protocol
+                )
             ctype = info_type(column, raw_text=True)
             why = problem(value, ctype)
             if why is not None:

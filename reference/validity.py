@@ -23,9 +23,12 @@ them to every codec (shared/research/ticdc-ground-truth.md §1.1); docs/errors.m
 * TIME: ``-838:59:59`` … ``838:59:59``;
 * text: valid Unicode; raw bytes only where the protocol copies invalid UTF-8 as it is
   (``raw_text``: Open Protocol of the new architecture, Craft, Debezium, Simple Avro; Simple
-  JSON goes through Go's ``encoding/json``, which writes U+FFFD, §2.5, §4.3). The declared
-  length is not checked: TiCDC writes what the row holds, and a non-strict ``sql_mode`` lets
-  TiDB hold what it truncates or pads differently per charset;
+  JSON goes through Go's ``encoding/json``, which writes U+FFFD, §2.5, §4.3);
+* declared lengths, where the message states them: CHAR(n) and VARCHAR(n) hold at most n
+  characters, BINARY(n) and VARBINARY(n) at most n bytes (TiDB refuses or, in a non-strict
+  ``sql_mode``, truncates a longer value, so none reaches TiCDC). Text given as bytes (not
+  UTF-8, another charset) is judged by bytes: at most 4 per character, utf8mb4's widest. TEXT
+  and BLOB types are not checked;
 * JSON: valid JSON text (no NaN or infinities); VECTOR: ``[`` finite float32 numbers ``]``.
 """
 
@@ -90,7 +93,8 @@ class ColumnType:
     """TiDB's ``TypeToStr`` name: a binary string type under its binary name."""
     unsigned: bool | None = None
     length: int | None = None
-    """BIT width; DECIMAL precision; the declared length of strings (not checked)."""
+    """BIT width; DECIMAL precision; the declared length of strings (checked for CHAR,
+    VARCHAR, BINARY, VARBINARY)."""
     scale: int | None = None
     """DECIMAL scale; fsp of DATETIME, TIMESTAMP and TIME."""
     elements: tuple[str, ...] | None = None
@@ -324,23 +328,40 @@ def _time(value: Value, ctype: ColumnType) -> str | None:
     return _fraction(fraction, ctype)
 
 
+_DECLARED: frozenset[MySQLType] = frozenset({"char", "varchar", "binary", "varbinary"})
+_UTF8MB4_WIDEST = 4
+
+
 def _text(value: Value, ctype: ColumnType) -> str | None:
     if isinstance(value, bytes):
-        return None if ctype.raw_text else "is not valid UTF-8 text"
+        return (
+            _too_long(len(value), "bytes", ctype, _UTF8MB4_WIDEST)
+            if ctype.raw_text
+            else ("is not valid UTF-8 text")
+        )
     if not isinstance(value, str):
         return "is not text"
-    if value.isascii():
-        return None
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return "is not valid Unicode text"
-    return None
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return "is not valid Unicode text"
+    return _too_long(len(value), "characters", ctype, 1)
 
 
 def _binary(value: Value, ctype: ColumnType) -> str | None:
-    del ctype
-    return None if isinstance(value, bytes | str) else "is not bytes"
+    if isinstance(value, str):  # text for a binary column: its UTF-8 bytes
+        value = value.encode("utf-8", "surrogatepass")
+    if not isinstance(value, bytes):
+        return "is not bytes"
+    return _too_long(len(value), "bytes", ctype, 1)
+
+
+def _too_long(size: int, unit: str, ctype: ColumnType, per_character: int) -> str | None:
+    """Why a value of ``size`` units does not fit the declared length, or ``None``."""
+    if ctype.length is None or ctype.name not in _DECLARED or size <= ctype.length * per_character:
+        return None
+    return f"has {size} {unit}, more than {ctype.length}"
 
 
 def _reject_constant(name: str) -> object:

@@ -19,6 +19,7 @@ from ticdc_conformance.generators.dump import read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.reference import CODECS, DecodedColumn, DecodedRow, Message
 from ticdc_conformance.reference.decoding import decode_messages
+from ticdc_conformance.reference.forms import change_line_limit, message_line_limit
 
 EXAMPLES = resources.files("ticdc_conformance.fixtures").joinpath("examples")
 
@@ -138,7 +139,7 @@ def test_decode_raw_files(tmp_path: Path) -> None:
             ["encode", "--protocol", "open", "--option", "max-message-bytes=100"],
             EXAMPLES.joinpath("craft-benchmark-case0.change.jsonl").read_text(),
             1,
-            "open: event 0: row needs 744 bytes",
+            "error: line 1: open: row needs 744 bytes",
         ),
         (["decode", "--protocol", "open", "--key-file", "/nonexistent/key"], "", 2, "No such file"),
         (["encode", "--protocol", "avro"], "", 2, "invalid choice"),
@@ -169,6 +170,49 @@ def test_errors_have_graded_exit_codes(
     assert result.returncode == status
     assert message in result.stderr
     assert result.stdout == ""
+
+
+def _row_line(value: str) -> str:
+    table = {
+        "schema": "s",
+        "name": "t",
+        "columns": [
+            {"name": "id", "type": "int", "key": "primary"},
+            {"name": "c", "type": "tinyint"},
+        ],
+    }
+    row = {"kind": "row", "commit_ts": 1 << 18, "table": table, "op": "insert", "after": {"id": 1}}
+    return json.dumps(row).replace('"id": 1}', f'"id": 1, "c": {value}}}') + "\n"
+
+
+ENCODE_INPUT_ERRORS = [
+    (protocol, _row_line("1") + "\n" + _row_line("300"), f"line 3: {protocol}: column 'c'")
+    for protocol in sorted(CODECS)
+] + [
+    ("open", _row_line("1") + "[" * 100_000 + "]" * 100_000 + "\n", "line 2, at /: not JSON"),
+    ("open", _row_line("1" + "0" * 4999), "line 1, at /: a number of more than 4300 digits"),
+    ("open", _row_line("1").replace('"s"', '"s\udcff"'), "line 1, at /: not UTF-8 at byte"),
+]
+"""(protocol, stdin, the error): an invalid value on the third line (the second is blank),
+JSON nested 100,000 deep, a 5000-digit number, a 0xff byte."""
+
+
+@pytest.mark.parametrize(
+    ("protocol", "stdin", "message"),
+    ENCODE_INPUT_ERRORS,
+    ids=[*sorted(CODECS), "deep-nesting", "5000-digits", "not-utf8"],
+)
+def test_encode_names_the_input_line_and_exits_1(protocol: str, stdin: str, message: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ticdc_conformance.cli", "encode", "--protocol", protocol],
+        input=stdin.encode("utf-8", "surrogateescape"),
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout == b""  # nothing of the lines before it either
+    assert f"error: {message}" in result.stderr.decode(), result.stderr
 
 
 def test_demo_encodes_and_decodes_every_example() -> None:
@@ -456,3 +500,80 @@ def test_input_that_is_not_utf8_names_its_line(command: str) -> None:
     )
     assert result.returncode == 1
     assert result.stderr.decode() == "error: line 2, at /: not UTF-8 at byte 0\n"
+
+
+def test_a_reader_that_goes_away_ends_decode_quietly(tmp_path: Path) -> None:
+    resolved = EXAMPLES.joinpath("resolved.change.jsonl").read_text()
+    encoded = run("encode", "--protocol", "open", stdin=resolved).stdout
+    messages = tmp_path / "messages.jsonl"
+    messages.write_text(encoded * 20_000)  # far more output than a pipe holds
+    with (
+        messages.open("rb") as stdin,
+        subprocess.Popen(
+            [sys.executable, "-m", "ticdc_conformance.cli", "decode", "--protocol", "open"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        ) as decode,
+    ):
+        assert decode.stdout is not None
+        assert decode.stderr is not None
+        first = decode.stdout.readline()  # like `| head -1`
+        decode.stdout.close()
+        status = decode.wait(timeout=60)
+        err = decode.stderr.read()
+    assert json.loads(first)["kind"] == "resolved"
+    assert (status, err) == (0, b"")
+
+
+_PEAK = (
+    "import resource, subprocess, sys\n"
+    "with open(sys.argv[1], 'rb') as stdin:\n"
+    "    run = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True, check=False)\n"
+    "print(run.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+)
+"""Run a command on a file as stdin; print its status and its peak resident bytes."""
+
+
+def _peak(stdin: Path, *args: str) -> tuple[int, int]:
+    command = [sys.executable, "-m", "ticdc_conformance.cli", *args]
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(stdin), *command],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    status, peak = done.stdout.split()
+    return int(status), int(peak)
+
+
+@pytest.mark.parametrize(
+    ("args", "limit"),
+    [
+        (
+            ["decode", "--protocol", "open", "--max-message-bytes", "1000000"],
+            message_line_limit(1_000_000),
+        ),
+        (
+            ["encode", "--protocol", "open", "--option", "max-message-bytes=1000000"],
+            change_line_limit(1_000_000),
+        ),
+    ],
+    ids=["decode", "encode"],
+)
+def test_a_huge_line_costs_memory_bounded_by_the_limit_not_by_the_line(
+    tmp_path: Path, args: list[str], limit: int
+) -> None:
+    huge = tmp_path / "huge.jsonl"
+    with huge.open("w") as out:  # one 64 MiB line: 16 times the longest line accepted
+        out.write('{"key": "')
+        for _ in range(64):
+            out.write("A" * 2**20)
+        out.write('"}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    status, peak = _peak(huge, *args)
+    _, baseline = _peak(empty, *args)  # the interpreter and the kit's modules
+    assert status == 1
+    assert peak - baseline < 3 * limit  # the line is read a limit at a time, then skipped

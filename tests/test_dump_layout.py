@@ -102,6 +102,11 @@ def test_a_task_rejects_files_that_break_the_plan(tmp_path: Path) -> None:
     twice = Unit(topic="t", partition=1, files=tuple(uris(file, file)), rows=2)
     with pytest.raises(ValueError, match="overlap"):
         list(read_unit(twice))
+    repeated = tmp_path / "repeated.parquet"
+    write_records([record("t", 1, 0), record("t", 1, 1), record("t", 1, 1)], repeated)
+    unit = Unit(topic="t", partition=1, files=tuple(uris(repeated)), rows=3)
+    with pytest.raises(ValueError, match="an offset of the partition twice"):
+        list(read_unit(unit))
 
 
 def test_spark_kafka_source_columns_plan_too(tmp_path: Path) -> None:

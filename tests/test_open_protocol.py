@@ -6,6 +6,7 @@ gives exactly the events. Sections of ground truth are cited per case.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -533,6 +534,13 @@ def test_handle_key_only_needs_a_handle_key() -> None:
         open_protocol.encode([insert(NO_KEY, 1)], config)
 
 
+WIDE_B = dataclasses.replace(
+    VARCHAR_PK,
+    columns=(VARCHAR_PK.columns[0], dataclasses.replace(VARCHAR_PK.columns[1], length=255)),
+)
+"""``test.t(a varchar(10) primary key, b varchar(255))``: room for a large ``b``."""
+
+
 @pytest.mark.parametrize(
     ("profile", "key_tail"),
     [
@@ -548,7 +556,7 @@ def test_claim_check(profile: str, key_tail: str) -> None:
         large_message_handle_option="claim-check",
         claim_check_storage_uri="file:///cc/",
     )
-    event = insert(VARCHAR_PK, "aa", "b" * 200)  # 386 bytes in full, 215 as a reference
+    event = insert(WIDE_B, "aa", "b" * 200)  # 386 bytes in full, 215 as a reference
     [message] = open_protocol.encode([event], config)
     [stored] = message.claim_checks
     name = stored.location.removeprefix("file:///cc/")
@@ -571,7 +579,7 @@ def test_claim_check_is_deterministic() -> None:
         large_message_handle_option="claim-check",
         claim_check_storage_uri="s3://bucket/prefix",
     )
-    event = insert(VARCHAR_PK, "aa", "b" * 200)
+    event = insert(WIDE_B, "aa", "b" * 200)
     assert open_protocol.encode([event], config) == open_protocol.encode([event], config)
 
 

@@ -174,3 +174,71 @@ def test_an_interrupted_check_exits_130_and_leaves_no_report(tmp_path: Path) -> 
     assert process.returncode == 130, err
     assert b"Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dump"]
+
+
+def _offsets_set(table: pa.Table, offsets: list[int | None]) -> pa.Table:
+    index = table.schema.get_field_index("offset")
+    return table.set_column(index, "offset", pa.array(offsets, table.schema.field("offset").type))
+
+
+def _bad_dump(kind: str, folder: Path) -> None:
+    """A dump folder with one fault of ``kind``, from a clean stream fixture."""
+    source = fixtures.default_root() / STREAMS[0]["records"]
+    table = pq.read_table(source)
+    offsets = table["offset"].to_pylist()
+    if kind == "truncated":
+        data = source.read_bytes()
+        (folder / "part-0.parquet").write_bytes(data[: len(data) // 2])
+    elif kind == "missing-column":
+        pq.write_table(table, folder / "part-0.parquet")
+        pq.write_table(table.drop_columns(["key"]), folder / "part-1.parquet")
+    elif kind == "null-offset":
+        pq.write_table(_offsets_set(table, [None, *offsets[1:]]), folder / "part-0.parquet")
+    elif kind == "offset-twice-in-a-file":
+        pq.write_table(_offsets_set(table, [offsets[0], *offsets[:-1]]), folder / "part-0.parquet")
+    elif kind == "offset-in-two-files":
+        pq.write_table(table, folder / "part-0.parquet")
+        pq.write_table(table.slice(0, 1), folder / "part-1.parquet")
+
+
+BAD_DUMPS = [
+    ("truncated", "part-0.parquet is not a Parquet file"),
+    ("missing-column", "part-1.parquet: not a topic dump, missing column(s) ['key']"),
+    ("empty-folder", "no Parquet file in"),
+    ("null-offset", "part-0.parquet: 1 record(s) with no offset: not a topic dump"),
+    ("offset-twice-in-a-file", "not a topic dump: ticdc-conformance/0: offset 0 twice"),
+    ("offset-in-two-files", "not a topic dump: ticdc-conformance/0: offset 0 twice"),
+]
+
+
+@pytest.mark.parametrize(("kind", "says"), BAD_DUMPS, ids=[k for k, _ in BAD_DUMPS])
+def test_a_dump_no_kafka_partition_can_be_is_a_usage_error_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, says: str
+) -> None:
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    _bad_dump(kind, folder)
+    report = tmp_path / "report.json"
+    argv = ["check-stream", "--input", str(folder), "--protocol", "open", "--quiet"]
+    code = main([*argv, "--engine", "plain", "--report", str(report)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert says in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
+    assert not report.exists()  # nothing that looks like a finished check
+
+
+def test_files_beside_the_parquet_files_are_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    source = fixtures.default_root() / STREAMS[0]["records"]
+    (folder / "part-0.parquet").write_bytes(source.read_bytes())
+    (folder / "notes.txt").write_text("not a record\n")
+    argv = ["check-stream", "--input", str(folder), "--protocol", STREAMS[0]["protocol"]]
+    main([*argv, "--quiet", "--engine", "plain", "--report", str(tmp_path / "r.json")])
+    written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert written["messages"]["read"] == pq.read_metadata(source).num_rows
+    capsys.readouterr()

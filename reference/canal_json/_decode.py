@@ -19,6 +19,9 @@ Rules (docs/canal-json.md; TiCDC's reader is ``canal_json_decoder.go`` and
   FLOAT and DOUBLE as the float their digits name (FLOAT's are its shortest float32 digits),
   DECIMAL as ``DecimalValue``, TIMESTAMP as ``TimestampValue`` without a zone, everything
   else as text.
+* Each value is checked against what ``mysqlType`` states about its column
+  (``_types.column_type``, ``validity``): a value TiCDC cannot have written is an
+  ``InvalidValueError`` once the whole message is read (docs/errors.md).
 * ``commit_ts`` is ``_tidb.commitTs``; without the TiDB extension the message carries only
   ``es`` (milliseconds), so it is ``None``. ``_tidb.onlyHandleKey`` and
   ``_tidb.claimCheckLocation`` mark large-message rows.
@@ -37,6 +40,7 @@ from ticdc_conformance.reference.canal_json._types import (
     BIT_TYPES_READ,
     INTEGER_TYPES_READ,
     base_type,
+    column_type,
 )
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
@@ -50,6 +54,7 @@ from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json, Members, Path, Wording
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import ANY_INT, BINARY_TYPES, TYPE_CODES, UINT64
+from ticdc_conformance.reference.validation import finding, raise_findings
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = ["DDL_KINDS", "decode"]
@@ -70,10 +75,12 @@ _FLOAT = re.compile(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|-?\.[0-9]+([eE][-+]?
 
 
 class _Reader:
-    __slots__ = ("index",)
+    __slots__ = ("found", "index")
 
     def __init__(self, index: int) -> None:
         self.index = index
+        self.found: list[DecodeError] = []
+        """Invalid values, each a finding (``validation``)."""
 
     def fail(self, reason: str, path: Path = ()) -> NoReturn:
         raise DecodeError(
@@ -146,10 +153,26 @@ def _columns(
         if mysql_type is None:
             reader.fail("the column has no mysqlType", (*path, name))
         base, _ = base_type(mysql_type)
+        value = _value(reader, text, mysql_type, (*path, name))
+        ctype = column_type(mysql_type)
+        invalid = (
+            None
+            if ctype is None
+            else finding(
+                name,
+                ctype,
+                value,
+                protocol=PROTOCOL,
+                message_index=reader.index,
+                path=(*path, name),
+            )
+        )
+        if invalid is not None:
+            reader.found.append(invalid)
         columns.append(
             DecodedColumn(
                 name=name,
-                value=_value(reader, text, mysql_type, (*path, name)),
+                value=value,
                 type_code=None if base is None else TYPE_CODES[base],
                 handle_key=None if keys is None else name in keys,
                 mysql_type=mysql_type,
@@ -264,4 +287,6 @@ def decode(message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent
     op = _ROW_TYPES.get(kind)
     if op is None:
         reader.fail("type is INSERT, UPDATE, DELETE, TIDB_WATERMARK or a DDL type", top.at("type"))
-    return _rows(reader, top, op)
+    rows = _rows(reader, top, op)
+    raise_findings(reader.found, rows)
+    return rows

@@ -22,7 +22,9 @@ Rules (``pkg/sink/codec/canal`` and ``pkg/sink/codec/internal/java.go`` in pingc
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from functools import cache
 
 from ticdc_conformance.reference._gojson import format_float_positional
 from ticdc_conformance.reference.mysql import (
@@ -34,6 +36,7 @@ from ticdc_conformance.reference.mysql import (
     type_to_str,
 )
 from ticdc_conformance.reference.tables import ColumnInfo, Profile
+from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "INTEGER_TYPES_READ",
     "SQL_TYPES",
     "base_type",
+    "column_type",
     "mysql_type_text",
     "sql_type",
     "value_text",
@@ -203,3 +207,35 @@ def base_type(mysql_type: str) -> tuple[MySQLType | None, bool]:
             break
     name = type_named(mysql_type[:end])
     return name, " unsigned" in mysql_type[end:]
+
+
+_ARGUMENTS = re.compile(r"\(([^)]*)\)")
+_MEMBER = re.compile(r"'((?:[^']|'')*)'")
+_SIZED: frozenset[MySQLType] = frozenset({"char", "varchar", "binary", "varbinary", "bit"})
+
+
+@cache
+def column_type(mysql_type: str) -> ColumnType | None:
+    """What a ``mysqlType`` states about its column, for the value checks (``validity``).
+
+    The bare name states the type and signedness (no `` unsigned``: signed); the full type of
+    ``content-compatible`` also the length of CHAR, VARCHAR, BINARY, VARBINARY and BIT, the
+    precision and scale of DECIMAL and the members of ENUM and SET. An integer's display
+    width (``int(11)``) and a temporal type's fsp are not checked.
+    """
+    name, unsigned = base_type(mysql_type)
+    if name is None:
+        return None
+    arguments = _ARGUMENTS.search(mysql_type)
+    inside = "" if arguments is None else arguments.group(1)
+    length: int | None = None
+    scale: int | None = None
+    elements = None
+    if name in ("enum", "set") and arguments is not None:
+        elements = tuple(m.replace("''", "'") for m in _MEMBER.findall(inside))
+    elif name in _SIZED | {"decimal"} and re.fullmatch(r"[0-9]+(,[0-9]+)?", inside):
+        width, _, rest = inside.partition(",")
+        length = int(width)
+        scale = int(rest or "0") if name == "decimal" else None
+    signed = unsigned if name in INTEGER_TYPES else None
+    return ColumnType(name, signed, length or None, scale, elements, raw_text=False)

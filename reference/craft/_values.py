@@ -198,14 +198,16 @@ def _read_float(data: bytes, flags: int) -> Value:
         raise ValueError(f"a float64 has 8 bytes, not {len(data)}")
     value, _ = read_float64(data, 0)
     if not math.isfinite(value):
-        raise ValueError("NaN and infinities never reach a codec (TiCDC writes 0, §1.1)")
+        raise ValueError("NaN and infinities never reach a codec (TiCDC writes 0, docs/errors.md)")
     return value
 
 
 def _only_null(code: int) -> Reader:
     def read(data: bytes, flags: int) -> Value:
         del data, flags
-        raise ValueError(f"TiCDC writes values of type code {code} only as NULL (§3.3)")
+        raise ValueError(
+            f"TiCDC writes values of type code {code} only as NULL (docs/rules/craft.md)"
+        )
 
     return read
 

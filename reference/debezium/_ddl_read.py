@@ -81,6 +81,8 @@ def _column(raw: Json) -> ColumnInfo:
     length = _get(raw, "length", int)
     # Go prints a whole float64 scale as an integer
     scale = _get(raw, "scale", int) if type(raw.get("scale")) is int else _get(raw, "scale", float)
+    if isinstance(scale, float) and not scale.is_integer():  # 1.5, or 1e400 read as infinity
+        raise ValueError(f"scale {scale!r} is not a whole number")
     temporal = kind in ("datetime", "timestamp", "time")
     elements = _get(raw, "enumValues", list)
     automatic = _get(raw, "autoIncremented", bool) is True

@@ -34,6 +34,7 @@ from ticdc_conformance.reference.forms._lines import (
     read_change_events,
     read_json_lines,
     read_messages,
+    read_numbered_change_events,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "read_json_lines",
     "read_message",
     "read_messages",
+    "read_numbered_change_events",
     "read_value",
     "write_change_event",
     "write_decoded_event",

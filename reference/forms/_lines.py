@@ -27,6 +27,7 @@ __all__ = [
     "read_change_events",
     "read_json_lines",
     "read_messages",
+    "read_numbered_change_events",
 ]
 
 DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024
@@ -83,17 +84,28 @@ def read_json_lines(
             yield number, FormError(f"not JSON: {error.msg}", line=number)
         except RecursionError:
             yield number, FormError("not JSON: nested too deeply", line=number)
+        except ValueError:  # Python reads at most 4,300 digits of an integer
+            yield number, FormError("a number of more than 4300 digits", line=number)
 
 
 def read_change_events(
     stream: IO[bytes], *, max_line_bytes: int | None = None
 ) -> list[ChangeEvent]:
     """The change events of a JSON Lines input; the first bad line raises its ``FormError``."""
+    return [
+        event for _, event in read_numbered_change_events(stream, max_line_bytes=max_line_bytes)
+    ]
+
+
+def read_numbered_change_events(
+    stream: IO[bytes], *, max_line_bytes: int | None = None
+) -> list[tuple[int, ChangeEvent]]:
+    """Each change event with its 1-based line number; a bad line raises its ``FormError``."""
     events = []
     for number, document in read_json_lines(stream, max_line_bytes=max_line_bytes):
         if isinstance(document, FormError):
             raise document
-        events.append(read_change_event(document, line=number))
+        events.append((number, read_change_event(document, line=number)))
     return events
 
 

@@ -65,7 +65,7 @@ def _to_utc(value: TimestampValue) -> str:
         raise ValueError(f"TIMESTAMP location {value.zone!r} names no time zone")
     try:
         zone = ZoneInfo(value.zone)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a tz folder
         raise ValueError(f"unknown TIMESTAMP location {value.zone!r}") from None
     whole, _, fraction = value.text.partition(".")
     try:
@@ -89,9 +89,12 @@ def _uint64(column: ColumnInfo, value: Value) -> bytes:
 def _float64(bits: int, column: ColumnInfo, value: Value) -> bytes:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"column {column.name!r}: expected a number")
-    number = float(value)
-    if bits == 32:
-        number = struct.unpack("<f", struct.pack("<f", number))[0]
+    try:
+        number = float(value)
+        if bits == 32:
+            number = struct.unpack("<f", struct.pack("<f", number))[0]
+    except OverflowError:
+        raise ValueError(f"column {column.name!r}: {value!r} is beyond the float range") from None
     return struct.pack("<d", number if math.isfinite(number) else 0.0)
 
 
@@ -106,7 +109,10 @@ def _vector(column: ColumnInfo, value: Value) -> bytes:
         raise ValueError(f"column {column.name!r}: expected the vector text")
     body = value.strip()[1:-1]
     elements = [float(item) for item in body.split(",")] if body.strip() else []
-    return struct.pack(f"<I{len(elements)}f", len(elements), *elements)
+    try:
+        return struct.pack(f"<I{len(elements)}f", len(elements), *elements)
+    except OverflowError:
+        raise ValueError(f"column {column.name!r}: a vector element beyond float32") from None
 
 
 def _length_text(column: ColumnInfo, value: Value) -> bytes:

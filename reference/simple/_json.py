@@ -282,6 +282,8 @@ _KINDS: dict[str, Callable[[_Envelope, Fail], Wire]] = {
 
 
 def _kind(message_type: Json) -> str:
+    if type(message_type) is not str:  # an object or array is no kind (and not hashable)
+        return ""
     if message_type in ("WATERMARK", "BOOTSTRAP"):
         return str(message_type)
     if message_type in DDL_KINDS:

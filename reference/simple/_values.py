@@ -265,8 +265,13 @@ def _read_float(bits: int, column: ColumnInfo, raw: Raw, avro: bool) -> Value:
     if avro:
         if type(raw) is not float:
             raise ValueError("expected a float or double")
+        if bits == 64:
+            return raw
         # fastavro widens a float to Python's float; keep its shortest float32 digits
-        return float(format_float_positional(raw, 32)) if bits == 32 else raw
+        try:
+            return float(format_float_positional(raw, 32))
+        except OverflowError:  # the double branch holding 1e300 for a FLOAT column
+            raise ValueError("a double beyond the float32 range") from None
     if not isinstance(raw, str) or not _FLOAT_TEXT.fullmatch(raw):
         raise ValueError("expected a number in positional notation")
     value = float(raw)

@@ -284,22 +284,11 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         files = plain.input_files(paths)
         records = plain.count_records(files)
         engine = engine_for(args, records)
-    except ValueError as error:
+        result = _in_process(args, files, records, settings) if engine == "plain" else None
+    except ValueError as error:  # no dump, or offsets no Kafka partition has
         sys.stderr.write(f"error: {error}\n")
         return ExitCode.USAGE
-    if engine == "plain":
-        progress = Progress.for_terminal("checked", records, quiet=args.quiet, unit="messages")
-        try:
-            result = plain.check_dump(
-                files,
-                settings,
-                samples=args.samples,
-                progress=None if progress is None else progress.update,
-            )
-        finally:
-            if progress is not None:
-                progress.done()
-    else:
+    if result is None:
         try:
             result = _on_spark(args, paths, settings)
         except ImportError as error:
@@ -320,6 +309,22 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write("error: not every input message was accounted for\n")
         return ExitCode.BROKEN
     return ExitCode.FAILURE if report["errors"] else ExitCode.OK
+
+
+def _in_process(
+    args: argparse.Namespace, files: list[Path], records: int, settings: CheckSettings
+) -> CheckResult:
+    progress = Progress.for_terminal("checked", records, quiet=args.quiet, unit="messages")
+    try:
+        return plain.check_dump(
+            files,
+            settings,
+            samples=args.samples,
+            progress=None if progress is None else progress.update,
+        )
+    finally:
+        if progress is not None:
+            progress.done()
 
 
 def write_reports(args: argparse.Namespace, report: dict[str, Any]) -> None:

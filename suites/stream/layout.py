@@ -152,11 +152,16 @@ def _ascending(offsets: pa.ChunkedArray) -> bool:
     return n < 2 or bool(pc.all(pc.less_equal(offsets.slice(0, n - 1), offsets.slice(1))).as_py())
 
 
+def _unique(offsets: pa.ChunkedArray) -> bool:
+    return bool(pc.count_distinct(offsets).as_py() == len(offsets))
+
+
 def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
     """The unit's records in offset order, as batches of ``offset``, ``key``, ``value``.
 
-    ``ValueError`` when a file holds another partition than its footer said, or when offsets
-    go back from one file to the next (the plan's statistics were wrong).
+    ``ValueError`` when a file holds another partition than its footer said, when offsets
+    go back from one file to the next (the plan's statistics were wrong), or when a file holds
+    an offset twice.
     """
     previous: int | None = None
     for uri in unit.files:
@@ -173,6 +178,8 @@ def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
             if previous is not None and first <= previous:
                 raise ValueError(f"{uri}: offsets overlap the previous file of the partition")
             previous = pc.max(offsets).as_py()
+            if not _unique(offsets):  # a Kafka partition has each offset once
+                raise ValueError(f"{uri}: an offset of the partition twice")
             if _ascending(offsets):
                 yield from parquet.iter_batches(batch_size=_BATCH, columns=list(_COLUMNS))
             else:  # rows out of order within the file: sort it here, in the task

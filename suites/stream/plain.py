@@ -34,10 +34,15 @@ _DETAIL = 300
 
 
 def input_files(inputs: Sequence[str]) -> list[Path]:
-    """The Parquet files of every input (folder, file or glob), each once, in order."""
+    """The Parquet files of every input (folder, file or glob), each once, in order.
+
+    ``ValueError`` when there is none.
+    """
     files: dict[Path, None] = {}
     for given in inputs:
         files.update(dict.fromkeys(dump_files(given)))
+    if not files:  # a mistyped folder, not an empty topic (whose dump has files of no rows)
+        raise ValueError(f"no Parquet file in {', '.join(inputs)}")
     return list(files)
 
 
@@ -49,11 +54,38 @@ def count_records(files: Sequence[Path]) -> int:
             metadata = pq.ParquetFile(file).metadata
         except (pa.ArrowException, OSError) as error:
             raise ValueError(f"{file} is not a Parquet file ({error})") from None
-        missing = [n for n in _COLUMNS if n not in metadata.schema.to_arrow_schema().names]
+        names = metadata.schema.to_arrow_schema().names
+        missing = [n for n in _COLUMNS if n not in names]
         if missing:
             raise ValueError(f"{file}: not a topic dump, missing column(s) {missing}")
+        for name in ("topic", "partition", "offset"):
+            nulls = _nulls(metadata, names.index(name))
+            if nulls:
+                raise ValueError(f"{file}: {nulls} record(s) with no {name}: not a topic dump")
         total += metadata.num_rows
     return total
+
+
+def _nulls(metadata: pq.FileMetaData, column: int) -> int:
+    """Nulls of a column by the footer's statistics (0 where a row group has none)."""
+    count = 0
+    for group in range(metadata.num_row_groups):
+        stats = metadata.row_group(group).column(column).statistics
+        if stats is not None and stats.has_null_count:
+            count += stats.null_count
+    return count
+
+
+def _duplicate(rows: Sequence[Sequence[object]]) -> str | None:
+    """The first (topic, partition, offset) two records share, as text; Kafka has none."""
+    seen: set[tuple[object, object, object]] = set()
+    for topic, partition, offset, *_ in rows:
+        if offset is None:
+            return f"{topic}/{partition}: a record without an offset"
+        if (topic, partition, offset) in seen:
+            return f"{topic}/{partition}: offset {offset} twice"
+        seen.add((topic, partition, offset))
+    return None
 
 
 def _sample(finding: Finding) -> dict[str, Any]:
@@ -89,12 +121,18 @@ def check_dump(
 ) -> CheckResult:
     """Run the whole rule catalog over the records of ``files`` in this process.
 
+    ``ValueError`` when two records share a topic, partition and offset, or one has no offset:
+    a Kafka partition has neither, so such files are no topic dump.
+
     ``progress`` is told the messages checked so far, every few hundred.
     """
     rows: list[tuple[str, int, int, bytes | None, bytes | None]] = []
     for file in files:
         table = pq.read_table(file, columns=list(_COLUMNS))
         rows.extend(zip(*(table[name].to_pylist() for name in _COLUMNS), strict=True))
+    duplicate = _duplicate(rows)
+    if duplicate is not None:
+        raise ValueError(f"not a topic dump: {duplicate}")
     outcome = check_records(rows, settings, progress=progress)
     counts: Counter[str] = Counter(f.rule for f in outcome.findings)
     counts.update(
