@@ -46,19 +46,37 @@ from ticdc_conformance.suites.consumer.expected import (
 from ticdc_conformance.suites.consumer.partition_rows import READ_DDL, reader
 from ticdc_conformance.suites.stream.phases import Phases
 
-__all__ = ["write_expected_state"]
+__all__ = ["FETCH_ROWS", "write_expected_state"]
 
 _ORDER = ("commit_ts", "ddl_rank", "op_rank", "topic", "partition", "offset", "seq")
 _BATCH = 4096
+FETCH_ROWS = 100_000
+"""Rows the driver fetches at a time while writing a table or the log."""
 
 
 def _order(sub: int) -> Column:
     return F.struct(*(F.col(name) for name in _ORDER), F.lit(sub).alias("sub"))
 
 
-def _write(frame: DataFrame, file: Path, schema: pa.Schema, *, sequence: bool = False) -> int:
-    """Write ``frame``'s rows, in its order, into one Parquet file; return how many."""
+def _write(
+    frame: DataFrame,
+    order: Sequence[str],
+    file: Path,
+    schema: pa.Schema,
+    *,
+    fetch_rows: int,
+    sequence: bool = False,
+) -> int:
+    """Write ``frame``'s rows, sorted by ``order``, into one Parquet file; return how many.
+
+    The rows are range-partitioned into Spark partitions of about ``fetch_rows`` rows, each
+    sorted, so the driver fetches one bounded partition at a time, in order (a plain
+    ``orderBy`` makes as many partitions as the shuffle setting, and one of a few million
+    rows is more than a driver's heap holds).
+    """
     file.parent.mkdir(parents=True, exist_ok=True)
+    parts = max(1, -(-frame.count() // fetch_rows))
+    frame = frame.repartitionByRange(parts, *order).sortWithinPartitions(*order)
     written = 0
     names = [name for name in schema.names if not (sequence and name == "sequence")]
     with pq.ParquetWriter(file, schema) as writer:
@@ -170,8 +188,11 @@ def write_expected_state(
     *,
     handle_keys: Mapping[TableName, Sequence[str]] | None = None,
     phases: Phases | None = None,
+    fetch_rows: int = FETCH_ROWS,
 ) -> dict[str, Any]:
     """Write the expected state of the dump ``dump`` into ``out``; return the manifest.
+
+    The driver holds at most about ``fetch_rows`` rows of a table or of the log at a time.
 
     Its phases (``suites/stream/phases.py``): reading the dump, decoding partitions (the
     reference consumer per Kafka partition), applying changes, writing each table, writing
@@ -193,7 +214,7 @@ def write_expected_state(
         .persist()
     )
     try:
-        return _write_folder(read, protocol, out, given, phases)
+        return _write_folder(read, protocol, out, given, phases, fetch_rows=fetch_rows)
     finally:
         read.unpersist()
 
@@ -204,6 +225,8 @@ def _write_folder(
     out: Path,
     given: Mapping[TableName, Sequence[str]],
     phases: Phases,
+    *,
+    fetch_rows: int,
 ) -> dict[str, Any]:
     with phases.phase("decoding partitions"):  # the first action on ``read`` runs the reader
         watermark, messages, keys = _partitions(read, given)
@@ -234,10 +257,13 @@ def _write_folder(
         tables = []
         for name in names:
             with phases.phase(f"writing table {name[0]}.{name[1]}"):
-                tables.append(_write_table(final, out, name, keys, columns.get(name, [])))
+                columns_of = columns.get(name, [])
+                table = _write_table(final, out, name, keys, columns_of, fetch_rows=fetch_rows)
+                tables.append(table)
         final.unpersist()
         with phases.phase("writing the change log"):
-            _write(applied.orderBy(*_ORDER), out / "log.parquet", LOG_SCHEMA, sequence=True)
+            log = out / "log.parquet"
+            _write(applied, _ORDER, log, LOG_SCHEMA, fetch_rows=fetch_rows, sequence=True)
     finally:
         applied.unpersist()
     manifest = {
@@ -271,6 +297,8 @@ def _write_table(
     name: TableName,
     keys: Mapping[TableName, tuple[str, ...]],
     columns: list[dict[str, Any]],
+    *,
+    fetch_rows: int,
 ) -> dict[str, Any]:
     """Write one table's rows sorted by ``_key``; return its manifest entry."""
     file = f"tables/{quote(name[0], safe='')}.{quote(name[1], safe='')}.parquet"
@@ -279,10 +307,9 @@ def _write_table(
         final.where((F.col("schema") == name[0]) & (F.col("table") == name[1]))
         .select(F.col("key").alias(KEY_COLUMN), texts.alias("texts"))
         .select(KEY_COLUMN, *(F.col("texts")[c["name"]].alias(c["name"]) for c in columns))
-        .orderBy(KEY_COLUMN)
     )
     schema = pa.schema([(KEY_COLUMN, pa.string())] + [(c["name"], pa.string()) for c in columns])
-    written = _write(rows, out / file, schema)
+    written = _write(rows, (KEY_COLUMN,), out / file, schema, fetch_rows=fetch_rows)
     return {
         "schema": name[0],
         "table": name[1],
