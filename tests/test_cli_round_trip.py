@@ -36,8 +36,23 @@ def _input() -> str:
             _CHANGES.joinpath("options.large-rows.change.jsonl").read_text().splitlines(),
         )
     ]
+    created = json.loads(create)
+    # every other table the rows touch gets its CREATE TABLE too: without BOOTSTRAPs a Simple
+    # consumer learns a schema from its DDL only
+    tables = {(r["table"]["schema"], r["table"]["name"]): r["table"] for r in rows}
+    ddls = [
+        {
+            **created,
+            "schema": schema,
+            "table": name,
+            "query": f"CREATE TABLE `{name}` (`id` BIGINT PRIMARY KEY)",
+            "table_info": info,
+        }
+        for (schema, name), info in tables.items()
+        if (schema, name) != (created["schema"], created["table"])
+    ]
     resolved = {"kind": "resolved", "commit_ts": rows[-1]["commit_ts"] + (1 << 18)}
-    return create + "".join(json.dumps(line) + "\n" for line in [*rows, resolved])
+    return create + "".join(json.dumps(line) + "\n" for line in [*ddls, *rows, resolved])
 
 
 INPUT = _input()
