@@ -196,6 +196,16 @@ def _bad_dump(kind: str, folder: Path) -> None:
         pq.write_table(_offsets_set(table, [None, *offsets[1:]]), folder / "part-0.parquet")
     elif kind == "offset-twice-in-a-file":
         pq.write_table(_offsets_set(table, [offsets[0], *offsets[:-1]]), folder / "part-0.parquet")
+    elif kind == "offset-as-text":
+        pq.write_table(table, folder / "part-0.parquet")
+        index = table.schema.get_field_index("offset")
+        text = table.set_column(index, "offset", table["offset"].cast(pa.string()))
+        pq.write_table(text, folder / "part-1.parquet")
+    elif kind == "partition-as-int64":
+        pq.write_table(table, folder / "part-0.parquet")
+        index = table.schema.get_field_index("partition")
+        wide = table.set_column(index, "partition", table["partition"].cast(pa.int64()))
+        pq.write_table(wide.slice(0, 0), folder / "part-1.parquet")
     elif kind == "offset-in-two-files":
         pq.write_table(table, folder / "part-0.parquet")
         pq.write_table(table.slice(0, 1), folder / "part-1.parquet")
@@ -208,6 +218,11 @@ BAD_DUMPS = [
     ("null-offset", "part-0.parquet: 1 record(s) with no offset: not a topic dump"),
     ("offset-twice-in-a-file", "not a topic dump: ticdc-conformance/0: offset 0 twice"),
     ("offset-in-two-files", "not a topic dump: ticdc-conformance/0: offset 0 twice"),
+    ("offset-as-text", "part-1.parquet: column 'offset' is string: not a topic dump"),
+    (
+        "partition-as-int64",
+        "part-1.parquet: column 'partition' is int64 where",
+    ),
 ]
 
 
@@ -229,8 +244,9 @@ def test_a_dump_no_kafka_partition_can_be_is_a_usage_error_naming_it(
     assert not report.exists()  # nothing that looks like a finished check
 
 
+@pytest.mark.parametrize("engine", ["plain", pytest.param("spark", marks=pytest.mark.spark)])
 def test_files_beside_the_parquet_files_are_not_read(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: str
 ) -> None:
     folder = tmp_path / "dump"
     folder.mkdir()
@@ -238,7 +254,8 @@ def test_files_beside_the_parquet_files_are_not_read(
     (folder / "part-0.parquet").write_bytes(source.read_bytes())
     (folder / "notes.txt").write_text("not a record\n")
     argv = ["check-stream", "--input", str(folder), "--protocol", STREAMS[0]["protocol"]]
-    main([*argv, "--quiet", "--engine", "plain", "--report", str(tmp_path / "r.json")])
+    main([*argv, "--quiet", "--engine", engine, "--report", str(tmp_path / "r.json")])
     written = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
     assert written["messages"]["read"] == pq.read_metadata(source).num_rows
+    assert written["engine"] == engine
     capsys.readouterr()

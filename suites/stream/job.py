@@ -290,7 +290,9 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         return ExitCode.USAGE
     if result is None:
         try:
-            result = _on_spark(args, paths, settings)
+            # the files checked above, not their folders: Spark would read any other file
+            # beside them as Parquet
+            result = _on_spark(args, [str(file) for file in files], settings)
         except ImportError as error:
             sys.stderr.write(
                 f"error: check-stream on Spark needs the spark extra "

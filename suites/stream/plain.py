@@ -46,9 +46,24 @@ def input_files(inputs: Sequence[str]) -> list[Path]:
     return list(files)
 
 
+_KINDS: dict[str, Callable[[pa.DataType], bool]] = {
+    "topic": lambda t: pa.types.is_string(t) or pa.types.is_large_string(t),
+    "partition": pa.types.is_integer,
+    "offset": pa.types.is_integer,
+    "key": lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t),
+    "value": lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t),
+}
+"""What each column a check reads must hold (docs/dump-format.md)."""
+
+
 def count_records(files: Sequence[Path]) -> int:
-    """Records in ``files`` from their footers; ``ValueError`` naming a file that is no dump."""
+    """Records in ``files`` from their footers; ``ValueError`` naming a file that is no dump.
+
+    A dump's files hold the columns the check reads, of the kinds ``_KINDS`` names, and share
+    their types: Spark would otherwise fail to merge them, and the plain path misread them.
+    """
     total = 0
+    first: tuple[Path, dict[str, pa.DataType]] | None = None
     for file in files:
         try:
             metadata = pq.ParquetFile(file).metadata
@@ -62,6 +77,19 @@ def count_records(files: Sequence[Path]) -> int:
             nulls = _nulls(metadata, names.index(name))
             if nulls:
                 raise ValueError(f"{file}: {nulls} record(s) with no {name}: not a topic dump")
+        schema = metadata.schema.to_arrow_schema()
+        types = {name: schema.field(name).type for name in _COLUMNS}
+        for name, fits in _KINDS.items():
+            if not fits(types[name]):
+                raise ValueError(f"{file}: column {name!r} is {types[name]}: not a topic dump")
+        if first is None:
+            first = (file, types)
+        elif types != first[1]:
+            name = next(n for n in _COLUMNS if types[n] != first[1][n])
+            raise ValueError(
+                f"{file}: column {name!r} is {types[name]} where {first[0]} has "
+                f"{first[1][name]}: the files of a dump share one schema"
+            )
         total += metadata.num_rows
     return total
 
