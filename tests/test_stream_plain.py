@@ -226,16 +226,29 @@ BAD_DUMPS = [
 ]
 
 
-@pytest.mark.parametrize(("kind", "says"), BAD_DUMPS, ids=[k for k, _ in BAD_DUMPS])
+@pytest.mark.parametrize(
+    ("kind", "says", "engine"),
+    [
+        *((kind, says, "plain") for kind, says in BAD_DUMPS),
+        # on Spark the file's task finds it, and the job says it the same way
+        pytest.param(
+            "offset-twice-in-a-file",
+            "not a topic dump: ",
+            "spark",
+            marks=pytest.mark.spark,
+            id="offset-twice-in-a-file-on-spark",
+        ),
+    ],
+)
 def test_a_dump_no_kafka_partition_can_be_is_a_usage_error_naming_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, says: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str, says: str, engine: str
 ) -> None:
     folder = tmp_path / "dump"
     folder.mkdir()
     _bad_dump(kind, folder)
     report = tmp_path / "report.json"
     argv = ["check-stream", "--input", str(folder), "--protocol", "open", "--quiet"]
-    code = main([*argv, "--engine", "plain", "--report", str(report)])
+    code = main([*argv, "--engine", engine, "--report", str(report)])
     err = capsys.readouterr().err
     assert code == 2, err
     assert says in err

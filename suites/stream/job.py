@@ -15,6 +15,7 @@ import base64
 import glob
 import importlib.util
 import json
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -105,6 +106,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Spark master URL; giving one runs on Spark (default local[*] on 127.0.0.1)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+_NO_DUMP = re.compile(r"not a topic dump: [^\n]*")
+"""A Spark task's refusal of its input (``layout.read_unit``), within the job's error text."""
 
 
 def _paths(inputs: Sequence[str]) -> list[str]:
@@ -289,19 +294,10 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write(f"error: {error}\n")
         return ExitCode.USAGE
     if result is None:
-        try:
-            # the files checked above, not their folders: Spark would read any other file
-            # beside them as Parquet
-            result = _on_spark(args, [str(file) for file in files], settings)
-        except ImportError as error:
-            sys.stderr.write(
-                f"error: check-stream on Spark needs the spark extra "
-                f"(pip install 'ticdc-conformance[spark]'): {error}\n"
-            )
-            return ExitCode.USAGE
-        except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
-            sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")
-            return ExitCode.BROKEN
+        on_spark = _on_spark_or_exit(args, files, settings)
+        if isinstance(on_spark, int):
+            return on_spark
+        result = on_spark
     report = build_report(result, settings, args.input, time.perf_counter() - started, engine)
     print_summary(report, out)
     if annotations_wanted(getattr(args, "annotations", None)):
@@ -311,6 +307,29 @@ def run(args: argparse.Namespace, out: IO[str]) -> int:
         sys.stderr.write("error: not every input message was accounted for\n")
         return ExitCode.BROKEN
     return ExitCode.FAILURE if report["errors"] else ExitCode.OK
+
+
+def _on_spark_or_exit(
+    args: argparse.Namespace, files: list[Path], settings: CheckSettings
+) -> CheckResult | int:
+    """The check on Spark, or the exit status its failure calls for, said on stderr."""
+    try:
+        # the files checked above, not their folders: Spark would read any other file
+        # beside them as Parquet
+        return _on_spark(args, [str(file) for file in files], settings)
+    except ImportError as error:
+        sys.stderr.write(
+            f"error: check-stream on Spark needs the spark extra "
+            f"(pip install 'ticdc-conformance[spark]'): {error}\n"
+        )
+        return ExitCode.USAGE
+    except Exception as error:  # noqa: BLE001 - the job failed: said as such, exit 3
+        refused = _NO_DUMP.search(str(error))
+        if refused:  # a task met input that is no dump (layout.read_unit): the user's
+            sys.stderr.write(f"error: {refused[0]}\n")
+            return ExitCode.USAGE
+        sys.stderr.write(f"error: the check job failed: {type(error).__name__}: {error}\n")
+        return ExitCode.BROKEN
 
 
 def _in_process(

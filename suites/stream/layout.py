@@ -161,7 +161,8 @@ def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
 
     ``ValueError`` when a file holds another partition than its footer said, when offsets
     go back from one file to the next (the plan's statistics were wrong), or when a file holds
-    an offset twice.
+    an offset twice (its message starts ``not a topic dump:``: ``check-stream`` says it as a
+    usage error, exit status 2).
     """
     previous: int | None = None
     for uri in unit.files:
@@ -179,7 +180,7 @@ def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
                 raise ValueError(f"{uri}: offsets overlap the previous file of the partition")
             previous = pc.max(offsets).as_py()
             if not _unique(offsets):  # a Kafka partition has each offset once
-                raise ValueError(f"{uri}: an offset of the partition twice")
+                raise ValueError(f"not a topic dump: {uri}: an offset of the partition twice")
             if _ascending(offsets):
                 yield from parquet.iter_batches(batch_size=_BATCH, columns=list(_COLUMNS))
             else:  # rows out of order within the file: sort it here, in the task

@@ -143,11 +143,16 @@ class _Collector:
 
 
 def shuffle_task(settings: CheckSettings, samples: int) -> Task:
-    """The shuffle path's task: records sorted by (topic, partition, offset)."""
+    """The shuffle path's task: records sorted by (topic, partition, offset).
+
+    An offset twice in a Kafka partition is no dump: ``ValueError`` starting ``not a topic
+    dump:``, which ``check-stream`` says as a usage error.
+    """
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         collector = _Collector(samples)
         checker: PartitionChecker | None = None
+        previous: int | None = None
         for batch in batches:
             columns = [batch.column(i).to_pylist() for i in range(5)]
             for topic, partition, offset, key, value in zip(*columns, strict=True):
@@ -155,6 +160,10 @@ def shuffle_task(settings: CheckSettings, samples: int) -> Task:
                     if checker is not None:
                         collector.close(checker)
                     checker = PartitionChecker(settings, topic, partition)
+                elif offset == previous:  # sorted: a repeat is the next record
+                    where = f"{topic}/{partition}: offset {offset}"
+                    raise ValueError(f"not a topic dump: {where} twice")
+                previous = offset
                 for item in checker.feed(offset, key, value):
                     collector.take(item)
             yield from collector.flush()
