@@ -28,7 +28,7 @@ import glob
 import json
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -145,18 +145,24 @@ def fsync(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def publishing(out: Path, writer: str) -> Iterator[Path]:
-    """A hidden sibling of ``out`` to write a dump into, renamed to ``out`` once complete.
+def publishing(
+    out: Path,
+    writer: str,
+    *,
+    replaceable: Callable[[Path], bool] | None = None,
+    kind: str = "a dump",
+) -> Iterator[Path]:
+    """A hidden sibling of ``out`` to write a folder into, renamed to ``out`` once complete.
 
     The sibling (``.<name>.<writer>-<pid>``) holds ``INCOMPLETE_FILE`` while the block runs.
     When the block ends without error the marker goes, the folder is flushed to disk and
-    renamed over ``out``: a dump already there (a folder holding ``_labels.json`` or Parquet
-    files) or an empty folder is replaced; anything else at ``out`` is a ``FileExistsError``,
-    raised before anything is written. When the block raises (Ctrl-C included), the sibling is
-    removed and ``out`` is left as it was.
+    renamed over ``out``: an empty folder, or what ``replaceable`` accepts (by default a dump:
+    only ``_labels.json`` and Parquet files), is replaced; anything else at ``out`` is a
+    ``FileExistsError`` naming ``kind``, raised before anything is written. When the block
+    raises (Ctrl-C included), the sibling is removed and ``out`` is left as it was.
     """
-    if out.exists() and not _replaceable(out):
-        raise FileExistsError(f"{out} exists and is not a dump: choose a new or empty folder")
+    if out.exists() and not (_empty(out) or (replaceable or _replaceable)(out)):
+        raise FileExistsError(f"{out} exists and is not {kind}: choose a new or empty folder")
     folder = out.with_name(f".{out.name}.{writer}-{os.getpid()}")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -179,8 +185,12 @@ def publishing(out: Path, writer: str) -> Iterator[Path]:
         raise
 
 
+def _empty(out: Path) -> bool:
+    return out.is_dir() and next(out.iterdir(), None) is None
+
+
 def _replaceable(out: Path) -> bool:
-    """Whether ``out`` is a folder ``publishing`` may replace: empty, or a dump."""
+    """Whether ``out`` is a dump ``publishing`` may replace."""
     if not out.is_dir():
         return False
     names = {entry.name for entry in out.iterdir()}

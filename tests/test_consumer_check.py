@@ -368,6 +368,23 @@ def test_expected_state_writes_the_documented_folder(
     assert "schema.table=column" in capsys.readouterr().err
 
 
+def test_expected_state_replaces_only_an_expected_state_and_leaves_nothing_half_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "expected"
+    for _ in range(2):  # the second run replaces the first one's folder
+        assert main(["expected-state", "--input", STREAM, "--out", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["expected"]  # no sibling left
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "keep.txt").write_text("mine\n")
+    capsys.readouterr()
+    assert main(["expected-state", "--input", STREAM, "--out", str(other)]) == 2
+    assert "is not an expected-state folder" in capsys.readouterr().err
+    assert [p.name for p in other.iterdir()] == ["keep.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["expected", "notes"]
+
+
 STREAMS = fixtures.load_manifest()["streams"]
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.dump import dump_files, read_dump, read_labels
+from ticdc_conformance.generators.dump import dump_files, publishing, read_dump, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.consumer import Consumed, Coordinates, consume
 from ticdc_conformance.reference.errors import ExitCode, UsageError
@@ -167,23 +167,44 @@ def _dump_engine(requested: str, dump: Path) -> str:
     return choose_engine(requested, count_records(dump_files(dump)), SPARK_ABOVE_ROWS)
 
 
+_STATE_KIND = "an expected-state folder"
+
+
+def _expected_on_spark(
+    args: argparse.Namespace,
+    dump: Path,
+    protocol: str,
+    folder: Path,
+    handle_keys: Mapping[TableName, Sequence[str]],
+) -> dict[str, Any]:
+    from ticdc_conformance.suites.consumer import spark, spark_state
+    from ticdc_conformance.suites.stream.phases import Phases
+
+    session = spark.session(args.master)
+    quiet = getattr(args, "quiet", False)
+    with Phases(session.sparkContext, command="expected-state", quiet=quiet) as phases:
+        return spark_state.write_expected_state(
+            session, dump, protocol, folder, handle_keys=handle_keys, phases=phases
+        )
+
+
 def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
     """``expected-state``: write the expected state of a dump."""
     handle_keys = _handle_keys(args.handle_key)
     dump, protocol = _protocol(args.input, args.protocol)
-    if _dump_engine(args.engine, dump) == "spark":
-        from ticdc_conformance.suites.consumer import spark, spark_state
-        from ticdc_conformance.suites.stream.phases import Phases
-
-        session = spark.session(args.master)
-        quiet = getattr(args, "quiet", False)
-        with Phases(session.sparkContext, command="expected-state", quiet=quiet) as phases:
-            manifest = spark_state.write_expected_state(
-                session, dump, protocol, args.out, handle_keys=handle_keys, phases=phases
-            )
-    else:
-        consumed = consume(protocol, _messages(dump), handle_keys=handle_keys)
-        manifest = write_expected_state(consumed, protocol, args.out)
+    spark_engine = _dump_engine(args.engine, dump) == "spark"
+    try:
+        # an interrupted run leaves no folder that looks complete (docs/consumers.md)
+        with publishing(
+            Path(args.out), "expected-state", replaceable=is_expected_state, kind=_STATE_KIND
+        ) as folder:
+            if spark_engine:
+                manifest = _expected_on_spark(args, dump, protocol, folder, handle_keys)
+            else:
+                consumed = consume(protocol, _messages(dump), handle_keys=handle_keys)
+                manifest = write_expected_state(consumed, protocol, folder)
+    except FileExistsError as error:
+        raise UsageError(str(error)) from None
     rows = sum(t["rows"] for t in manifest["tables"])
     out.write(
         f"{manifest['messages']} messages: {manifest['changes']} changes and "
