@@ -31,6 +31,7 @@ simulation picks the commit time).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -345,10 +346,15 @@ def simulate(
     ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
+    items = iter(workload)
+    first = next(items, None)
     if producer.simple is not None and simple.bootstraps_at_start(producer.simple):
+        # stamped with the first change's time: Kafka keeps no record time 0 (a producer
+        # stamps such a record with its own clock, so a replay could not give it back)
+        start = 0 if first is None else physical_ms(first.commit_ts)
         for table in tables:
-            producer.send_bootstrap(table, 0, everywhere=True)
-    for item in workload:
+            producer.send_bootstrap(table, start, everywhere=True)
+    for item in itertools.chain(() if first is None else (first,), items):
         if isinstance(item, Transaction):
             producer.add_rows(item)
         else:
