@@ -91,11 +91,11 @@ def _expected_state(args: argparse.Namespace, out: Path, work: Path) -> str:
     )
 
 
-def _arguments(args: argparse.Namespace) -> str:
+def _arguments(args: argparse.Namespace, *, kept: bool) -> str:
     """The command line that reproduces this run (folders by name only)."""
-    source = f"--input {args.input.name}" if args.input else f"--messages {args.messages}"
-    expected = f" --expected {args.expected.name}" if args.expected else ""
-    return f"{source}{expected} --repeat {args.repeat} --write"
+    source = f"--input {args.input.name} " if args.input else f"--messages {args.messages} "
+    expected = f"--expected {args.expected.name} " if args.expected else ""
+    return f"{'' if kept else source}{expected}--repeat {args.repeat} --write"
 
 
 def best(job: Callable[[], object], repeat: int) -> float:
@@ -124,7 +124,8 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-consumer-"))
     try:
         folder = args.expected or work / "expected"
-        source = None if is_expected_state(folder) else _expected_state(args, folder, work)
+        kept = is_expected_state(folder)
+        source = None if kept else _expected_state(args, folder, work)
         expected = read_expected_state(folder)
         if source is None:
             source = (
@@ -164,7 +165,8 @@ def main() -> int:
             (
                 f"Python {platform.python_version()}, PySpark {pyspark.__version__}, "
                 f"{platform.machine()}, local[2]; best of {args.repeat}. "
-                f"Command: `python benchmarks/bench_consumer_check.py {_arguments(args)}`."
+                "Command: `python benchmarks/bench_consumer_check.py "
+                f"{_arguments(args, kept=kept)}`."
             ),
             "",
             (
