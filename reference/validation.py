@@ -69,7 +69,7 @@ class ColumnValueError(DecodeError):
 
 def finding(
     column: str,
-    ctype: ColumnType,
+    ctype: ColumnType | None,
     value: Value,
     *,
     protocol: str,
@@ -78,8 +78,11 @@ def finding(
     offset: int | None = None,
     path: Path | None = None,
 ) -> DecodeError | None:
-    """The finding for ``value`` in ``column``, or ``None`` when the value is valid."""
-    why = problem(value, ctype)
+    """The finding for ``value`` in ``column``, or ``None`` when the value is valid.
+
+    ``ctype`` ``None`` is a column whose type the message does not state: nothing to check.
+    """
+    why = None if ctype is None else problem(value, ctype)
     if why is None:
         return None
     return ColumnValueError(

@@ -154,18 +154,13 @@ def _columns(
             reader.fail("the column has no mysqlType", (*path, name))
         base, _ = base_type(mysql_type)
         value = _value(reader, text, mysql_type, (*path, name))
-        ctype = column_type(mysql_type)
-        invalid = (
-            None
-            if ctype is None
-            else finding(
-                name,
-                ctype,
-                value,
-                protocol=PROTOCOL,
-                message_index=reader.index,
-                path=(*path, name),
-            )
+        invalid = finding(
+            name,
+            column_type(mysql_type),
+            value,
+            protocol=PROTOCOL,
+            message_index=reader.index,
+            path=(*path, name),
         )
         if invalid is not None:
             reader.found.append(invalid)

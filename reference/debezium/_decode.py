@@ -189,20 +189,18 @@ def _image(
         except ValueError as error:
             doc.fail(str(error), "payload", image, name)
         columns.append(column)
-        ctype = None
-        if field is not None and not _raw_default(field, column):
-            ctype = field_type(field, column.mysql_type)
-        invalid = (
-            None
-            if ctype is None
-            else finding(
-                name,
-                ctype,
-                column.value,
-                protocol=PROTOCOL,
-                message_index=doc.message_index,
-                path=("payload", image, name),
-            )
+        ctype = (
+            None  # a column the schema does not declare, or a default TiCDC left unconverted
+            if field is None or _raw_default(field, column)
+            else field_type(field, column.mysql_type)
+        )
+        invalid = finding(
+            name,
+            ctype,
+            column.value,
+            protocol=PROTOCOL,
+            message_index=doc.message_index,
+            path=("payload", image, name),
         )
         if invalid is not None:
             doc.found.append(invalid)

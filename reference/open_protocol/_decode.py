@@ -36,7 +36,6 @@ from ticdc_conformance.reference.open_protocol._columns import (
 )
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 from ticdc_conformance.reference.validation import code_type, finding, raise_findings
-from ticdc_conformance.reference.validity import problem
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["Entry", "decode"]
@@ -389,12 +388,9 @@ def _findings(
             for column in image or ():
                 if column.flags is None:  # a 2020 column without f: see the docstring
                     continue
-                ctype = code_type(column.type_code, column.flags)
-                if ctype is None or problem(column.value, ctype) is None:
-                    continue
                 error = finding(
                     column.name,
-                    ctype,
+                    code_type(column.type_code, column.flags),
                     column.value,
                     protocol=PROTOCOL,
                     message_index=message_index,
