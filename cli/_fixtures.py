@@ -90,10 +90,25 @@ def _pack(args: argparse.Namespace, out: IO[str]) -> int:
     return ExitCode.OK
 
 
+def _is_export(folder: Path) -> bool:
+    """Whether ``folder`` holds an earlier export (which ``export`` may replace)."""
+    return (folder / bundles.SUMS).is_file() and (folder / "manifest.json").is_file()
+
+
 def _export(args: argparse.Namespace, out: IO[str]) -> int:
+    from ticdc_conformance.generators.dump import publishing
+
     del out
-    bundles.export(Path(args.out), _root(args))
-    print(f"exported the fixture tree to {args.out}", file=sys.stderr)
+    target = Path(args.out)
+    # written beside the target and renamed at the end: a stopped export leaves nothing behind
+    try:
+        with publishing(
+            target, "export", replaceable=_is_export, kind="an exported fixture tree"
+        ) as folder:
+            bundles.export(folder, _root(args))
+    except FileExistsError as error:
+        raise UsageError(str(error)) from None
+    print(f"exported the fixture tree to {target}", file=sys.stderr)
     return ExitCode.OK
 
 

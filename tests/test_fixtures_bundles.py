@@ -174,3 +174,23 @@ def test_cli_export_fetch_and_plugin_by_version(
         if c["protocol"] == "craft" and c["direction"] in {"decode", "reject"}
     ]
     result.assert_outcomes(passed=len(craft))
+
+
+def test_cli_export_is_atomic_and_replaces_only_an_earlier_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ticdc_conformance.cli.main import main
+
+    tree = tmp_path / "tree"
+    assert main(["fixtures", "export", "--out", str(tree)]) == 0
+    (tree / "data/stale.txt").write_text("from an older export")
+    assert main(["fixtures", "export", "--out", str(tree)]) == 0  # an export is replaced whole
+    assert not (tree / "data/stale.txt").exists()
+    assert fixtures.verify(tree, regenerate=False) == []
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    assert main(["fixtures", "export", "--out", str(other)]) == 2
+    assert "exists and is not an exported fixture tree" in capsys.readouterr().err
+    assert sorted(p.name for p in other.iterdir()) == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other", "tree"]  # no sibling left
