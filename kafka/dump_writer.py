@@ -6,6 +6,10 @@ Records are buffered as the client's ``Message`` objects and handed on as one ro
 thread of its own, in the order they come (pyarrow releases the GIL while it encodes and
 compresses, so this overlaps with reading the next records). A file has a hidden name
 (``.writing-<topic>-<partition>.parquet``) until the capture renames it.
+
+The pages are not compressed unless asked (``client.PARQUET_CODECS``): Snappy took about half
+of the writer's time, on the cores the capture shares with the client's threads (and, on a
+development machine, the broker). A dump fixes no codec (docs/dump-format.md).
 """
 
 from __future__ import annotations
@@ -114,10 +118,12 @@ class PartFile:
         self.last = messages[-1].offset()
         writer.submit(self, messages)
 
-    def write(self, messages: list[Any]) -> None:
+    def write(self, messages: list[Any], compression: str) -> None:
         """Write one row group (in the ``Writer``'s thread)."""
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.file, DUMP_SCHEMA, **_PARQUET)
+            self.writer = pq.ParquetWriter(
+                self.file, DUMP_SCHEMA, compression=compression, **_PARQUET
+            )
         columns = _columns(self.topic, self.partition, messages)
         self.writer.write_batch(pa.RecordBatch.from_pydict(columns, schema=DUMP_SCHEMA))
 
@@ -128,9 +134,10 @@ class Writer:
     An error in that thread is raised by the next ``submit`` or by ``close``.
     """
 
-    __slots__ = ("_error", "_queue", "_thread")
+    __slots__ = ("_compression", "_error", "_queue", "_thread")
 
-    def __init__(self) -> None:
+    def __init__(self, compression: str = "none") -> None:
+        self._compression = compression
         self._queue: queue.Queue[tuple[PartFile, list[Any]] | None] = queue.Queue(4)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="capture-writer", daemon=True)
@@ -140,7 +147,7 @@ class Writer:
         while (item := self._queue.get()) is not None:
             if self._error is None:
                 try:
-                    item[0].write(item[1])
+                    item[0].write(item[1], self._compression)
                 except BaseException as error:  # noqa: BLE001 - raised in the reading thread
                     self._error = error
 
