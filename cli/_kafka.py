@@ -165,6 +165,7 @@ def _capture(args: argparse.Namespace, out: IO[str]) -> int:
                 from_timestamp=since,
                 follow=follow,
                 timeout=args.timeout,
+                compression=args.parquet_compression,
                 progress=progress,
             )
         finally:
@@ -219,7 +220,7 @@ def _connection(parser: argparse.ArgumentParser) -> None:
 
 def add_parsers(commands: Commands) -> None:
     """Add ``broker``, ``replay`` and ``capture`` to the CLI's subcommands."""
-    from ticdc_conformance.kafka.client import COMPRESSIONS
+    from ticdc_conformance.kafka.client import COMPRESSIONS, PARQUET_CODECS
 
     broker = commands.add_parser(
         "broker",
@@ -296,6 +297,12 @@ def add_parsers(commands: Commands) -> None:
     )
     capture.add_argument(
         "--max-records", type=int, metavar="N", help="with --follow: stop after N records"
+    )
+    capture.add_argument(
+        "--parquet-compression",
+        choices=PARQUET_CODECS,
+        default="none",
+        help="codec of the dump's Parquet pages (default none: the fastest capture)",
     )
     _connection(capture)
     capture.set_defaults(handler=_capture)

@@ -18,6 +18,8 @@ Rules:
   removes the sibling; a killed process leaves it, still marked;
 * every record read is accounted for: ``CaptureResult.records`` kept = rows written, plus
   ``past_end`` fetched beyond the end and not kept;
+* the Parquet pages are not compressed unless ``compression`` names a codec (``PARQUET_CODECS``:
+  snappy, zstd, gzip), which costs the capture time;
 * ``BrokerError`` (exit status 3) when the cluster is unreachable, refuses, or gives nothing
   for ``timeout`` seconds while partitions remain unread.
 """
@@ -38,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ticdc_conformance.generators.dump import LABELS_FILE, fsync, publishing, write_records
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.kafka.capture_start import assignment
-from ticdc_conformance.kafka.client import BrokerError, Watch, confluent
+from ticdc_conformance.kafka.client import PARQUET_CODECS, BrokerError, Watch, confluent
 from ticdc_conformance.kafka.dump_writer import PartFile, Writer
 from ticdc_conformance.reference.errors import UsageError
 
@@ -93,13 +95,15 @@ class _Capture:
         parts: dict[tuple[str, int], PartFile],
         folder: Path,
         watch: Watch,
+        *,
         follow: Follow | None,
+        compression: str,
     ) -> None:
         self.consumer, self.parts, self.folder = consumer, parts, folder
         self.watch, self.follow = watch, follow
         self.kept = self.past_end = self.buffered = 0
         self.unfinished = len(parts)
-        self.writer = Writer()
+        self.writer = Writer(compression)
         self.last_record = self.probed = time.monotonic()
 
     def run(self, progress: Progress | None) -> None:
@@ -319,6 +323,7 @@ def capture(
     from_timestamp: int | None = None,
     follow: Follow | None = None,
     timeout: float = 30.0,
+    compression: str = "none",
     progress: Progress | None = None,
 ) -> CaptureResult:
     """Capture ``topics`` of the cluster ``config`` names into the dump ``out``."""
@@ -329,6 +334,9 @@ def capture(
         raise UsageError(f"{out} exists and is not empty: capture writes a new dump")
     if from_offsets and from_timestamp is not None:
         raise UsageError("give --from-offsets or --from-timestamp, not both")
+    if compression not in PARQUET_CODECS:
+        codecs = ", ".join(PARQUET_CODECS)
+        raise UsageError(f"Parquet compression {compression!r} is not one of {codecs}")
     started = time.perf_counter()
     kafka = confluent()
     watch = Watch(config, timeout)
@@ -340,7 +348,7 @@ def capture(
             consumer, list(dict.fromkeys(topics)), from_offsets or {}, from_timestamp, watch
         )
         with publishing(out, "capture") as folder:  # out appears only once the dump is whole
-            run = _Capture(consumer, parts, folder, watch, follow)
+            run = _Capture(consumer, parts, folder, watch, follow=follow, compression=compression)
             consumer.assign(
                 [kafka.TopicPartition(t, p, part.start) for (t, p), part in parts.items()]
             )

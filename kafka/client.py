@@ -31,6 +31,7 @@ T = TypeVar("T")
 
 __all__ = [
     "COMPRESSIONS",
+    "PARQUET_CODECS",
     "RESERVED",
     "BrokerError",
     "Watch",
@@ -42,6 +43,9 @@ __all__ = [
 
 COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 """Kafka's ``compression.type`` values: TiCDC's producer may use any of them."""
+PARQUET_CODECS = ("none", "snappy", "zstd", "gzip")
+"""The codecs ``capture`` may write a dump's Parquet pages with (``none`` unless asked): every
+Parquet reader, Spark's and pyarrow's, reads them (docs/dump-format.md)."""
 RESERVED = frozenset(
     {
         "enable.partition.eof",

@@ -6,10 +6,19 @@ Records are buffered as the client's ``Message`` objects and handed on as one ro
 thread of its own, in the order they come (pyarrow releases the GIL while it encodes and
 compresses, so this overlaps with reading the next records). A file has a hidden name
 (``.writing-<topic>-<partition>.parquet``) until the capture renames it.
+
+The pages are not compressed unless asked (``client.PARQUET_CODECS``): Snappy took about half
+of the writer's time, on the cores the capture shares with the client's threads (and, on a
+development machine, the broker). A dump fixes no codec (docs/dump-format.md).
+
+After each row group the kernel is asked to start writing the file out (``_write_behind``), so
+that the disk works while the capture reads: the ``fsync`` before the rename then waits for
+the last row groups only, not for a whole dump held in the page cache.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from pathlib import Path
@@ -33,6 +42,16 @@ _PARQUET: dict[str, Any] = {
 }
 """No dictionary of, and no statistics over, keys, values and headers: they cost time to build
 and serve no reader (the stream checker plans by topic, partition and offset statistics)."""
+
+
+def _write_behind(sink: pa.NativeFile) -> None:
+    """Start writing ``sink``'s file to disk without waiting (Linux, through ``posix_fadvise``).
+
+    ``POSIX_FADV_DONTNEED`` starts the writeback of the file's dirty pages and returns at once
+    (the pages still being written stay cached). Elsewhere, the final ``fsync`` writes it all.
+    """
+    if hasattr(os, "posix_fadvise"):
+        os.posix_fadvise(sink.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
 _EMPTY_HEADERS = pa.array([], DUMP_SCHEMA.field("headers").type.value_type)
@@ -74,6 +93,7 @@ class PartFile:
         "last",
         "messages",
         "partition",
+        "sink",
         "start",
         "topic",
         "writer",
@@ -90,8 +110,10 @@ class PartFile:
         """The records fetched and kept, not yet handed on (confluent-kafka ``Message``s)."""
         self.written = 0
         self.file: Path | None = None
+        self.sink: pa.NativeFile | None = None
         self.writer: Any = None
-        """The ``pq.ParquetWriter``, opened and used by the ``Writer``'s thread only."""
+        """The ``pq.ParquetWriter`` into ``sink``, opened and used by the ``Writer``'s thread
+        only."""
 
     def keep(self, messages: list[Any], folder: Path, writer: Writer) -> None:
         """Buffer ``messages`` (in offset order); hand on every ``ROWS`` of them."""
@@ -114,12 +136,25 @@ class PartFile:
         self.last = messages[-1].offset()
         writer.submit(self, messages)
 
-    def write(self, messages: list[Any]) -> None:
+    def write(self, messages: list[Any], compression: str) -> None:
         """Write one row group (in the ``Writer``'s thread)."""
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.file, DUMP_SCHEMA, **_PARQUET)
+        if self.sink is None:
+            self.sink = pa.OSFile(str(self.file), "wb")
+            self.writer = pq.ParquetWriter(
+                self.sink, DUMP_SCHEMA, compression=compression, **_PARQUET
+            )
         columns = _columns(self.topic, self.partition, messages)
         self.writer.write_batch(pa.RecordBatch.from_pydict(columns, schema=DUMP_SCHEMA))
+        _write_behind(self.sink)
+
+    def close(self) -> None:
+        """Close the Parquet writer (it writes the footer), then the file."""
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        finally:
+            if self.sink is not None:
+                self.sink.close()
 
 
 class Writer:
@@ -128,9 +163,10 @@ class Writer:
     An error in that thread is raised by the next ``submit`` or by ``close``.
     """
 
-    __slots__ = ("_error", "_queue", "_thread")
+    __slots__ = ("_compression", "_error", "_queue", "_thread")
 
-    def __init__(self) -> None:
+    def __init__(self, compression: str = "none") -> None:
+        self._compression = compression
         self._queue: queue.Queue[tuple[PartFile, list[Any]] | None] = queue.Queue(4)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="capture-writer", daemon=True)
@@ -140,7 +176,7 @@ class Writer:
         while (item := self._queue.get()) is not None:
             if self._error is None:
                 try:
-                    item[0].write(item[1])
+                    item[0].write(item[1], self._compression)
                 except BaseException as error:  # noqa: BLE001 - raised in the reading thread
                     self._error = error
 
@@ -155,7 +191,6 @@ class Writer:
         self._queue.put(None)
         self._thread.join()
         for part in parts:
-            if part.writer is not None:
-                part.writer.close()
+            part.close()
         if self._error is not None:
             raise self._error

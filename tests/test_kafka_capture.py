@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from ticdc_conformance import fixtures
@@ -33,7 +34,7 @@ from ticdc_conformance.generators.simulator import Record, StreamSettings
 from ticdc_conformance.kafka import broker
 from ticdc_conformance.kafka.capture import Follow, capture
 from ticdc_conformance.kafka.capture_start import parse_offsets
-from ticdc_conformance.kafka.client import BrokerError
+from ticdc_conformance.kafka.client import PARQUET_CODECS, BrokerError
 from ticdc_conformance.kafka.pytest_fixtures import LoadedTopic
 from ticdc_conformance.kafka.replay import replay
 from ticdc_conformance.reference.errors import UsageError
@@ -196,6 +197,30 @@ def test_headers_tombstones_and_empty_bytes_round_trip(
     assert list(read_dump(tmp_path / "captured")) == records
 
 
+def test_every_parquet_codec_keeps_the_records(
+    ticdc_kafka_topic: Callable[..., LoadedTopic], config: dict[str, str], tmp_path: Path
+) -> None:
+    """Uncompressed pages unless a codec is asked; the records byte for byte under each."""
+    topic = ticdc_kafka_topic("stream.open.tiflow.clean")
+    [records] = rows(read_dump(fixtures.default_root() / STREAM_FILES[topic_id(topic)])).values()
+    for codec in (None, *PARQUET_CODECS):
+        out = tmp_path / str(codec)
+        if codec is None:
+            capture(config, [topic.name], out)
+        else:
+            capture(config, [topic.name], out, compression=codec)
+        assert rows(read_dump(out)) == {topic.name: records}
+        files = sorted(out.glob("part-*.parquet"))
+        assert len(files) == 3
+        chunks = {
+            meta.row_group(g).column(c).compression
+            for meta in (pq.read_metadata(f) for f in files)
+            for g in range(meta.num_row_groups)
+            for c in range(meta.num_columns)
+        }
+        assert chunks == {"UNCOMPRESSED" if codec in {None, "none"} else str(codec).upper()}
+
+
 def test_start_offsets(
     ticdc_kafka_topic: Callable[..., LoadedTopic], config: dict[str, str], tmp_path: Path
 ) -> None:
@@ -264,6 +289,10 @@ def test_usage_errors(
         (
             {"topics": [topic.name], "out": tmp_path / "e", "from_offsets": {(None, 1): 10_000}},
             "start offset 10000 is outside",
+        ),
+        (
+            {"topics": [topic.name], "out": tmp_path / "f", "compression": "lz4"},
+            "Parquet compression 'lz4' is not one of none, snappy, zstd, gzip",
         ),
     ]
     for arguments, said in cases:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from ticdc_conformance.cli.main import main
@@ -72,12 +73,18 @@ def test_replay_then_capture(
     assert "ticdc-conformance -> topic cli (3 partitions, created)" in err
     assert f"{RECORDS} read = {RECORDS} delivered; offsets as in the dump" in err
     out = str(tmp_path / "dump")
-    assert main(["capture", "--bootstrap-servers", address, "--topic", "cli", "--out", out]) == 0
+    codec = ["--parquet-compression", "zstd"]
+    assert (
+        main(["capture", "--bootstrap-servers", address, "--topic", "cli", "--out", out, *codec])
+        == 0
+    )
     err = capsys.readouterr().err
     assert re.search(
         rf"captured cli \(3 partitions\) into .* {RECORDS} read = {RECORDS} written$", err.strip()
     )
     assert sum(1 for _ in read_dump(tmp_path / "dump")) == RECORDS
+    value = pq.read_metadata(tmp_path / "dump" / "part-00000.parquet").row_group(0).column(5)
+    assert (value.path_in_schema, value.compression) == ("value", "ZSTD")
 
 
 @pytest.mark.parametrize(
