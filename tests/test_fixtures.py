@@ -63,8 +63,8 @@ def test_every_protocol_and_profile_has_a_case_per_type() -> None:
         if case["direction"] == "decode" and case["id"].split(".")[3] == "types"
     )
     # 35 type cases: each MySQL type of the strategies, plus the unsigned integer variants;
-    # then zero dates and DECIMAL(65,30) everywhere, TIMESTAMP by server zone in Simple and
-    # Debezium (tests/test_fixtures_breadth.py)
+    # then zero dates and DECIMAL(65,30) everywhere, and TIMESTAMP by server zone in Simple
+    # and Debezium, which tests/test_fixtures_breadth.py checks
     assert len({t for case in MANIFEST["cases"] for t in case["tags"]} & set(MYSQL_TYPES)) == len(
         MYSQL_TYPES
     )
