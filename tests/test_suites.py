@@ -322,3 +322,35 @@ def test_run_writes_a_json_lines_report(tmp_path: Path) -> None:
     failed = {r["id"] for r in lines if r["status"] == "fail"}
     assert failed == {i for i in cases_with_big_unsigned(default_root()) if i.startswith("craft.")}
     assert all(r["replay"] for r in lines if r["status"] == "fail")
+
+
+class _RefusalError(Exception):
+    """A decoder's error stating why it refuses."""
+
+    def __init__(self, category: object) -> None:
+        super().__init__("refused")
+        self.category = category
+
+
+@pytest.mark.parametrize(
+    ("category", "warning"),
+    [
+        (None, ""),
+        ("", ""),
+        (7, ""),
+        ("bad-varint", ""),
+        ("FRAMING", ""),
+        ("length", "rejected as 'length'; the case's category is 'bad-varint' (class 'framing')"),
+    ],
+)
+def test_a_refusal_stating_another_category_passes_with_a_warning(
+    category: object, warning: str
+) -> None:
+    def refuse(protocol: str, messages: object) -> list[object]:
+        del protocol, messages
+        raise _RefusalError(category)
+
+    [case] = load_cases(ids=["craft.tiflow.reject.bad-varint.version-varint-overflows"])
+    outcome = check_case(case, decoder=refuse)
+    assert (outcome.status, outcome.warning) == ("pass", warning)
+    assert ("  warning: " + warning in outcome.report()) is bool(warning)

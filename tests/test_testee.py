@@ -520,3 +520,42 @@ def test_only_an_error_answer_refuses_an_encode(tmp_path: Path, mode: str) -> No
     )
     assert report[refusal]["status"] == ("skip" if mode == "skip-encode" else "fail")
     assert status == (0 if mode == "skip-encode" else 1)
+
+
+def test_a_stated_category_is_compared_and_another_one_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    framing = "craft.tiflow.reject.framing.bad-version"
+    checksum = "simple-json.tiflow.reject.checksum.checksum-value-changed"
+    truncated = "open.tiflow.reject.truncated.key-truncated"
+    chosen = [arg for case in (framing, checksum, truncated) for arg in ("--case", case)]
+    status, report = run(tmp_path, double("classed"), *chosen)
+    assert status == 0
+    assert {(r["status"], r["warning"]) for r in report.values()} == {("pass", "")}
+    assert report[truncated]["detail"].startswith("rejected: TesteeError: [LENGTH] ")
+    capsys.readouterr()
+    status, report = run(tmp_path, double("miscategorized"), *chosen)
+    assert status == 0  # a warning, not a failure
+    assert {r["status"] for r in report.values()} == {"pass"}
+    assert report[checksum]["warning"] == ""
+    assert report[framing]["warning"] == (
+        "rejected as 'checksum'; the case's category is 'framing' (class 'framing')"
+    )
+    assert report[truncated]["warning"] == (
+        "rejected as 'checksum'; the case's category is 'truncated' (class 'length')"
+    )
+    err = capsys.readouterr().err
+    assert f"warning: {framing}: rejected as 'checksum'" in err
+    assert f"warning: {checksum}" not in err
+
+
+def test_an_error_category_that_is_not_text_breaks_the_protocol() -> None:
+    line = json.dumps({"id": "c", "error": {"message": "bad", "category": 3}})
+    with pytest.raises(ResponseError, match="/error/category: expected a string"):
+        parse_answer(line, case_id="c", kind="decode")
+    answer = parse_answer(
+        json.dumps({"id": "c", "error": {"message": "bad", "category": "state"}}),
+        case_id="c",
+        kind="decode",
+    )
+    assert (answer.error, answer.error_category) == ("[state] bad", "state")

@@ -20,6 +20,8 @@ id matches the shell-style pattern (default: every case):
 * ``crash-once``: crashes on the matching cases the first time only (a marker file
   ``crashed-once`` in the current folder remembers it);
 * ``flood``: writes 4 MiB without a newline in place of the matching cases' answers;
+* ``classed``: states the class of a must-reject case's category (its id's fourth part) as
+  its error's ``category``; ``miscategorized``: states ``checksum`` for every error;
 * ``grandchild``: on hello, starts a sleeping child in a session of its own and writes its
   process id to ``grandchild.pid`` in the current folder.
 """
@@ -36,6 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ticdc_conformance.fixtures.categories import category_class
 from ticdc_conformance.suites.testee.reference import answer
 
 UINT64_WRAP = 2**64
@@ -104,6 +107,10 @@ def respond(  # noqa: C901, PLR0911, PLR0912 - one branch per misbehaviour the r
         return {"id": request["id"], "events": [1]}
     elif mode == "lenient" and request["type"] == "decode":
         return {"id": request["id"], "events": []}
+    elif mode == "classed" and "error" in response:
+        response["error"]["category"] = category_class(request["id"].split(".")[3]).upper()
+    elif mode == "miscategorized" and "error" in response:
+        response["error"]["category"] = "checksum"
     elif mode == "skip-encode" and request["type"] == "encode":
         return {"id": request["id"], "skipped": {"reason": "no encoder yet"}}
     return response

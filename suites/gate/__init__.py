@@ -20,6 +20,7 @@ from ticdc_conformance.suites.gate._check import (
     hex_diff,
     json_diff,
     replay_command,
+    reported_category,
     run_cases,
     summarize,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "read_known_failures",
     "read_xfail_file",
     "replay_command",
+    "reported_category",
     "run_cases",
     "stale_entries",
     "summarize",

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ticdc_conformance.fixtures.categories import category_class, same_category
 from ticdc_conformance.reference import DecodedEvent, Message
 from ticdc_conformance.reference.decoding import decode_messages
 from ticdc_conformance.reference.errors import DecodeError
@@ -27,6 +28,7 @@ __all__ = [
     "hex_diff",
     "json_diff",
     "replay_command",
+    "reported_category",
     "run_cases",
     "summarize",
 ]
@@ -51,18 +53,22 @@ class Outcome:
     """The result of one case.
 
     ``status`` is ``pass``, ``fail`` (wrong output, or the adapter raised) or ``skip`` (no
-    adapter for the case's direction).
+    adapter for the case's direction). ``warning`` is what passed but deserves a look: a
+    must-reject case refused with a category that is not the case's (``reported_category``).
     """
 
     case: Case
     status: str
     detail: str = ""
     replay: str = ""
+    warning: str = ""
 
     def report(self) -> str:
         """A readable report: id, fixture path, what differs, the replay command."""
         lines = [f"{self.status.upper()} {self.case.id}", f"  fixture: {self.case.path}.*"]
         lines += [f"  {line}" for line in self.detail.splitlines()]
+        if self.warning:
+            lines.append(f"  warning: {self.warning}")
         if self.replay:
             lines.append(f"  replay: {self.replay}")
         return "\n".join(lines)
@@ -196,33 +202,55 @@ def _compare_bytes(expected: Sequence[Message], actual: Sequence[Message]) -> st
     return ""
 
 
+def reported_category(reported: object, expected: object) -> str:
+    """The warning for a refusal whose stated category is not the case's; empty if none.
+
+    ``reported`` is the ``category`` the refusing error carries (a testee's
+    ``error.category``, or the attribute of a Python adapter's exception), ``expected`` the
+    case's. No category stated, or one naming the case's category or its class
+    (``fixtures.categories``), is no warning: a mismatch does not fail the case, whose
+    verdict is the refusal (docs/fixture-format.md, "Must-reject categories").
+    """
+    if not isinstance(reported, str) or not reported.strip() or not isinstance(expected, str):
+        return ""
+    if same_category(reported, expected):
+        return ""
+    return (
+        f"rejected as {reported.strip()!r}; the case's category is {expected!r} "
+        f"(class {category_class(expected)!r})"
+    )
+
+
 def _must_fail(
     attempt: Callable[[], list[Any]], done: str, failed: str, expected: dict[str, Any] | None
-) -> tuple[str, str]:
-    """An encode or decode that must raise.
+) -> tuple[str, str, str]:
+    """An encode or decode that must raise: (status, detail, warning).
 
     Any error passes, except the adapter's own faults and skips (a testee crash, hang or skip
-    is no refusal). ``failed`` holds ``{n}``, the count of what came out instead.
+    is no refusal); an error stating another category than the case's passes with a warning.
+    ``failed`` holds ``{n}``, the count of what came out instead.
     """
+    expected = expected or {}
     try:
         produced = attempt()
     except (AdapterFaultError, AdapterSkipError):
         raise
     except Exception as raised:  # noqa: BLE001 - any error is a refusal
-        return "pass", f"{done}: {type(raised).__name__}: {raised}"
-    expected = expected or {}
-    return "fail", (
+        warning = reported_category(getattr(raised, "category", None), expected.get("category"))
+        return "pass", f"{done}: {type(raised).__name__}: {raised}", warning
+    detail = (
         f"{failed.format(n=len(produced))}; expected a {expected.get('category')} error, "
         f"the reference says: {expected.get('reference_error')}"
     )
+    return "fail", detail, ""
 
 
 def _check(
     case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
-) -> tuple[str, str]:
+) -> tuple[str, str, str]:
     if case.direction == "reject":
         if decoder is None:
-            return "skip", "no decoder given"
+            return "skip", "no decoder given", ""
         return _must_fail(
             lambda: list(decoder(case.protocol, case.all_messages())),
             "rejected",
@@ -231,16 +259,12 @@ def _check(
         )
     if case.direction == "decode":
         if decoder is None:
-            return "skip", "no decoder given"
+            return "skip", "no decoder given", ""
         actual = as_json(decoder(case.protocol, case.all_messages()))
         detail = _compare_decoded(case.expected_decoded(), actual)
-        return ("fail" if detail else "pass"), detail
+        return ("fail" if detail else "pass"), detail, ""
     if encoder is None:
-        return "skip", "no encoder given"
-    return _check_encode(case, encoder)
-
-
-def _check_encode(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
+        return "skip", "no encoder given", ""
     if case.comparison == "error":
         return _must_fail(
             lambda: list(encoder(case.protocol, case.profile, case.options, case.change_events())),
@@ -248,6 +272,10 @@ def _check_encode(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
             "encoded what it must refuse ({n} message(s))",
             case.encode_error,
         )
+    return (*_check_encode(case, encoder), "")
+
+
+def _check_encode(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
     messages = list(encoder(case.protocol, case.profile, case.options, case.change_events()))
     if case.comparison == "bytes":
         detail = _compare_bytes(case.event_messages(), messages)
@@ -273,8 +301,9 @@ def check_case(
     ``adapters`` names the adapters (``{"decoder": "module:callable"}``, or ``{"testee":
     "COMMAND"}``) for the replay line.
     """
+    warning = ""
     try:
-        status, detail = _check(case, decoder, encoder)
+        status, detail, warning = _check(case, decoder, encoder)
     except AdapterSkipError as skip:
         status, detail = "skip", str(skip)
     except AdapterFaultError as fault:
@@ -282,7 +311,7 @@ def check_case(
     except Exception as error:  # noqa: BLE001 - the implementation under test broke: a failure
         status, detail = "fail", adapter_raised(error)
     replay = replay_command(case, adapters or {}, fixtures) if status == "fail" else ""
-    return Outcome(case=case, status=status, detail=detail, replay=replay)
+    return Outcome(case=case, status=status, detail=detail, replay=replay, warning=warning)
 
 
 _ROOT = Path(__file__).resolve().parents[2]

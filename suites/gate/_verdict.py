@@ -90,6 +90,7 @@ class Verdict:
                     "known_failure": None if entry is None else entry.text(),
                     "detail": outcome.detail,
                     "replay": outcome.replay,
+                    "warning": outcome.warning,
                 }
             )
         return rows
@@ -101,6 +102,7 @@ class Verdict:
     def lines(self) -> list[str]:
         """What a command prints: each unexpected result, the entries to mend, the counts."""
         lines = [o.report() for o in self.unexpected_failures]
+        lines += [f"warning: {o.case.id}: {o.warning}" for o in self.outcomes if o.warning]
         for outdated in self.outdated:
             lines += [
                 f"XPASS {case}: listed as a known failure but passes; {outdated.advice()}"

@@ -174,6 +174,8 @@ class Answer:
     events: list[dict[str, Any]] | None = None
     messages: list[Message] | None = None
     error: str | None = None
+    error_category: str | None = None
+    """The ``error.category`` the testee stated, if any."""
     skipped: str | None = None
 
 
@@ -186,6 +188,14 @@ def _text_member(document: dict[str, Any], name: str, member: str) -> str:
     if name == "error" and isinstance(category, str) and category:
         return f"[{category}] {text}"
     return text
+
+
+def _error_category(error: dict[str, Any]) -> str | None:
+    """The optional ``category`` of an ``error`` answer (``_text_member`` checked the object)."""
+    category = error.get("category")
+    if category is not None and not isinstance(category, str):
+        raise ResponseError("/error/category: expected a string")
+    return category
 
 
 def parse_answer(line: str, *, case_id: str, kind: str) -> Answer:
@@ -206,7 +216,8 @@ def parse_answer(line: str, *, case_id: str, kind: str) -> Answer:
         )
     [name] = present
     if name == "error":
-        return Answer(error=_text_member(document, "error", "message"))
+        text = _text_member(document, "error", "message")
+        return Answer(error=text, error_category=_error_category(document["error"]))
     if name == "skipped":
         return Answer(skipped=_text_member(document, "skipped", "reason"))
     wanted = "events" if kind == "decode" else "messages"

@@ -57,7 +57,16 @@ _TIMEOUT_HINT = " (--testee-timeout)"
 
 
 class TesteeError(Exception):
-    """The testee answered a request with an error: it rejects the case's input."""
+    """The testee answered a request with an error: it rejects the case's input.
+
+    ``category`` is the ``error.category`` it stated (``None``: none), compared with a
+    must-reject case's own (``suites.gate.reported_category``: a mismatch is a
+    warning, not a failure).
+    """
+
+    def __init__(self, message: str, category: str | None = None) -> None:
+        super().__init__(message)
+        self.category = category
 
 
 class TesteeBrokenError(Exception):
@@ -321,7 +330,7 @@ def _raise_for(answer: Answer) -> None:
     if answer.skipped is not None:
         raise AdapterSkipError(f"the testee skips this case: {answer.skipped}")
     if answer.error is not None:
-        raise TesteeError(answer.error)
+        raise TesteeError(answer.error, answer.error_category)
 
 
 def _show(line: bytes | str, limit: int = 200) -> str:
