@@ -26,14 +26,20 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
   hold (rule ``invalid-value``, docs/errors.md): which families, and how the value is broken
   per protocol, is in ``generators/_invalid_values.py``;
 * ``oversized-message``: a row message grows past ``max-message-bytes`` (a BLOB or TEXT value
-  of the row made longer), which TiCDC's producer would have refused (§1.5).
+  of the row made longer), which TiCDC's producer would have refused (§1.5);
+* ``row-after-ddl``, ``insert-before-delete``, ``late-schema``, ``partial-bootstrap``,
+  ``bad-checksum``: a row older than a DDL of its table after it, a transaction's INSERT moved
+  before its DELETE, a DML whose schema comes right after it, a BOOTSTRAP on one partition
+  only, a checksum that no longer verifies (``generators/_order_faults.py``).
 
 Which kinds apply to a log is decided in one place, ``inapplicable``: every fault is placed
 between watermarks, so a protocol that writes none (Debezium without
 ``enable-tidb-extension``, §5.5) admits no fault; ``missing-schema`` needs Simple's schema
 messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-message`` a
 ``max-message-bytes`` among the encoder options (a record over the 10 MiB default would make a
-dump that large), ``wrong-partition`` a second partition, ``invalid-value`` a protocol whose
+dump that large), ``wrong-partition`` a second partition, ``late-schema`` and
+``partial-bootstrap`` Simple with BOOTSTRAPs on every partition, ``bad-checksum`` Simple JSON
+with ``integrity-check-level=correctness``, ``invalid-value`` a protocol whose
 decoders check values (all but Canal-JSON).
 """
 
@@ -47,6 +53,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ticdc_conformance.generators._invalid_values import families, invalid_values
+from ticdc_conformance.generators._order_faults import (
+    bad_checksum,
+    insert_before_delete,
+    late_schema,
+    order_inapplicable,
+    partial_bootstrap,
+    row_after_ddl,
+)
 from ticdc_conformance.generators._placement import (
     FaultPlacementError,
     Injector,
@@ -88,6 +102,11 @@ FAULT_KINDS: dict[str, str] = {
     "missing-schema": "schema-resolvable",
     "oversized-batch": "batch-size",
     "oversized-message": "message-size",
+    "row-after-ddl": "row-before-ddl",
+    "insert-before-delete": "split-update-order",
+    "late-schema": "schema-before-dml",
+    "partial-bootstrap": "bootstrap-broadcast",
+    "bad-checksum": "checksum",
 }
 """Fault kind → the id of the stream rule it breaks."""
 
@@ -113,8 +132,8 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
             f"{settings.protocol} writes each DDL to partition 0 only (§6.2): one missing there "
             "leaves no trace a stream checker can see"
         )
-    if kind == "missing-schema" and not settings.protocol.startswith("simple"):
-        return "missing-schema applies to the Simple protocol only (§6.6)"
+    if (reason := order_inapplicable(kind, settings)) is not None:
+        return reason
     if kind == "oversized-batch" and settings.protocol not in _BATCHING:
         return "oversized-batch applies to the batching protocols only (Open, Craft)"
     if kind == "oversized-message" and "max-message-bytes" not in dict(settings.options):
@@ -237,10 +256,14 @@ def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
                 if q == p or not ends:
                     continue
                 # it goes last in q's segment: no row there may be newer than it, per table
+                # and no DDL after it (``row-before-ddl``)
                 newer = any(
                     row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
                     for d in segment_before(target, ends[0])
                     for row in d.rows
+                ) or any(
+                    d.kind == "ddl" and d.commit_ts > min(oldest.values())
+                    for d in segment_before(target, ends[0])
                 )
                 if not newer:
                     del inj.log.partitions[p][i]
@@ -429,6 +452,11 @@ _INJECTORS: dict[str, _Inject] = {
     "missing-schema": _missing_schema,
     "oversized-batch": _oversized_batch,
     "oversized-message": _oversized_message,
+    "row-after-ddl": row_after_ddl,
+    "insert-before-delete": insert_before_delete,
+    "late-schema": late_schema,
+    "partial-bootstrap": partial_bootstrap,
+    "bad-checksum": bad_checksum,
 }
 
 
