@@ -45,7 +45,7 @@ def records(*events: RowChangedEvent | DDLEvent) -> list[Record]:
     """One message per event (Open, max-batch-size 1), on partition 0, in order."""
     codec = CODECS["open"]
     config = codec.config_from_options({"max-batch-size": "1"})
-    out = []
+    out: list[Record] = []
     for event in events:
         (message,) = codec.encode([event], config)
         out.append(("t", 0, len(out), message.key, message.value))

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from ticdc_conformance.reference import CODECS, ColumnInfo, Message, RowChangedEvent, TableInfo
+from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 TABLE = TableInfo(
@@ -28,7 +29,9 @@ def dml(ts: int, v: int, options: dict[str, str] | None = None) -> Message:
     return message
 
 
-BOOTSTRAP = CODEC.encode_bootstrap(TABLE)
+SIMPLE = CODECS["simple-json"]
+assert isinstance(SIMPLE, SchemaCodec)
+BOOTSTRAP = SIMPLE.encode_bootstrap(TABLE)
 
 
 def on(partition: int, *messages: Message) -> list[Record]:
