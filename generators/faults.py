@@ -26,35 +26,47 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
   hold (rule ``invalid-value``, docs/errors.md): which families, and how the value is broken
   per protocol, is in ``generators/_invalid_values.py``;
 * ``oversized-message``: a row message grows past ``max-message-bytes`` (a BLOB or TEXT value
-  of the row made longer), which TiCDC's producer would have refused (§1.5).
+  of the row made longer), which TiCDC's producer would have refused (§1.5);
+* ``row-after-ddl``, ``insert-before-delete``, ``late-schema``, ``partial-bootstrap``,
+  ``bad-checksum``: a row older than a DDL of its table after it, a transaction's INSERT moved
+  before its DELETE, a DML whose schema comes right after it, a BOOTSTRAP on one partition
+  only, a checksum that no longer verifies (``generators/_order_faults.py``).
 
 Which kinds apply to a log is decided in one place, ``inapplicable``: every fault is placed
 between watermarks, so a protocol that writes none (Debezium without
 ``enable-tidb-extension``, §5.5) admits no fault; ``missing-schema`` needs Simple's schema
 messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-message`` a
 ``max-message-bytes`` among the encoder options (a record over the 10 MiB default would make a
-dump that large), ``wrong-partition`` a second partition, ``invalid-value`` a protocol whose
+dump that large), ``wrong-partition`` a second partition, ``late-schema`` and
+``partial-bootstrap`` Simple with BOOTSTRAPs on every partition, ``bad-checksum`` Simple JSON
+with ``integrity-check-level=correctness``, ``invalid-value`` a protocol whose
 decoders check values (all but Canal-JSON).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ticdc_conformance.generators._invalid_values import families, invalid_values
+from ticdc_conformance.generators._order_faults import (
+    bad_checksum,
+    insert_before_delete,
+    late_schema,
+    order_inapplicable,
+    partial_bootstrap,
+    row_after_ddl,
+)
 from ticdc_conformance.generators._placement import (
     FaultPlacementError,
     Injector,
     Mark,
     row_ts,
-    rows_carried,
     segment_before,
 )
+from ticdc_conformance.generators._size_faults import oversized_batch, oversized_message
 from ticdc_conformance.generators.simulator import (
     DDL_TO_PARTITION_ZERO,
     Delivery,
@@ -88,6 +100,11 @@ FAULT_KINDS: dict[str, str] = {
     "missing-schema": "schema-resolvable",
     "oversized-batch": "batch-size",
     "oversized-message": "message-size",
+    "row-after-ddl": "row-before-ddl",
+    "insert-before-delete": "split-update-order",
+    "late-schema": "schema-before-dml",
+    "partial-bootstrap": "bootstrap-broadcast",
+    "bad-checksum": "checksum",
 }
 """Fault kind → the id of the stream rule it breaks."""
 
@@ -113,8 +130,8 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
             f"{settings.protocol} writes each DDL to partition 0 only (§6.2): one missing there "
             "leaves no trace a stream checker can see"
         )
-    if kind == "missing-schema" and not settings.protocol.startswith("simple"):
-        return "missing-schema applies to the Simple protocol only (§6.6)"
+    if (reason := order_inapplicable(kind, settings)) is not None:
+        return reason
     if kind == "oversized-batch" and settings.protocol not in _BATCHING:
         return "oversized-batch applies to the batching protocols only (Open, Craft)"
     if kind == "oversized-message" and "max-message-bytes" not in dict(settings.options):
@@ -218,15 +235,40 @@ def _missing(kind: str, rule: str) -> _Inject:
     return inject
 
 
+def _blocks_a_late_row(
+    segment: list[Delivery],
+    oldest: dict[tuple[str, str], int],
+    deletes: set[tuple[str, str, int | None]],
+) -> bool:
+    """Whether rows (``oldest`` per table, these DELETEs) may not go last in ``segment``.
+
+    No row there may be newer than them, per table (``commit-ts-order``); no DDL after them
+    (``row-before-ddl``); no INSERT of a DELETE's table and commit ts (``split-update-order``:
+    the halves of a split UPDATE, which a ``columns`` dispatcher may put on two partitions).
+    """
+    for d in segment:
+        if d.kind == "ddl" and d.commit_ts > min(oldest.values()):
+            return True
+        for row in d.rows:
+            table = (row.table.schema, row.table.name)
+            if row.commit_ts > oldest.get(table, 2**64):
+                return True
+            if row.op == "insert" and (*table, row.commit_ts) in deletes:
+                return True
+    return False
+
+
 def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
     for p, _, end, rows in inj.stretches(zone):
         watermark = inj.log.partitions[p][end].commit_ts
         for i in rows:
             moved = inj.log.partitions[p][i]
+            carried = inj.decode_rows(moved)
             oldest: dict[tuple[str, str], int] = {}
-            for row in inj.decode_rows(moved):
+            for row in carried:
                 key = (row.schema, row.table)
                 oldest[key] = min(oldest.get(key, row_ts(row)), row_ts(row))
+            deletes = {(r.schema, r.table, r.commit_ts) for r in carried if r.op == "delete"}
             for q in inj.partitions():
                 target = inj.log.partitions[q]
                 ends = [
@@ -236,12 +278,7 @@ def _wrong_partition(inj: Injector, zone: int) -> list[Mark]:
                 ]
                 if q == p or not ends:
                     continue
-                # it goes last in q's segment: no row there may be newer than it, per table
-                newer = any(
-                    row.commit_ts > oldest.get((row.table.schema, row.table.name), 2**64)
-                    for d in segment_before(target, ends[0])
-                    for row in d.rows
-                )
+                newer = _blocks_a_late_row(list(segment_before(target, ends[0])), oldest, deletes)
                 if not newer:
                     del inj.log.partitions[p][i]
                     target.insert(ends[0], moved)
@@ -357,65 +394,6 @@ def _missing_schema(inj: Injector, zone: int) -> list[Mark]:
     raise FaultPlacementError("no DML message to strip of its schema")
 
 
-def _oversized_batch(inj: Injector, zone: int) -> list[Mark]:
-    config: Any = inj.config  # Open's or Craft's: both have the two limits
-    for p, _, _, rows in inj.stretches(zone):
-        deliveries = inj.log.partitions[p]
-        # neighbouring row messages, merged: the same rows in the same order, one message
-        steps = itertools.groupby(enumerate(rows), lambda n: n[1] - n[0])
-        runs = [[i for _, i in group] for _, group in steps]
-        run = max(runs, key=len, default=[])
-        carried = [row for i in run for row in rows_carried(deliveries, deliveries[i], inj)]
-        if len(carried) <= config.max_batch_size:
-            continue
-        unbatched = dataclasses.replace(config, max_batch_size=len(carried))
-        messages = inj.codec.encode(carried, unbatched)  # type: ignore[arg-type]
-        if len(messages) != 1 or messages[0].length() > config.max_message_bytes:
-            continue  # only one message within max-message-bytes breaks max-batch-size alone
-        merged = dataclasses.replace(deliveries[run[-1]], message=messages[0])
-        oldest = min(inj.oldest(deliveries[i]) for i in run)
-        deliveries[run[0] : run[-1] + 1] = [merged]
-        return [Mark("batch-size", p, merged, oldest)]
-    raise FaultPlacementError("no neighbouring row messages hold more than max-batch-size rows")
-
-
-_LOBS = {"tinyblob", "blob", "mediumblob", "longblob", "tinytext", "text", "mediumtext", "longtext"}
-
-
-def _oversized_message(inj: Injector, zone: int) -> list[Mark]:
-    config: Any = inj.config
-    limit: int = config.max_message_bytes
-    roomy = dataclasses.replace(config, max_message_bytes=2**31 - 1)
-    for p, _, _, rows in inj.stretches(zone):
-        deliveries = inj.log.partitions[p]
-        for i in rows:
-            carried: list[Any] = rows_carried(deliveries, deliveries[i], inj)
-            for k, row in enumerate(carried):
-                image = "after" if row.after is not None else "before"
-                columns = row.table.columns
-                lob = next(
-                    (
-                        c
-                        for c, column in enumerate(columns)
-                        if column.type in _LOBS and column.key is None
-                    ),
-                    None,
-                )
-                if lob is None:
-                    continue
-                # the same row with one BLOB/TEXT value made longer than the whole limit
-                long = b"x" * limit if columns[lob].type.endswith("blob") else "x" * limit
-                values = list(getattr(row, image))
-                values[lob] = long
-                grown = dataclasses.replace(row, **{image: tuple(values)})
-                messages = inj.codec.encode([*carried[:k], grown, *carried[k + 1 :]], roomy)
-                if len(messages) != 1:
-                    continue
-                deliveries[i] = dataclasses.replace(deliveries[i], message=messages[0])
-                return [Mark("message-size", p, deliveries[i], inj.oldest(deliveries[i]))]
-    raise FaultPlacementError("no row message with a BLOB or TEXT value to grow")
-
-
 _INJECTORS: dict[str, _Inject] = {
     "replay": _replay,
     "row-below-watermark": _row_below_watermark,
@@ -427,8 +405,13 @@ _INJECTORS: dict[str, _Inject] = {
     "corrupted-message": _corrupted_message,
     "invalid-value": invalid_values,
     "missing-schema": _missing_schema,
-    "oversized-batch": _oversized_batch,
-    "oversized-message": _oversized_message,
+    "oversized-batch": oversized_batch,
+    "oversized-message": oversized_message,
+    "row-after-ddl": row_after_ddl,
+    "insert-before-delete": insert_before_delete,
+    "late-schema": late_schema,
+    "partial-bootstrap": partial_bootstrap,
+    "bad-checksum": bad_checksum,
 }
 
 

@@ -19,13 +19,16 @@ atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
 
 CLEAN = sorted(CODECS)
 """One clean dump per protocol."""
+_SIMPLE = ("missing-schema", "late-schema", "partial-bootstrap", "bad-checksum")
 FAULTY = {
-    kind: "simple-json" if kind == "missing-schema" else "open"
+    kind: "simple-json" if kind in _SIMPLE else "open"
     for kind in FAULT_KINDS
     if kind != "oversized-message"
 }
 """One dump per fault kind, with the protocol it is injected into (``oversized-message`` needs
 a small ``max-message-bytes``: the stream fixtures carry it)."""
+FAULT_OPTIONS = {"bad-checksum": (("integrity-check-level", "correctness"),)}
+"""The encoder options a fault kind needs (``bad-checksum``: rows with checksums)."""
 
 
 @functools.cache
@@ -47,7 +50,7 @@ def dump(
     settings = StreamSettings(
         protocol=protocol,
         topic=name,
-        options=options,
+        options=options or FAULT_OPTIONS.get(fault or "", ()),
         dispatcher=DispatchRule(partition=dispatcher),
     )
     generate(settings, messages=messages, seed=3, faults=faults, folder=folder)

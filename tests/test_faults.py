@@ -29,7 +29,8 @@ from ticdc_conformance.reference.validation import InvalidValueError
 
 LIMIT = (("max-message-bytes", "16384"),)
 SETTINGS = StreamSettings(protocol="open", partitions=3, options=LIMIT)
-KINDS = [k for k in FAULT_KINDS if k != "missing-schema"]
+SIMPLE_KINDS = {"missing-schema", "late-schema", "partial-bootstrap", "bad-checksum"}
+KINDS = [k for k in FAULT_KINDS if k not in SIMPLE_KINDS]
 
 
 def clean_log() -> TopicLog:
@@ -159,6 +160,34 @@ def check_invalid_value(log: TopicLog, finding: Finding) -> None:
     assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts
 
 
+def check_row_before_ddl(log: TopicLog, finding: Finding) -> None:
+    (row,) = events_at(log, finding.partition, finding.offset or 0)
+    assert isinstance(row, DecodedRow)
+    assert row.commit_ts == finding.commit_ts
+    before = earlier(log, finding)
+    watermark = max(e.commit_ts for e in before if isinstance(e, DecodedResolved))
+    ddls = [
+        e
+        for e in before
+        if isinstance(e, DecodedDDL) and (e.schema, e.table) == (row.schema, row.table)
+    ]
+    assert watermark < finding.commit_ts < max(e.commit_ts or 0 for e in ddls)
+
+
+def check_split_update_order(log: TopicLog, finding: Finding) -> None:
+    rows = events_at(log, finding.partition, finding.offset or 0)
+    before = [e for e in earlier(log, finding) if isinstance(e, DecodedRow)]
+    deletes = [r for r in rows if isinstance(r, DecodedRow) and r.op == "delete"]
+    inserted = {(r.commit_ts, r.schema, r.table) for r in before if r.op == "insert"}
+    inserted |= {
+        (r.commit_ts, r.schema, r.table)
+        for r in rows
+        if isinstance(r, DecodedRow) and r.op == "insert"
+    }
+    assert any((d.commit_ts, d.schema, d.table) in inserted for d in deletes)
+    assert min(d.commit_ts or 0 for d in deletes) == finding.commit_ts
+
+
 CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "allowed-duplicate": check_allowed_duplicate,
     "row-after-watermark": check_row_after_watermark,
@@ -171,6 +200,8 @@ CHECKS: dict[str, Callable[[TopicLog, Finding], None]] = {
     "batch-size": check_batch_size,
     "message-size": check_message_size,
     "invalid-value": check_invalid_value,
+    "row-before-ddl": check_row_before_ddl,
+    "split-update-order": check_split_update_order,
 }
 
 
@@ -219,17 +250,27 @@ def test_which_kinds_apply_is_one_rule() -> None:
     simple = StreamSettings(protocol="simple-avro", options=LIMIT)
     plain = StreamSettings(protocol="debezium")
     extended = StreamSettings(protocol="debezium", options=(("enable-tidb-extension", "true"),))
-    assert applicable_kinds(SETTINGS) == [k for k in every if k != "missing-schema"]
+    assert applicable_kinds(SETTINGS) == [k for k in every if k not in SIMPLE_KINDS]
     assert applicable_kinds(StreamSettings(protocol="craft", options=LIMIT)) == applicable_kinds(
         SETTINGS
     )
     # without a max-message-bytes option the limit is 10 MiB: no message is grown that far
     assert applicable_kinds(StreamSettings(protocol="open")) == [
-        k for k in every if k not in {"missing-schema", "oversized-message"}
+        k for k in every if k not in {*SIMPLE_KINDS, "oversized-message"}
     ]
-    assert applicable_kinds(simple) == [k for k in every if k != "oversized-batch"]
+    assert applicable_kinds(simple) == [
+        k for k in every if k not in {"oversized-batch", "bad-checksum"}
+    ]
+    checksums = (*LIMIT, ("integrity-check-level", "correctness"))
+    assert "bad-checksum" in applicable_kinds(
+        StreamSettings(protocol="simple-json", options=checksums)
+    )
+    assert "integrity-check-level" in (inapplicable("bad-checksum", simple) or "")
+    only_zero = (*LIMIT, ("send-bootstrap-to-all-partition", "false"))
+    zero = StreamSettings(protocol="simple-json", options=only_zero)
+    assert not {"late-schema", "partial-bootstrap"} & set(applicable_kinds(zero))
     assert applicable_kinds(extended) == [
-        k for k in every if k not in {"missing-schema", "oversized-batch", "oversized-message"}
+        k for k in every if k not in {*SIMPLE_KINDS, "oversized-batch", "oversized-message"}
     ]
     canal = StreamSettings(protocol="canal-json", options=(("enable-tidb-extension", "true"),))
     assert "invalid-value" not in applicable_kinds(canal)

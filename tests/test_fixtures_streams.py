@@ -44,8 +44,10 @@ differ)."""
 def _applies(protocol: str, kind: str) -> bool:
     if kind == "invalid-value":  # must-reject golden cases cover it; no stream fixture
         return False
-    if kind == "missing-schema":  # Simple's schema messages only (§6.6)
+    if kind in {"missing-schema", "late-schema", "partial-bootstrap"}:  # Simple's (§6.6)
         return protocol.startswith("simple")
+    if kind == "bad-checksum":  # the Simple JSON streams carry row checksums (§4.6)
+        return protocol == "simple-json"
     if kind == "oversized-batch":  # max-batch-size bounds the batching protocols only
         return protocol in {"open", "craft"}
     if kind == "missing-ddl":  # Canal-JSON writes a DDL to partition 0 alone (§6.2)

@@ -262,6 +262,10 @@ CANAL_EXTENSION = (("enable-tidb-extension", "true"),)
     sorted(
         set(FAULT_KINDS)
         - {"missing-ddl", "missing-schema", "oversized-batch", "oversized-message", "invalid-value"}
+        - {"late-schema", "partial-bootstrap", "bad-checksum"}  # Simple's
+        # Canal-JSON writes DDLs to partition 0 alone, and this workload's one DDL is of a
+        # table dispatched elsewhere: the stream fixtures (a DDL every 40 transactions) have it
+        - {"row-after-ddl"}
     ),
 )
 def test_canal_json_faults_are_found_exactly_where_labelled(fault: str) -> None:

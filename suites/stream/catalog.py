@@ -11,7 +11,7 @@ watermark one partition saw, which every partition of the topic must see.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ __all__ = [
     "CheckSettings",
     "Finding",
     "Rule",
+    "missing_broadcasts",
     "watermark_series",
 ]
 
@@ -117,6 +118,31 @@ _CATALOG = (
         severity="error",
         description="every Simple DML resolves to a schema a BOOTSTRAP or DDL announced",
     ),
+    Rule(
+        id="row-before-ddl",
+        severity="error",
+        description="no new row of a table older than a DDL of it arrives after that DDL",
+    ),
+    Rule(
+        id="split-update-order",
+        severity="error",
+        description="per partition, a transaction's DELETEs of a table precede its INSERTs",
+    ),
+    Rule(
+        id="schema-before-dml",
+        severity="error",
+        description="a Simple DML's schema reaches its partition before the DML",
+    ),
+    Rule(
+        id="bootstrap-broadcast",
+        severity="error",
+        description="a Simple BOOTSTRAP reaches every partition (send-bootstrap-to-all-partition)",
+    ),
+    Rule(
+        id="checksum",
+        severity="error",
+        description="a Simple row's checksum matches its images (integrity-check-level)",
+    ),
 )
 RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
 """Rule id → rule, in report order."""
@@ -187,15 +213,36 @@ class Finding:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Broadcast:
-    """A DDL or watermark seen on one partition; all partitions must see it (§6.2)."""
+    """A DDL, watermark or BOOTSTRAP seen on one partition; all partitions must see it (§6.2)."""
 
     kind: str
-    """``ddl-broadcast`` or ``watermark-broadcast``: the rule a gap breaks."""
+    """``ddl-broadcast``, ``watermark-broadcast`` or ``bootstrap-broadcast``: the rule a gap
+    breaks."""
     topic: str
     partition: int
     commit_ts: int
     ident: str
     """What tells two broadcasts of one commit ts apart (a DDL's query)."""
+
+
+def missing_broadcasts(
+    broadcasts: Iterable[Broadcast], partitions: Mapping[str, int]
+) -> Iterator[Finding]:
+    """One finding per partition of a topic lacking a DDL or watermark others have (§6.2)."""
+    seen: dict[tuple[str, str, int, str], set[int]] = {}
+    for b in broadcasts:
+        seen.setdefault((b.kind, b.topic, b.commit_ts, b.ident), set()).add(b.partition)
+    for (kind, topic, ts, ident), where in sorted(seen.items()):
+        for p in range(partitions[topic]):
+            if p not in where:
+                yield Finding(
+                    rule=kind,
+                    topic=topic,
+                    partition=p,
+                    offset=None,
+                    commit_ts=ts,
+                    detail=ident or f"watermark {ts}",
+                )
 
 
 ACCOUNTING = ("_read", "_decoded", "_undecodable")

@@ -18,8 +18,11 @@ Per partition, in offset order:
 * a row message at or below the partition's last watermark after it is an at-least-once
   replay when it repeats an earlier delivery byte for byte (``allowed-duplicate``, counted,
   §6.3) and a violation otherwise (``row-after-watermark``);
-* first deliveries of one table come in commit-ts order (``commit-ts-order``, §6.3), and a row
-  delivered twice since the last watermark carries the same images (``duplicate-identical``);
+* first deliveries of one table come in commit-ts order (``commit-ts-order``, §6.3), none
+  older than a DDL of its table delivered before it (``row-before-ddl``, §6.2), a
+  transaction's DELETEs of a table before its INSERTs (``split-update-order``, §6.5:
+  ``suites/stream/ordering.py``), and a row delivered twice since the last watermark carries
+  the same images (``duplicate-identical``);
 * the dispatcher recomputed from the decoded row picks this partition (``partition-affinity``,
   §6.1); where the encoder replaced invalid UTF-8 with U+FFFD (Open ``tiflow``, Simple JSON,
   §1.4), a row whose hashed text holds U+FFFD cannot be recomputed and is counted instead
@@ -27,10 +30,13 @@ Per partition, in offset order:
 * messages keep ``max-message-bytes`` and ``max-batch-size`` (``message-size``,
   ``batch-size``, §1.5, §2.2, §3.4);
 * Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
-  §6.6).
+  §6.6), announced before it on its partition (``schema-before-dml``), and its row checksum
+  verifies (``checksum``, §4.6): ``suites/stream/schemas.py``.
 
 Across partitions, every DDL and watermark reaches every partition of its topic
-(``ddl-broadcast``, ``watermark-broadcast``, §6.2): checkers emit ``Broadcast`` records and
+(``ddl-broadcast``, ``watermark-broadcast``, §6.2), and with Simple's
+``send-bootstrap-to-all-partition=true`` (the default) every BOOTSTRAP of a table's schema
+version (``bootstrap-broadcast``, §6.6): checkers emit ``Broadcast`` records and
 ``missing_broadcasts`` finds the gaps. Canal-JSON writes a DDL to partition 0 alone, so there
 a DDL on any other partition breaks ``ddl-broadcast``. Findings are counted per Kafka
 message; a missing record is reported with offset ``None``.
@@ -38,29 +44,31 @@ message; a missing record is reported with offset ``None``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ticdc_conformance.generators.simulator import DDL_TO_PARTITION_ZERO
 from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
-from ticdc_conformance.reference.decoded import DecodedDDL, DecodedEvent, DecodedResolved
-from ticdc_conformance.reference.dispatch import (
-    DispatchRule,
-    decoded_partition_of,
-    hashed_columns,
+from ticdc_conformance.reference.decoded import (
+    DecodedBootstrap,
+    DecodedDDL,
+    DecodedEvent,
+    DecodedResolved,
 )
-from ticdc_conformance.reference.losses import replaced_text_types
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, SchemaCodec
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.reference.validation import InvalidValueError
+from ticdc_conformance.suites.stream.affinity import Affinity
 from ticdc_conformance.suites.stream.catalog import (
     RULES,
     Broadcast,
     CheckSettings,
     Finding,
     Rule,
+    missing_broadcasts,
 )
+from ticdc_conformance.suites.stream.ordering import TableOrder
+from ticdc_conformance.suites.stream.schemas import SchemaWatch
 
 __all__ = [
     "RULES",
@@ -79,18 +87,21 @@ def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
     return min(stamps) if stamps else None
 
 
-def _replaced_text(row: DecodedRow, rule: DispatchRule, handle_key: frozenset[str] | None) -> bool:
-    """Whether a text the rule hashes holds U+FFFD, maybe for bytes TiCDC hashed (§1.4)."""
-    columns = hashed_columns(row, rule, handle_key=handle_key) or ()
-    return any(isinstance(c.value, str) and "\ufffd" in c.value for c in columns)
-
-
 def _fingerprint(row: DecodedRow) -> int:
     whole = (row.schema, row.table, row.op, row.before, row.after)
     try:
         return hash(whole)
     except TypeError:  # a value without hash: compare by its text
         return hash(repr(whole))
+
+
+_ORDER_DETAILS = {
+    "row-before-ddl": "older than a DDL of its table delivered before it",
+    "split-update-order": "a DELETE after an INSERT of its table in one transaction",
+    "commit-ts-order": "older than a row of its table already delivered",
+    "duplicate-identical": "delivered before with other images",
+}
+"""The order rules of first deliveries, in the order a message's findings are reported."""
 
 
 class PartitionChecker:
@@ -100,8 +111,17 @@ class PartitionChecker:
         self.settings, self.topic, self.partition = settings, topic, partition
         codec: Any = CODECS[settings.protocol]
         self._codec = codec
-        self._stateful = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
-        self._held: dict[int, tuple[bytes | None, int | None]] = {}
+        options = dict(settings.options)
+        self._bootstrap_everywhere = (
+            options.get("send-bootstrap-to-all-partition", "true").lower() == "true"
+        )
+        self._schemas = (
+            SchemaWatch(
+                codec, codec.new_decoder(), ordered=self._bootstrap_everywhere or partition == 0
+            )
+            if isinstance(codec, SchemaCodec)
+            else None
+        )
         self.read = self.decoded = self.undecodable = 0
         self._watermark: int | None = None
         self._delivered: set[int] = set()
@@ -111,11 +131,12 @@ class PartitionChecker:
         self._run_ts: int | None = None
         self._run_position = 0
         self._replaying = False
-        self._handles: dict[tuple[str, str, int | None], frozenset[str] | None] = {}
-        self._table_partitions: dict[tuple[str, str], int | None] = {}
+        self._dispatch = Affinity(settings, self._schemas and self._schemas.decoder)
+        self._order = TableOrder()
+        self._bootstraps: dict[str, int] = {}
+        """BOOTSTRAPs seen per table schema version."""
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
-        self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
         self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
 
     def _decode(
@@ -126,24 +147,14 @@ class PartitionChecker:
             return self._decoded(message, offset), None
         except InvalidValueError as error:
             events = list(error.events)
-            if self._stateful is not None and events and not isinstance(events[0], DecodedRow):
-                events = events[:1]
+            if self._schemas is not None and events and not isinstance(events[0], DecodedRow):
+                events = events[:1]  # rows released by a schema message belong to earlier offsets
             return events, error
 
     def _decoded(self, message: Message, offset: int) -> list[DecodedEvent]:
-        if self._stateful is None:
+        if self._schemas is None:
             return list(self._codec.decode(message, message_index=offset))
-        events = list(self._stateful.feed(message, message_index=offset))
-        if not events:  # a Simple DML held until its schema arrives (§6.6)
-            try:
-                stamps = [e.commit_ts for e in self._codec.decode(message) if e.commit_ts]
-            except DecodeError:
-                stamps = []
-            self._held[offset] = (message.key, min(stamps) if stamps else None)
-            return []
-        if not isinstance(events[0], DecodedRow):
-            return events[:1]  # rows released by a schema message belong to earlier offsets
-        return events
+        return self._schemas.decode(message, offset)
 
     def feed(
         self, offset: int, key: bytes | None, value: bytes | None
@@ -166,33 +177,55 @@ class PartitionChecker:
                 "message-size", offset, key, min(stamps, default=None), "over max-message-bytes"
             )
         self.decoded += 1
+        if self._schemas is not None:
+            for u in self._schemas.news(offset, events):
+                yield self._finding(u.rule, u.offset, u.key, u.commit_ts, u.detail)
         if invalid is not None:
             yield self._invalid_found(offset, key, events, invalid)
-        rows: list[DecodedRow] = []
+        rows = [e for e in events if isinstance(e, DecodedRow)]
         for event in events:
-            if isinstance(event, DecodedRow):
-                rows.append(event)
-            elif isinstance(event, DecodedResolved):
-                yield from self._watermark_seen(offset, key, event.commit_ts)
-            elif isinstance(event, DecodedDDL) and self._ddl_to_zero:
-                if self.partition != 0:
-                    yield self._finding(
-                        "ddl-broadcast",
-                        offset,
-                        key,
-                        event.commit_ts,
-                        "canal-json writes a DDL to partition 0 only",
-                    )
-            elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
-                yield Broadcast(
-                    kind="ddl-broadcast",
-                    topic=self.topic,
-                    partition=self.partition,
-                    commit_ts=event.commit_ts,
-                    ident=event.query,
-                )
+            if not isinstance(event, DecodedRow):
+                yield from self._control(offset, key, event)
         if rows:
             yield from self._rows(offset, key, value, rows)
+
+    def _control(
+        self, offset: int, key: bytes | None, event: DecodedEvent
+    ) -> Iterator[Finding | Broadcast]:
+        """A watermark, DDL or BOOTSTRAP: its broadcast, and what it changes for later rows."""
+        if isinstance(event, DecodedResolved):
+            yield from self._watermark_seen(offset, key, event.commit_ts)
+        elif isinstance(event, DecodedBootstrap) and self._bootstrap_everywhere:
+            # each sending goes to every partition at once, so every partition has as many
+            # of one schema version (§6.6): the n-th is one broadcast
+            name = f"{event.schema}.{event.table} schema version {event.table_info.schema_version}"
+            sent = self._bootstraps[name] = self._bootstraps.get(name, 0) + 1
+            yield Broadcast(
+                kind="bootstrap-broadcast",
+                topic=self.topic,
+                partition=self.partition,
+                commit_ts=event.commit_ts,
+                ident=f"BOOTSTRAP {name}, #{sent}",
+            )
+        elif isinstance(event, DecodedDDL) and self._ddl_to_zero:
+            self._order.ddl(event)
+            if self.partition != 0:
+                yield self._finding(
+                    "ddl-broadcast",
+                    offset,
+                    key,
+                    event.commit_ts,
+                    "canal-json writes a DDL to partition 0 only",
+                )
+        elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
+            self._order.ddl(event)
+            yield Broadcast(
+                kind="ddl-broadcast",
+                topic=self.topic,
+                partition=self.partition,
+                commit_ts=event.commit_ts,
+                ident=event.query,
+            )
 
     def _invalid_found(
         self, offset: int, key: bytes | None, events: list[DecodedEvent], error: InvalidValueError
@@ -263,36 +296,32 @@ class PartitionChecker:
                 "row-after-watermark", offset, key, _min_ts(late), f"at or below watermark {mark}"
             )
             return
-        older: list[DecodedRow] = []
-        changed: list[DecodedRow] = []
+        broken: dict[str, list[DecodedRow]] = {}
         for row in rows:
-            if row.commit_ts is None:
-                continue
-            table = (row.schema, row.table)
-            newest = self._newest.get(table)
-            if newest is not None and row.commit_ts < newest:
-                older.append(row)
-                continue
-            self._newest[table] = row.commit_ts
-            # a redelivery goes where the first delivery went: a misplaced row is no repeat
-            if not misplaced and not self._same_as_first_delivery(row, row.commit_ts):
-                changed.append(row)
-        if older:
-            yield self._finding(
-                "commit-ts-order",
-                offset,
-                key,
-                _min_ts(older),
-                "older than a row of its table already delivered",
-            )
-        if changed:
-            yield self._finding(
-                "duplicate-identical",
-                offset,
-                key,
-                _min_ts(changed),
-                "delivered before with other images",
-            )
+            for rule in self._row_rules(row, misplaced=bool(misplaced)):
+                broken.setdefault(rule, []).append(row)
+        for rule, detail in _ORDER_DETAILS.items():
+            if rule in broken:
+                yield self._finding(rule, offset, key, _min_ts(broken[rule]), detail)
+
+    def _row_rules(self, row: DecodedRow, *, misplaced: bool) -> Iterator[str]:
+        """The order rules a first delivery of ``row`` breaks (``_ORDER_DETAILS``)."""
+        if row.commit_ts is None:
+            return
+        if self._order.before_ddl(row) is not None:
+            yield "row-before-ddl"
+            return
+        table = (row.schema, row.table)
+        newest = self._newest.get(table)
+        if newest is not None and row.commit_ts < newest:
+            yield "commit-ts-order"
+            return
+        self._newest[table] = row.commit_ts
+        if self._order.delete_after_insert(row):
+            yield "split-update-order"
+        # a redelivery goes where the first delivery went: a misplaced row is no repeat
+        if not misplaced and not self._same_as_first_delivery(row, row.commit_ts):
+            yield "duplicate-identical"
 
     def _same_as_first_delivery(self, row: DecodedRow, ts: int) -> bool:
         """Whether a transaction delivered again repeats its first delivery row for row.
@@ -317,94 +346,29 @@ class PartitionChecker:
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow]
     ) -> Iterator[Finding]:
-        count = self.settings.partitions
-        if count is None:
-            return
-        rule, profile = self.settings.dispatcher, self.settings.profile
-        chosen: set[int | None] = set()
-        if rule.kind == "table":  # the same for every row of a table: computed once
-            tables = self._table_partitions
-            for r in rows:
-                if (r.schema, r.table) not in tables:
-                    tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
-                chosen.add(tables[r.schema, r.table])
-        else:
-            unverifiable = []
-            for r in rows:
-                handle_key = self._handle_names(r)
-                if self._text_replaced and _replaced_text(r, rule, handle_key):
-                    unverifiable.append(r)
-                else:
-                    chosen.add(decoded_partition_of(r, count, rule, profile, handle_key=handle_key))
-            if unverifiable:
-                yield self._finding(
-                    "affinity-unverifiable",
-                    offset,
-                    key,
-                    _min_ts(unverifiable),
-                    "hashed text holds U+FFFD",
-                )
-        chosen.discard(None)
+        chosen, unverifiable = self._dispatch.partitions(rows)
+        if unverifiable:
+            yield self._finding(
+                "affinity-unverifiable",
+                offset,
+                key,
+                _min_ts(unverifiable),
+                "hashed text holds U+FFFD",
+            )
         if chosen - {self.partition}:
             yield self._finding(
                 "partition-affinity",
                 offset,
                 key,
                 _min_ts(rows),
-                f"dispatcher picks partition(s) {sorted(chosen)}",  # type: ignore[type-var]
+                f"dispatcher picks partition(s) {sorted(chosen)}",
             )
-
-    def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
-        """Simple marks no handle key: the schema its decoder resolved the row with says."""
-        if self._stateful is None or self.settings.dispatcher.kind != "index-value":
-            return None
-        key = (row.schema, row.table, row.schema_version)
-        if key not in self._handles:
-            table = self._stateful.table_info(row.schema, row.table, row.schema_version or 0)
-            names: frozenset[str] | None = None
-            if table is not None and self.settings.dispatcher.index_name is not None:
-                index = next(
-                    (i for i in table.indexes if i.name == self.settings.dispatcher.index_name),
-                    None,
-                )
-                names = None if index is None else frozenset(index.columns)
-            elif table is not None:
-                flags = table.column_flags(self.settings.profile)
-                names = frozenset(
-                    c.name
-                    for c, bits in zip(table.columns, flags, strict=True)
-                    if bits & HANDLE_KEY_FLAG
-                )
-            self._handles[key] = names
-        return self._handles[key]
 
     def finish(self) -> Iterator[Finding]:
         """Findings known only at the end: Simple DML whose schema never arrived."""
-        if self._stateful is None:
-            return
-        for pending in self._stateful.pending():
-            key, ts = self._held.get(pending.message_index, (None, None))
-            yield self._finding("schema-resolvable", pending.message_index, key, ts, pending.reason)
-
-
-def missing_broadcasts(
-    broadcasts: Iterable[Broadcast], partitions: Mapping[str, int]
-) -> Iterator[Finding]:
-    """One finding per partition of a topic lacking a DDL or watermark others have (§6.2)."""
-    seen: dict[tuple[str, str, int, str], set[int]] = {}
-    for b in broadcasts:
-        seen.setdefault((b.kind, b.topic, b.commit_ts, b.ident), set()).add(b.partition)
-    for (kind, topic, ts, ident), where in sorted(seen.items()):
-        for p in range(partitions[topic]):
-            if p not in where:
-                yield Finding(
-                    rule=kind,
-                    topic=topic,
-                    partition=p,
-                    offset=None,
-                    commit_ts=ts,
-                    detail=ident or f"watermark {ts}",
-                )
+        if self._schemas is not None:
+            for u in self._schemas.unresolved():
+                yield self._finding(u.rule, u.offset, u.key, u.commit_ts, u.detail)
 
 
 _PROGRESS_EVERY = 256

@@ -1,0 +1,93 @@
+"""Where a row's dispatcher sends it, recomputed from the decoded row (ground truth §6.1).
+
+``Affinity`` computes, for the rows of one message, the partitions their dispatcher picks, and
+which rows cannot be recomputed: where the encoder replaced invalid UTF-8 with U+FFFD (Open
+``tiflow``, Simple JSON, §1.4), a row whose hashed text holds U+FFFD may have been hashed from
+other bytes. The table dispatcher gives the same partition for every row of a table, so it is
+computed once per table. Simple marks no handle key: the schema its decoder resolved the row
+with says which columns it has (``index-value``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ticdc_conformance.reference import DecodedRow
+from ticdc_conformance.reference.dispatch import (
+    DispatchRule,
+    decoded_partition_of,
+    hashed_columns,
+)
+from ticdc_conformance.reference.losses import replaced_text_types
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.suites.stream.catalog import CheckSettings
+
+__all__ = ["Affinity"]
+
+
+def _replaced_text(row: DecodedRow, rule: DispatchRule, handle_key: frozenset[str] | None) -> bool:
+    """Whether a text the rule hashes holds U+FFFD, maybe for bytes TiCDC hashed (§1.4)."""
+    columns = hashed_columns(row, rule, handle_key=handle_key) or ()
+    return any(isinstance(c.value, str) and "\ufffd" in c.value for c in columns)
+
+
+class Affinity:
+    """The dispatcher of one partition's checker, with its caches."""
+
+    def __init__(self, settings: CheckSettings, stateful: Any) -> None:  # noqa: ANN401 - Simple's decoder
+        self.settings = settings
+        self._stateful = stateful
+        self._handles: dict[tuple[str, str, int | None], frozenset[str] | None] = {}
+        self._table_partitions: dict[tuple[str, str], int | None] = {}
+        self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
+
+    def partitions(self, rows: Sequence[DecodedRow]) -> tuple[set[int], list[DecodedRow]]:
+        """The partitions the dispatcher picks for ``rows``, and the rows it cannot recompute.
+
+        Nothing is picked when the partition count is unknown.
+        """
+        count = self.settings.partitions
+        if count is None:
+            return set(), []
+        rule, profile = self.settings.dispatcher, self.settings.profile
+        chosen: set[int | None] = set()
+        unverifiable = []
+        if rule.kind == "table":  # the same for every row of a table: computed once
+            tables = self._table_partitions
+            for r in rows:
+                if (r.schema, r.table) not in tables:
+                    tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
+                chosen.add(tables[r.schema, r.table])
+        else:
+            for r in rows:
+                handle_key = self._handle_names(r)
+                if self._text_replaced and _replaced_text(r, rule, handle_key):
+                    unverifiable.append(r)
+                else:
+                    chosen.add(decoded_partition_of(r, count, rule, profile, handle_key=handle_key))
+        return {p for p in chosen if p is not None}, unverifiable
+
+    def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
+        """Simple marks no handle key: the schema its decoder resolved the row with says."""
+        if self._stateful is None or self.settings.dispatcher.kind != "index-value":
+            return None
+        key = (row.schema, row.table, row.schema_version)
+        if key not in self._handles:
+            table = self._stateful.table_info(row.schema, row.table, row.schema_version or 0)
+            names: frozenset[str] | None = None
+            if table is not None and self.settings.dispatcher.index_name is not None:
+                index = next(
+                    (i for i in table.indexes if i.name == self.settings.dispatcher.index_name),
+                    None,
+                )
+                names = None if index is None else frozenset(index.columns)
+            elif table is not None:
+                flags = table.column_flags(self.settings.profile)
+                names = frozenset(
+                    c.name
+                    for c, bits in zip(table.columns, flags, strict=True)
+                    if bits & HANDLE_KEY_FLAG
+                )
+            self._handles[key] = names
+        return self._handles[key]
