@@ -32,8 +32,22 @@ class Pairs(list[tuple[str, object]]):
     """An object whose member names may repeat."""
 
 
-def dump(value: object) -> str:  # noqa: PLR0911 - one return per JSON type, as a type switch
+def dump(value: object) -> str:
     """The JSON text of ``value`` (dict, Pairs, list, str, bytes as text, int, float, ...)."""
+    if type(value) is str:  # the common kinds first, by exact type
+        return quote(value, JsonStyle.JSONITER)
+    if type(value) is dict:
+        return "{" + ",".join([f"{_key(k)}:{dump(v)}" for k, v in value.items()]) + "}"
+    if type(value) is int:
+        return str(value)
+    return _dump_other(value)
+
+
+def _key(name: object) -> str:
+    return quote(name, JsonStyle.JSONITER) if type(name) is str else dump(name)
+
+
+def _dump_other(value: object) -> str:  # noqa: PLR0911 - one return per JSON type, as a type switch
     if value is None:
         return "null"
     if value is True:
