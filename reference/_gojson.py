@@ -159,7 +159,9 @@ class GoJsonReader:
     def decode(self, text: str) -> Json:
         """The document in ``text``."""
         document: Json = (
-            self._plain if _NEGATIVE_ZERO.search(text) is None else self._signed
+            self._plain
+            if "-0" not in text or _NEGATIVE_ZERO.search(text) is None  # the regex only if needed
+            else self._signed
         ).decode(text)
         return document
 

@@ -30,6 +30,7 @@ from ticdc_conformance.reference.values import Value
 __all__ = [
     "InvalidValueError",
     "check_row",
+    "code_check",
     "code_type",
     "finding",
     "info_type",
@@ -104,6 +105,13 @@ def code_type(type_code: int | None, flags: int | None) -> ColumnType | None:
     writes the bytes as they are, §3.3), so such text is valid there.
     """
     return None if type_code is None else ColumnType.of_code(type_code, flags, raw_text=True)
+
+
+@cache
+def code_check(type_code: int | None, flags: int | None) -> tuple[ColumnType, Check] | None:
+    """``code_type`` and the check of that type: decoders look both up once per kind of column."""
+    ctype = code_type(type_code, flags)
+    return None if ctype is None else (ctype, check_of(ctype))
 
 
 @cache
