@@ -210,6 +210,9 @@ def read_uvarint_chunk(
     """``count`` uvarints."""
     end = len(buffer) if end is None else end
     _need(count, offset, end)
+    one_byte = buffer[offset : offset + count]  # fits: _need checked count <= end - offset
+    if count and max(one_byte) < 0x80:  # the common chunk: every uvarint takes one byte
+        return list(one_byte), offset + count
     values = []
     for _ in range(count):
         # fast path: most counts, ids, types and lengths take one byte
@@ -277,7 +280,7 @@ def read_delta_varint_chunk(
     deltas, offset = read_varint_chunk(buffer, offset, count, end)
     values, last = [], 0
     for delta in deltas:
-        last = _wrap_int64(last + delta)
+        last = (last + delta - _I64_MIN) % _U64 + _I64_MIN  # _wrap_int64, inlined
         values.append(last)
     return values, offset
 
