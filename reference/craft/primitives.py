@@ -197,6 +197,9 @@ def read_bytes(buffer: Buffer, offset: int, end: int | None = None) -> tuple[byt
 
 def write_uvarint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append each value as a uvarint."""
+    if values and min(values) >= 0 and max(values) < 0x80:  # one byte each: in one go
+        out += bytes(values)
+        return
     for value in values:
         if 0 <= value < 0x80:
             out.append(value)
@@ -227,6 +230,9 @@ def read_uvarint_chunk(
 
 def write_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append each value as a ZigZag varint."""
+    if values and min(values) >= -0x40 and max(values) < 0x40:  # one byte each: in one go
+        out += bytes([(value << 1) ^ (value >> 63) for value in values])
+        return
     for value in values:
         if -0x40 <= value < 0x40:
             out.append((value << 1) ^ (value >> 63))
@@ -268,7 +274,7 @@ def write_delta_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     for value in values:
         if not _I64_MIN <= value < -_I64_MIN:
             raise ValueError(f"{value} is not an int64")
-        deltas.append(_wrap_int64(value - last))
+        deltas.append((value - last - _I64_MIN) % _U64 + _I64_MIN)  # _wrap_int64, inlined
         last = value
     write_varint_chunk(out, deltas)
 
