@@ -96,15 +96,29 @@ def wide_batch() -> list[RowChangedEvent]:
     ]
 
 
-def per_call(function: Callable[[], object], repeat: int, budget: float) -> float:
-    """Median CPU seconds per call over ``repeat`` runs of about ``budget`` seconds each.
+def paired(
+    function: Callable[[], object], floor: Callable[[], object], repeat: int, budget: float
+) -> tuple[float, float, float]:
+    """CPU seconds per call of ``function`` and of ``floor`` (medians), and their ratio.
 
-    CPU time of this process, not wall time: on a shared machine the time the process waits
-    for a core would otherwise land on whichever of a ratio's two sides ran at that moment.
+    The two alternate, run by run, and the ratio is the median of the runs' ratios: a change
+    of load on a shared machine then hits both sides of a ratio alike.
     """
     clock = time.process_time
-    number = max(1, int(budget / max(timeit.timeit(function, clock, number=3) / 3, 1e-9)))
-    return statistics.median(timeit.repeat(function, clock, number=number, repeat=repeat)) / number
+
+    def number(f: Callable[[], object]) -> int:
+        return max(1, int(budget / max(timeit.timeit(f, clock, number=3) / 3, 1e-9)))
+
+    n, m = number(function), number(floor)
+    pairs = [
+        (timeit.timeit(function, clock, number=n) / n, timeit.timeit(floor, clock, number=m) / m)
+        for _ in range(repeat)
+    ]
+    return (
+        statistics.median(a for a, _ in pairs),
+        statistics.median(b for _, b in pairs),
+        statistics.median(a / b for a, b in pairs),
+    )
 
 
 def run(
