@@ -130,10 +130,11 @@ def run(
     parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
     parser.add_argument("--write", action="store_true", help=f"store the table in {results.name}")
-    parser.add_argument("--repeat", type=int, help="runs per measurement (default 7)")
-    parser.add_argument("--budget", type=float, help="seconds per run (default 0.3)")
+    parser.add_argument("--repeat", type=int, help="runs per measurement (default 200)")
+    parser.add_argument("--budget", type=float, help="seconds per run (default 0.002)")
     args = parser.parse_args()
-    repeat, budget = (3, 0.02) if args.quick else (7, 0.3)
+    # many short runs: some of them fall between other jobs' time slices on a busy machine
+    repeat, budget = (20, 0.001) if args.quick else (200, 0.002)
     repeat, budget = args.repeat or repeat, args.budget or budget
     measured = [
         measure("craft-case1", craft_case1(), repeat, budget),
