@@ -20,11 +20,13 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import cast
 
 import fastavro
 
 from ticdc_conformance.reference import Message, RowChangedEvent, simple_avro, simple_json
-from ticdc_conformance.reference.simple import _avro
+from ticdc_conformance.reference.simple import SimpleDecoder, _avro
 
 # the scripts share harness.py; under PYTHONSAFEPATH (as tox runs) the folder is not on the
 # path by itself
@@ -35,11 +37,11 @@ RESULTS = Path(__file__).resolve().parent / "results" / "simple.md"
 
 
 def typed(
-    codec: object, events: list[RowChangedEvent], messages: list[Message]
+    codec: ModuleType, events: list[RowChangedEvent], messages: list[Message]
 ) -> Callable[[], object]:
     """One consumer decoder that knows the table's schema, fed every DML message."""
-    decoder = codec.new_decoder()  # type: ignore[attr-defined]
-    decoder.feed(codec.encode_bootstrap(events[0].table))  # type: ignore[attr-defined]
+    decoder: SimpleDecoder = codec.new_decoder()
+    decoder.feed(codec.encode_bootstrap(events[0].table))
     feed = decoder.feed
     return lambda: [feed(message) for message in messages]
 
@@ -100,11 +102,13 @@ def table(results: list[dict[str, object]]) -> str:
     rows = []
     for encoding, floor_name in (("json", "json.loads"), ("avro", "schemaless_reader")):
         for r in results:
-            size, floor, feed, feed_ratio, plain, plain_ratio = r[encoding]  # type: ignore[misc]
+            measured = cast("tuple[int, float, float, float, float, float]", r[encoding])
+            size, floor, feed, feed_ratio, plain, plain_ratio = measured
+            count = cast("int", r["rows"])
             rows.append(
                 f"| {encoding} ({floor_name}) | {r['dataset']} | {r['rows']} | {size} "
                 f"| {floor * 1e6:.1f} | {feed * 1e6:.1f} | **{feed_ratio:.2f}×** "
-                f"| {r['rows'] / feed:,.0f} | {plain * 1e6:.1f} | **{plain_ratio:.2f}×** |"  # type: ignore[operator]
+                f"| {count / feed:,.0f} | {plain * 1e6:.1f} | **{plain_ratio:.2f}×** |"
             )
     return "\n".join([HEADER, *rows])
 
