@@ -91,7 +91,7 @@ def go_text(data: str | bytes) -> str:
 
 def quote(data: str | bytes, style: JsonStyle) -> str:
     """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
-    text = go_text(data)
+    text = data if type(data) is str and data.isascii() else go_text(data)  # ASCII: as it is
     if style is JsonStyle.GO_STD:
         return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
     return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'
@@ -159,7 +159,9 @@ class GoJsonReader:
     def decode(self, text: str) -> Json:
         """The document in ``text``."""
         document: Json = (
-            self._plain if _NEGATIVE_ZERO.search(text) is None else self._signed
+            self._plain
+            if "-0" not in text or _NEGATIVE_ZERO.search(text) is None  # the regex only if needed
+            else self._signed
         ).decode(text)
         return document
 

@@ -23,13 +23,14 @@ from ticdc_conformance.reference.decoded import DecodedEvent
 from ticdc_conformance.reference.errors import DecodeError, EncodeError, Part
 from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.jsondoc import Path
-from ticdc_conformance.reference.tables import ColumnInfo
-from ticdc_conformance.reference.validity import ColumnType, describe, problem
+from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
+from ticdc_conformance.reference.validity import Check, ColumnType, check_of, describe, problem
 from ticdc_conformance.reference.values import Value
 
 __all__ = [
     "InvalidValueError",
     "check_row",
+    "code_check",
     "code_type",
     "finding",
     "info_type",
@@ -107,6 +108,13 @@ def code_type(type_code: int | None, flags: int | None) -> ColumnType | None:
 
 
 @cache
+def code_check(type_code: int | None, flags: int | None) -> tuple[ColumnType, Check] | None:
+    """``code_type`` and the check of that type: decoders look both up once per kind of column."""
+    ctype = code_type(type_code, flags)
+    return None if ctype is None else (ctype, check_of(ctype))
+
+
+@cache
 def info_type(column: ColumnInfo, *, raw_text: bool) -> ColumnType:
     """The column type a table schema states (cached: decoders ask once per value)."""
     return ColumnType.of_column(column, raw_text=raw_text)
@@ -131,6 +139,22 @@ def unchecked_values() -> Iterator[None]:
         _CHECKING.reset(token)
 
 
+_last_types: list[tuple[TableInfo, tuple[tuple[ColumnType, Check], ...]]] = []
+"""The stated types and checks of the table ``check_row`` saw last (rows come table by table)."""
+
+
+def _column_types(table: TableInfo) -> tuple[tuple[ColumnType, Check], ...]:
+    last = _last_types[-1] if _last_types else None
+    if last is not None and last[0] is table:
+        return last[1]
+    types = tuple(
+        (ctype, check_of(ctype))
+        for ctype in (info_type(column, raw_text=True) for column in table.columns)
+    )
+    _last_types[:] = [(table, types)]
+    return types
+
+
 def check_row(event: RowChangedEvent, protocol: str) -> None:
     """``EncodeError`` at the first invalid value of ``event``.
 
@@ -143,14 +167,16 @@ def check_row(event: RowChangedEvent, protocol: str) -> None:
     if not _CHECKING.get():
         return
     columns = event.table.columns
+    types = _column_types(event.table)
     for image in (event.before, event.after):
-        for column, value in zip(columns, image or (), strict=False):
-            if value is None and column.key == "primary":
-                raise EncodeError(
-                    f"column {column.name!r}: NULL in a primary key column", protocol=protocol
-                )
-            ctype = info_type(column, raw_text=True)
-            why = problem(value, ctype)
+        for column, (ctype, check), value in zip(columns, types, image or (), strict=False):
+            if value is None:
+                if column.key == "primary":
+                    raise EncodeError(
+                        f"column {column.name!r}: NULL in a primary key column", protocol=protocol
+                    )
+                continue  # NULL is no value a type can refuse
+            why = check(value, ctype)
             if why is not None:
                 raise EncodeError(
                     f"column {column.name!r}: {ctype} value {describe(value)} {why}",

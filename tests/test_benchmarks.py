@@ -43,6 +43,30 @@ def test_craft_benchmark_runs() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "datasets"),
+    [
+        ("bench_simple.py", ["craft-case1", "wide-batch"] * 2),
+        ("bench_debezium.py", ["craft-case1", "wide-batch"]),
+    ],
+)
+def test_codec_benchmark_runs(script: str, datasets: list[str]) -> None:
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT.with_name(script)), "--quick"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
+    names = [row[1] if script == "bench_simple.py" else row[0][2:] for row in rows[1:]]
+    assert names == datasets
+    ratios = [cell for row in rows[1:] for cell in row if cell.startswith("**")]
+    assert ratios
+    assert all(float(cell.strip("*× |")) > 0 for cell in ratios)
+
+
+@pytest.mark.slow
 @pytest.mark.spark
 def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
     """In the tests' Spark session (a new one would start a second JVM): a tiny dump."""

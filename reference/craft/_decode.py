@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ticdc_conformance.reference.craft._config import PROTOCOL
 from ticdc_conformance.reference.craft._encode import (
@@ -56,11 +57,14 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
-from ticdc_conformance.reference.validation import code_type, finding, raise_findings
-from ticdc_conformance.reference.validity import ColumnType, problem
+from ticdc_conformance.reference.validation import code_check, finding, raise_findings
+from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["decode"]
+
+_column = partial(tuple.__new__, DecodedColumn)
+"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s argument handling."""
 
 _OPERATIONS: dict[tuple[int, ...], Operation] = {
     (NEW_GROUP,): "insert",
@@ -84,6 +88,9 @@ class _Terms:
 
     def lookup(self, ids: Sequence[int], offset: int) -> list[str]:
         """The terms of a chunk of IDs that starts at ``offset``."""
+        if ids and min(ids) >= 0 and max(ids) < self.next_new:  # all seen before: no checks
+            terms = self.terms
+            return [terms[t] for t in ids]
         return [self.term(t, i, offset) for i, t in enumerate(ids)]
 
     def term(self, term_id: int, position: int, offset: int) -> str:
@@ -182,10 +189,11 @@ def _group(
             decoded = decode_value(type_code, data, flag)
         except ValueError as error:
             fail(f"column {name!r}: {error}", data_at)
-        ctype = code_type(type_code, flag)
-        if ctype is not None and problem(decoded, ctype) is not None:
-            found.append((name, ctype, decoded, data_at))
-        columns.append(DecodedColumn(name, decoded, type_code, flag, bool(flag & HANDLE_KEY_FLAG)))
+        checked = None if decoded is None else code_check(type_code, flag)
+        if checked is not None and checked[1](decoded, checked[0]) is not None:
+            found.append((name, checked[0], decoded, data_at))
+        handle = bool(flag & HANDLE_KEY_FLAG)
+        columns.append(_column((name, decoded, type_code, flag, handle, None, None)))
         data_at += len(data or b"")
     return kind, columns
 

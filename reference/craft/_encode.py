@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import PROTOCOL, Config
 from ticdc_conformance.reference.craft._values import encode_value
@@ -31,7 +32,7 @@ from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import INT64
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile, TableInfo
 from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import Value
 
@@ -93,34 +94,68 @@ def _utf8(text: str, what: str) -> bytes:
         raise EncodeError(f"{what} {text!r} is not valid Unicode", protocol=PROTOCOL) from None
 
 
-def _group(
-    kind: int, event: RowChangedEvent, image: Sequence[Value], config: Config, keys_only: bool
-) -> _Group:
-    table = event.table
-    flags = table.column_flags(config.profile)
+class _Layout(NamedTuple):
+    """What a table's column groups hold under one profile, before any value."""
+
+    flags: Sequence[int]
+    chosen: list[int]
+    types: tuple[int, ...]
+    chosen_flags: tuple[int, ...]
+    names: tuple[bytes, ...] | None
+    """``None`` when a name is not valid Unicode (``_group`` raises, after the values)."""
+
+
+_layouts: dict[tuple[int, Profile, bool], tuple[TableInfo, _Layout]] = {}
+"""Recent tables' layouts by (id of the table, profile, keys only); a table is kept beside
+its layout, so the id is not reused while the entry lives."""
+
+
+def _layout(table: TableInfo, profile: Profile, keys_only: bool) -> _Layout:
+    cached = _layouts.get((id(table), profile, keys_only))
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    flags = table.column_flags(profile)
     chosen = [
         i
         for i, column in enumerate(table.columns)
         if not column.is_virtual and not (keys_only and not flags[i] & HANDLE_KEY_FLAG)
     ]
+    try:
+        names: tuple[bytes, ...] | None = tuple(table.columns[i].name.encode() for i in chosen)
+    except UnicodeEncodeError:
+        names = None
+    layout = _Layout(
+        flags,
+        chosen,
+        tuple(table.columns[i].effective_type_code for i in chosen),
+        tuple(flags[i] for i in chosen),
+        names,
+    )
+    if len(_layouts) >= 64:
+        _layouts.clear()
+    _layouts[id(table), profile, keys_only] = (table, layout)
+    return layout
+
+
+def _group(
+    kind: int, event: RowChangedEvent, image: Sequence[Value], config: Config, keys_only: bool
+) -> _Group:
+    table = event.table
+    flags, chosen, types, chosen_flags, names = _layout(table, config.profile, keys_only)
     if not chosen:
         # TiCDC leaves a nil group in the row and crashes encoding it (model.go, §3.2)
         what = "handle-key column" if keys_only else "stored column"
         raise EncodeError(f"the row has no {what} to put in a column group", protocol=PROTOCOL)
     values = []
-    for i in chosen:
-        column = table.columns[i]
+    for i, type_code in zip(chosen, types, strict=True):
         try:
-            values.append(encode_value(column.effective_type_code, image[i], flags[i]))
+            values.append(encode_value(type_code, image[i], flags[i]))
         except ValueError as error:
+            column = table.columns[i]
             raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
-    return _Group(
-        kind=kind,
-        names=tuple(_utf8(table.columns[i].name, "column name") for i in chosen),
-        types=tuple(table.columns[i].effective_type_code for i in chosen),
-        flags=tuple(flags[i] for i in chosen),
-        values=tuple(values),
-    )
+    if names is None:
+        names = tuple(_utf8(table.columns[i].name, "column name") for i in chosen)
+    return _Group(kind=kind, names=names, types=types, flags=chosen_flags, values=tuple(values))
 
 
 @dataclass(frozen=True, slots=True)

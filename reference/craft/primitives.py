@@ -197,6 +197,9 @@ def read_bytes(buffer: Buffer, offset: int, end: int | None = None) -> tuple[byt
 
 def write_uvarint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append each value as a uvarint."""
+    if values and min(values) >= 0 and max(values) < 0x80:  # one byte each: in one go
+        out += bytes(values)
+        return
     for value in values:
         if 0 <= value < 0x80:
             out.append(value)
@@ -210,6 +213,9 @@ def read_uvarint_chunk(
     """``count`` uvarints."""
     end = len(buffer) if end is None else end
     _need(count, offset, end)
+    one_byte = buffer[offset : offset + count]  # fits: _need checked count <= end - offset
+    if count and max(one_byte) < 0x80:  # the common chunk: every uvarint takes one byte
+        return list(one_byte), offset + count
     values = []
     for _ in range(count):
         # fast path: most counts, ids, types and lengths take one byte
@@ -224,6 +230,9 @@ def read_uvarint_chunk(
 
 def write_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     """Append each value as a ZigZag varint."""
+    if values and min(values) >= -0x40 and max(values) < 0x40:  # one byte each: in one go
+        out += bytes([(value << 1) ^ (value >> 63) for value in values])
+        return
     for value in values:
         if -0x40 <= value < 0x40:
             out.append((value << 1) ^ (value >> 63))
@@ -265,7 +274,7 @@ def write_delta_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     for value in values:
         if not _I64_MIN <= value < -_I64_MIN:
             raise ValueError(f"{value} is not an int64")
-        deltas.append(_wrap_int64(value - last))
+        deltas.append((value - last - _I64_MIN) % _U64 + _I64_MIN)  # _wrap_int64, inlined
         last = value
     write_varint_chunk(out, deltas)
 
@@ -277,7 +286,7 @@ def read_delta_varint_chunk(
     deltas, offset = read_varint_chunk(buffer, offset, count, end)
     values, last = [], 0
     for delta in deltas:
-        last = _wrap_int64(last + delta)
+        last = (last + delta - _I64_MIN) % _U64 + _I64_MIN  # _wrap_int64, inlined
         values.append(last)
     return values, offset
 

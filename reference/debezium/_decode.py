@@ -31,6 +31,7 @@ from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path,
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import UINT64
 from ticdc_conformance.reference.validation import finding, raise_findings
+from ticdc_conformance.reference.validity import problem
 
 __all__ = ["decode"]
 
@@ -46,7 +47,10 @@ _WORDING = Wording(
 def _first_wins(pairs: list[tuple[str, Json]]) -> Json:
     # classic TiCDC can write a member twice (a binary column's default, see _payload); the
     # first one is the value the schema describes
-    members: JsonObject = {}
+    members: JsonObject = dict(pairs)
+    if len(members) == len(pairs):
+        return members  # no name twice: the common case, built in C
+    members = {}
     for name, value in pairs:
         members.setdefault(name, value)
     return members
@@ -153,6 +157,11 @@ def _image_fields(
         fields: dict[str, JsonObject] = {}
         placeholders = 0
         for j, raw_column in enumerate(entry.array("fields")):
+            if type(raw_column) is dict and _well_formed(raw_column):  # no Members built
+                name = raw_column["field"]
+                if type(name) is str:  # (it is: for the type checker)
+                    fields.setdefault(name, raw_column)
+                    continue
             column = doc.members(raw_column, *entry.at("fields"), j)
             if "type" not in column and "field" not in column:
                 placeholders += 1  # GEOMETRY, NULL: TiCDC wrote tidb_type at most
@@ -164,6 +173,20 @@ def _image_fields(
             fields.setdefault(name, column.obj)
         return fields, placeholders
     return doc.fail(f"the schema declares no {image} struct", "schema", "fields")
+
+
+def _well_formed(raw: JsonObject) -> bool:
+    """Whether a field schema is one ``_image_fields`` may take as it is (no ``Members``).
+
+    It is when ``field``, ``type``, ``optional`` and (if present) ``name`` are of the right
+    kinds; anything else takes the checked path and its errors.
+    """
+    return (
+        type(raw.get("field")) is str
+        and type(raw.get("type")) is str
+        and type(raw.get("optional")) is bool
+        and type(raw.get("name", "")) is str
+    )
 
 
 def _image(
@@ -194,6 +217,8 @@ def _image(
             if field is None or _raw_default(field, column)
             else field_type(field, column.mysql_type)
         )
+        if ctype is None or column.value is None or problem(column.value, ctype) is None:
+            continue  # valid: no finding to build
         invalid = finding(
             name,
             ctype,

@@ -8,7 +8,7 @@ not classify is dropped the same way (``_ddl``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ticdc_conformance.reference._gojson import to_bytes
 from ticdc_conformance.reference.debezium._config import PROTOCOL, Config
@@ -27,11 +27,22 @@ from ticdc_conformance.reference.debezium._types import field_schema
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo, TableInfo
 from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["encode"]
+
+_Texts = dict[tuple[int, str], tuple[TableInfo, Raw]]
+"""The schema texts of one ``encode`` call by (id of the table, which schema): under one config
+a table's key and value schemas are the same for each of its rows, so each is written once."""
+
+
+def _cached(texts: _Texts, table: TableInfo, which: str, make: Callable[[], object]) -> Raw:
+    entry = texts.get((id(table), which))
+    if entry is None or entry[0] is not table:
+        entry = texts[id(table), which] = (table, Raw(dump(make())))
+    return entry[1]
 
 
 def _columns(
@@ -64,18 +75,25 @@ def _field_schemas(
     return schemas
 
 
-def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
+def _row_key(
+    event: RowChangedEvent, flags: Sequence[int], config: Config, texts: _Texts
+) -> dict[str, object]:
     table = event.table
     # handle-key columns, from the new image, or the old one for deletes (§5.1)
     handle = [i for i, c in enumerate(table.columns) if flags[i] & HANDLE_KEY_FLAG]
     key: dict[str, object] = {"payload": _columns(event, event.image, handle, flags, config)}
     if not config.debezium_disable_schema:
-        key["schema"] = {
-            "type": "struct",
-            "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
-            "optional": False,
-            "fields": _field_schemas(table.columns, handle, flags, config),
-        }
+        key["schema"] = _cached(
+            texts,
+            table,
+            "key",
+            lambda: {
+                "type": "struct",
+                "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
+                "optional": False,
+                "fields": _field_schemas(table.columns, handle, flags, config),
+            },
+        )
     return key
 
 
@@ -91,7 +109,9 @@ def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) 
     return Raw(dump(_field_schemas(columns, order, flags, config)))
 
 
-def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
+def _row_value(
+    event: RowChangedEvent, flags: Sequence[int], config: Config, texts: _Texts
+) -> dict[str, object]:
     table = event.table
     stored = [i for i, c in enumerate(table.columns) if not c.is_virtual]
     start_ts = None
@@ -117,32 +137,43 @@ def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> 
         payload["after"] = _columns(event, event.after, stored, flags, config)
     value: dict[str, object] = {"payload": payload}
     if not config.debezium_disable_schema:
-        prefix = schema_topic_name(config.cluster_id, table.schema, table.name)
-        fields = _value_fields(event, flags, config)
-        images = [
-            {
-                "type": "struct",
-                "optional": True,
-                "name": f"{prefix}.Value",
-                "field": image,
-                "fields": fields,
-            }
-            for image in ("before", "after")
-        ]
-        value["schema"] = {
-            "type": "struct",
-            "optional": False,
-            "name": f"{prefix}.Envelope",
-            "version": 1,
-            "fields": [
-                *images,
-                source_schema(config, start_ts=start_ts is not None),
-                OP_SCHEMA,
-                TS_MS_SCHEMA,
-                TRANSACTION_SCHEMA,
-            ],
-        }
+        which = "value" if start_ts is None else "value with start_ts"
+        value["schema"] = _cached(
+            texts, table, which, lambda: _value_schema(event, flags, config, start_ts is not None)
+        )
     return value
+
+
+def _value_schema(
+    event: RowChangedEvent, flags: Sequence[int], config: Config, with_start_ts: bool
+) -> dict[str, object]:
+    """The value's ``schema`` member (§5.2)."""
+    table = event.table
+    prefix = schema_topic_name(config.cluster_id, table.schema, table.name)
+    fields = _value_fields(event, flags, config)
+    images = [
+        {
+            "type": "struct",
+            "optional": True,
+            "name": f"{prefix}.Value",
+            "field": image,
+            "fields": fields,
+        }
+        for image in ("before", "after")
+    ]
+    return {
+        "type": "struct",
+        "optional": False,
+        "name": f"{prefix}.Envelope",
+        "version": 1,
+        "fields": [
+            *images,
+            source_schema(config, start_ts=with_start_ts),
+            OP_SCHEMA,
+            TS_MS_SCHEMA,
+            TRANSACTION_SCHEMA,
+        ],
+    }
 
 
 def _watermark(commit_ts: int, config: Config) -> Message:
@@ -172,13 +203,14 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
     config = config or Config()
     messages: list[Message] = []
+    texts: _Texts = {}
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
                 check_row(event, PROTOCOL)
                 flags = event.table.column_flags(config.profile)
-                key = dump(_row_key(event, flags, config))
-                value = dump(_row_value(event, flags, config))
+                key = dump(_row_key(event, flags, config, texts))
+                value = dump(_row_value(event, flags, config, texts))
                 messages.append(Message(key=to_bytes(key), value=to_bytes(value)))
             elif isinstance(event, DDLEvent):
                 messages.extend(encode_ddl(event, config))

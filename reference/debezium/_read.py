@@ -26,7 +26,7 @@ import binascii
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
+from functools import lru_cache, partial
 
 from ticdc_conformance.reference._gojson import from_json_text
 from ticdc_conformance.reference.debezium._temporal import (
@@ -284,7 +284,7 @@ def field_type(field: JsonObject, mysql_type: str | None) -> ColumnType | None:
     """
     if mysql_type is None:
         return None
-    ctype = ColumnType.of_name(mysql_type, raw_text=True)
+    ctype = _named_type(mysql_type)
     if ctype is None:
         return None
     if ctype.name == "bit":
@@ -294,6 +294,13 @@ def field_type(field: JsonObject, mysql_type: str | None) -> ColumnType | None:
         if type(width) is str and width.isdigit() and len(width) < 4:
             length = int(width)
         return replace(ctype, length=length)
-    if ctype.unsigned is None:
-        return replace(ctype, unsigned=False)
     return ctype
+
+
+@lru_cache(maxsize=1024)
+def _named_type(mysql_type: str) -> ColumnType | None:
+    """``tidb_type`` text as a column type, ``unsigned`` settled but for BIT (asked per value)."""
+    ctype = ColumnType.of_name(mysql_type, raw_text=True)
+    if ctype is None or ctype.name == "bit" or ctype.unsigned is not None:
+        return ctype
+    return replace(ctype, unsigned=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple, NoReturn, TypeGuard
 
 from ticdc_conformance.reference._gojson import GoJsonReader
@@ -35,7 +36,7 @@ from ticdc_conformance.reference.open_protocol._columns import (
     read_value,
 )
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
-from ticdc_conformance.reference.validation import code_type, finding, raise_findings
+from ticdc_conformance.reference.validation import code_check, finding, raise_findings
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["Entry", "decode"]
@@ -50,6 +51,8 @@ _ROW_WORDING = Wording(not_object="row value must be a JSON object", unknown="un
 
 
 _json_decoder = GoJsonReader()
+_column = partial(tuple.__new__, DecodedColumn)
+"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s argument handling."""
 
 
 class Entry:
@@ -202,7 +205,7 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
                 value = read_value(type_code, raw_value, flags)
             except ValueError as error:
                 entry.fail(str(error), member, name, "v")
-        columns.append(DecodedColumn(name, value, type_code, flags, handle))
+        columns.append(_column((name, value, type_code, flags, handle, None, None)))
     return tuple(columns)
 
 
@@ -386,11 +389,14 @@ def _findings(
         before = "d" if event.op == "delete" else "p"
         for member, image in ((before, event.before), ("u", event.after)):
             for column in image or ():
-                if column.flags is None:  # a 2020 column without f: see the docstring
-                    continue
+                if column.flags is None or column.value is None:
+                    continue  # a 2020 column without f (see the docstring), or NULL
+                checked = code_check(column.type_code, column.flags)
+                if checked is None or checked[1](column.value, checked[0]) is None:
+                    continue  # unchecked or valid: no finding to build
                 error = finding(
                     column.name,
-                    code_type(column.type_code, column.flags),
+                    checked[0],
                     column.value,
                     protocol=PROTOCOL,
                     message_index=message_index,

@@ -20,7 +20,8 @@ import base64
 import binascii
 import json
 from dataclasses import dataclass
-from typing import NoReturn
+from functools import partial
+from typing import NamedTuple, NoReturn
 
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
@@ -37,11 +38,11 @@ from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
-from ticdc_conformance.reference.simple._values import read_value, untyped
+from ticdc_conformance.reference.simple._values import Reader, reader_of, untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
-from ticdc_conformance.reference.tables import TableInfo
+from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
 from ticdc_conformance.reference.validation import finding, info_type, raise_findings
-from ticdc_conformance.reference.validity import problem
+from ticdc_conformance.reference.validity import Check, ColumnType, check_of
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
@@ -50,6 +51,8 @@ UNTYPED = "untyped: a Simple DML carries no column types; SimpleDecoder types it
 _OPS: dict[str, Operation] = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
 
 SchemaKey = tuple[str, str, int]
+_column = partial(tuple.__new__, DecodedColumn)
+"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,7 +170,12 @@ def _row(
 def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
     if columns is None:
         return None
-    return tuple(DecodedColumn(name, untyped(raw), ambiguity=UNTYPED) for name, raw in columns)
+    out = []
+    for name, raw in columns:
+        # ASCII text, most values, is its own value: no call for it
+        value = raw if type(raw) is str and raw.isascii() else untyped(raw)
+        out.append(_column((name, value, None, None, None, None, UNTYPED)))
+    return tuple(out)
 
 
 def decode(
@@ -180,10 +188,26 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
+class _Plan(NamedTuple):
+    """How one table schema types a DML: per column, chosen once per schema (not per value)."""
+
+    names: frozenset[str]
+    columns: tuple[tuple[ColumnInfo, Reader, ColumnType, Check], ...]
+    """Schema order: the column, its value reader, its stated type and that type's check."""
+
+
+def _plan(table: TableInfo, avro: bool) -> _Plan:
+    columns = []
+    for column in table.columns:
+        ctype = info_type(column, raw_text=avro)
+        columns.append((column, reader_of(column), ctype, check_of(ctype)))
+    return _Plan(frozenset(column.name for column in table.columns), tuple(columns))
+
+
 def _typed(
-    wire: Wire, table: TableInfo, avro: bool, fail: Fail, found: list[tuple[str, str, Value]]
+    wire: Wire, plan: _Plan, avro: bool, fail: Fail, found: list[tuple[str, str, Value]]
 ) -> DecodedRow:
-    """The row typed by ``table``; every value its column cannot hold goes to ``found``.
+    """The row typed by ``plan``'s schema; every value its column cannot hold goes to ``found``.
 
     Go's ``encoding/json`` writes text that is not UTF-8 as U+FFFD, goavro copies it raw
     (§4.3, §4.8): such text is invalid in JSON only.
@@ -194,23 +218,26 @@ def _typed(
             images.append(None)
             continue
         raw = dict(columns)
-        unknown = raw.keys() - {column.name for column in table.columns}
+        unknown = raw.keys() - plan.names
         if unknown:
             fail(
                 f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
                 (member, min(unknown)),
             )
         typed = []
-        for column in table.columns:  # TiCDC's consumer lists columns in schema order
-            if column.name not in raw:
+        for column, reader, ctype, check in plan.columns:  # TiCDC's consumer: schema order
+            name = column.name
+            if name not in raw:
                 continue  # virtual generated, or not a handle-key column
-            try:
-                value = read_value(column, raw[column.name], avro=avro)
-            except ValueError as error:
-                fail(f"{column.type}: {error}", (member, column.name))
-            if value is not None and problem(value, info_type(column, raw_text=avro)):
-                found.append((member, column.name, value))
-            typed.append(DecodedColumn(column.name, value, mysql_type=column.type))
+            given, value = raw[name], None
+            if given is not None:
+                try:
+                    value = reader(column, given, avro)
+                except ValueError as error:
+                    fail(f"{column.type}: {error}", (member, name))
+                if value is not None and check(value, ctype):
+                    found.append((member, name, value))
+            typed.append(_column((name, value, None, None, None, column.type, None)))
         images.append(tuple(typed))
     return _row(wire, images[0], images[1])
 
@@ -224,6 +251,8 @@ class SimpleDecoder:
         self._schemas: dict[SchemaKey, TableInfo] = {}
         self._held: list[tuple[int, Wire]] = []
         self._rejected: list[Pending] = []
+        self._plans: dict[int, tuple[TableInfo, _Plan]] = {}
+        """Typing plans by the id of the schema they were made for (kept alive beside it)."""
 
     def table_info(self, database: str, table: str, schema_version: int) -> TableInfo | None:
         """The cached schema with exactly this key, if any."""
@@ -282,9 +311,12 @@ class SimpleDecoder:
             )
 
         avro = self.encoding == "avro"
+        planned = self._plans.get(id(table))
+        if planned is None or planned[0] is not table:
+            planned = self._plans[id(table)] = (table, _plan(table, avro))
         invalid: list[tuple[str, str, Value]] = []
         try:
-            row = _typed(wire, table, avro, fail, invalid)
+            row = _typed(wire, planned[1], avro, fail, invalid)
         except DecodeError as error:
             if not released:
                 raise
@@ -295,7 +327,7 @@ class SimpleDecoder:
             if problems:
                 reject("checksum: " + "; ".join(problems))
                 return None
-        columns = {column.name: column for column in table.columns}
+        columns = {column.name: column for column in table.columns} if invalid else {}
         for member, name, value in invalid:
             bad = finding(
                 name,

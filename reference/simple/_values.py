@@ -54,6 +54,7 @@ __all__ = [
     "Raw",
     "Unsigned",
     "read_value",
+    "reader_of",
     "untyped",
     "write_avro_value",
     "write_json_value",
@@ -393,11 +394,13 @@ def untyped(raw: Raw) -> Value:
     return raw
 
 
+def reader_of(column: ColumnInfo) -> Reader:
+    """The reader of ``column``'s non-null values: decoders pick it once per column."""
+    return _READERS_BY_CODE.get(column.effective_type_code, _read_never)
+
+
 def read_value(column: ColumnInfo, raw: Raw, *, avro: bool) -> Value:
     """The ``Value`` of a DML value typed by its column; ``ValueError`` if it does not fit."""
     if raw is None:
         return None
-    reader = _READERS_BY_CODE.get(column.effective_type_code)
-    if reader is None:
-        raise ValueError(f"a {column.type} column holds only NULL")
-    return reader(column, raw, avro)
+    return reader_of(column)(column, raw, avro)
