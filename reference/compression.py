@@ -20,6 +20,7 @@ Where each protocol applies it (what is compressed, and what is not) is the code
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Literal
 
@@ -33,6 +34,7 @@ __all__ = [
     "COMPRESSION_OPTION",
     "Compression",
     "compress",
+    "compression_of",
     "decompress",
     "decompress_message",
     "xxh32",
@@ -183,3 +185,15 @@ def decompress_message(
                 compression, data, protocol=protocol, part=part, message_index=message_index
             )
     return replace(message, key=parts["key"], value=parts["value"])
+
+
+def compression_of(options: Mapping[str, str]) -> Compression:
+    """The ``large-message-handle-compression`` among sink ``options`` (absent: ``none``).
+
+    Raises ``ValueError`` for a value TiCDC does not support.
+    """
+    text = options.get(COMPRESSION_OPTION, "none")
+    for known in COMPRESSIONS:
+        if text == known:
+            return known
+    raise ValueError(f"{COMPRESSION_OPTION} must be none, snappy or lz4, not {text!r}")

@@ -100,7 +100,12 @@ class PartitionChecker:
         self.settings, self.topic, self.partition = settings, topic, partition
         codec: Any = CODECS[settings.protocol]
         self._codec = codec
-        self._stateful = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
+        self._compression = settings.compression
+        self._stateful = (
+            codec.new_decoder(compression=self._compression)
+            if isinstance(codec, SchemaCodec)
+            else None
+        )
         self._held: dict[int, tuple[bytes | None, int | None]] = {}
         self.read = self.decoded = self.undecodable = 0
         self._watermark: int | None = None
@@ -132,11 +137,14 @@ class PartitionChecker:
 
     def _decoded(self, message: Message, offset: int) -> list[DecodedEvent]:
         if self._stateful is None:
-            return list(self._codec.decode(message, message_index=offset))
+            return list(
+                self._codec.decode(message, message_index=offset, compression=self._compression)
+            )
         events = list(self._stateful.feed(message, message_index=offset))
         if not events:  # a Simple DML held until its schema arrives (§6.6)
             try:
-                stamps = [e.commit_ts for e in self._codec.decode(message) if e.commit_ts]
+                held = self._codec.decode(message, compression=self._compression)
+                stamps = [e.commit_ts for e in held if e.commit_ts]
             except DecodeError:
                 stamps = []
             self._held[offset] = (message.key, min(stamps) if stamps else None)
