@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 
 import cramjam
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference import (
@@ -251,3 +252,28 @@ def test_claim_check_stores_the_compressed_value() -> None:
     (_, row) = decode_messages("simple-json", [bootstrap, original], compression="lz4")
     plain = [codec.encode_bootstrap(TABLE), *codec.encode([big])]
     assert row == decode_messages("simple-json", plain)[1]
+
+
+_PACKED = {(p, c): _messages(p, c) for p in COMPRESSING for c in ("snappy", "lz4")}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(_PACKED)),
+    st.integers(min_value=0),
+    st.integers(min_value=0, max_value=255),
+    st.booleans(),
+)
+def test_decoders_stay_total_on_spoiled_compressed_messages(
+    which: tuple[str, str], at: int, byte: int, cut: bool
+) -> None:
+    protocol, compression = which
+    *before, last = _PACKED[which]
+    value = last.value or b""
+    at %= max(len(value), 1)
+    spoiled = value[:at] if cut else value[:at] + bytes([byte]) + value[at + 1 :]
+    messages = [*before, dataclasses.replace(last, value=spoiled)]
+    try:
+        decode_messages(protocol, messages, compression=compression)  # type: ignore[arg-type]
+    except DecodeError as error:
+        assert error.protocol == protocol
