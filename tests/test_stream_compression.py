@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 from stream_helpers import dump
 
 from ticdc_conformance.generators.dump import read_dump, read_labels
+from ticdc_conformance.reference.errors import UsageError
+from ticdc_conformance.suites.stream.job import settings_from
 from ticdc_conformance.suites.stream.rules import CheckSettings, Outcome, check_records
 
 COMPRESSED = (
@@ -44,3 +48,21 @@ def test_without_the_option_nothing_decodes(protocol: str, compression: str) -> 
     assert "undecodable" in {f.rule for f in outcome.findings}
     if protocol != "open":  # Open's resolved events have no value to compress
         assert outcome.undecodable == outcome.read
+
+
+def test_check_stream_refuses_an_unknown_compression() -> None:
+    folder = dump("open", messages=200, options=(("large-message-handle-compression", "lz4"),))
+    args = argparse.Namespace(
+        option=["large-message-handle-compression=zstd"],
+        input=[str(folder)],
+        dispatcher=None,
+        index_name=None,
+        columns=None,
+        protocol=None,
+        profile=None,
+        partitions=None,
+    )
+    with pytest.raises(UsageError, match="must be none, snappy or lz4"):
+        settings_from(args)
+    args.option = []
+    assert settings_from(args).compression == "lz4"  # from the labels
