@@ -10,6 +10,11 @@ from typing import IO
 
 from ticdc_conformance.cli._args import PROFILES, PROTOCOLS, Commands, emit, parse_options
 from ticdc_conformance.reference import CODECS, ExitCode, Message
+from ticdc_conformance.reference.compression import (
+    COMPRESSION_OPTION,
+    Compression,
+    compression_of,
+)
 from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.errors import DecodeError, EncodeError, FormError, UsageError
 from ticdc_conformance.reference.forms import (
@@ -68,8 +73,27 @@ def _messages(args: argparse.Namespace) -> Iterator[tuple[str, Message | FormErr
     yield "files", Message(key=key, value=value)
 
 
+_DECODER_OPTIONS = (COMPRESSION_OPTION,)
+"""The sink options a consumer must be told: the bytes do not say how they are compressed."""
+
+
+def _decoder_compression(pairs: list[str]) -> Compression:
+    options = parse_options(pairs)
+    for name in options:
+        if name not in _DECODER_OPTIONS:
+            raise UsageError(
+                f"decode takes --option {COMPRESSION_OPTION} only, not {name!r} "
+                "(the other options change what is written, not how it is read)"
+            )
+    try:
+        return compression_of(options)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def _decode(args: argparse.Namespace, out: IO[str]) -> int:
-    decoder = PartitionDecoder(args.protocol, lenient=args.lenient)
+    compression = _decoder_compression(args.option)
+    decoder = PartitionDecoder(args.protocol, lenient=args.lenient, compression=compression)
     status = ExitCode.OK
     places: dict[int, str] = {}
     for index, (where, item) in enumerate(_messages(args)):
@@ -170,6 +194,14 @@ def add_parsers(commands: Commands) -> None:
         metavar="N",
         help="the largest message (key plus value) a line may carry, as TiCDC's sink option "
         "(default 10485760); a longer line is reported and skipped without being held",
+    )
+    decode.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=f"a consumer option: {COMPRESSION_OPTION}=none|snappy|lz4, as the messages were "
+        "encoded with (default none)",
     )
     decode.add_argument(
         "--lenient",

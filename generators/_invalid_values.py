@@ -290,7 +290,7 @@ def _invalid_in(inj: Injector, message: Message, tables: Sequence[TableInfo]) ->
             message,
         ]
     try:
-        decode_messages(inj.log.settings.protocol, messages)
+        decode_messages(inj.log.settings.protocol, messages, compression=inj.compression)
     except InvalidValueError as error:
         return {getattr(f, "column", None) or "?" for f in error.findings}
     except DecodeError:

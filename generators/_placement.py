@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ticdc_conformance.generators.simulator import Delivery, TopicLog
 from ticdc_conformance.reference import DecodedRow
+from ticdc_conformance.reference.compression import compression_of
 from ticdc_conformance.reference.validation import InvalidValueError
 
 __all__ = ["FaultPlacementError", "Injector", "Mark", "row_ts", "rows_carried", "segment_before"]
@@ -45,6 +46,7 @@ class Injector:
         self.log, self.rng = log, rng
         self.codec = log.settings.codec
         self.config = log.settings.codec_config()
+        self.compression = compression_of(dict(log.settings.options))
         watermarks = [d.commit_ts for d in log.partitions[0] if d.kind == "resolved"]
         size = len(watermarks) // max(zones, 1)
         if size < 3:
@@ -80,7 +82,7 @@ class Injector:
     def decode_rows(self, delivery: Delivery) -> list[DecodedRow]:
         """The rows a message carries, decoded leniently (the invalid-value fault's too)."""
         try:
-            events = list(self.codec.decode(delivery.message))
+            events = list(self.codec.decode(delivery.message, compression=self.compression))
         except InvalidValueError as error:
             events = list(error.events)
         return [e for e in events if isinstance(e, DecodedRow)]

@@ -360,7 +360,7 @@ def _corrupted_message(inj: Injector, zone: int) -> list[Mark]:
             deliveries = inj.log.partitions[p]
             for broken in _corrupted(deliveries[i].message):
                 try:
-                    inj.codec.decode(broken)
+                    inj.codec.decode(broken, compression=inj.compression)
                 except DecodeError:
                     oldest = inj.oldest(deliveries[i])
                     deliveries[i] = dataclasses.replace(deliveries[i], message=broken)

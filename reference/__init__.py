@@ -8,7 +8,7 @@ two add ``SchemaCodec``): ``open_protocol``, ``craft``, ``simple_json``, ``simpl
 ``debezium``, ``canal_json``; ``CODECS`` names them. Shared by the codecs: ``mysql`` (the
 MySQL type model), ``jsondoc`` (JSON documents, paths and typed members), ``simple`` (what
 both Simple encodings share), ``losses`` (what the encoders are documented to lose), ``forms``
-(the kit's JSON forms).
+(the kit's JSON forms), ``compression`` (``large-message-handle-compression``: snappy, LZ4).
 """
 
 from __future__ import annotations

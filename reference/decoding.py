@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ticdc_conformance.reference import CODECS
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.decoded import DecodedEvent
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.message import Message, SchemaCodec
@@ -29,14 +30,20 @@ __all__ = ["PartitionDecoder", "decode_leniently", "decode_messages"]
 class PartitionDecoder:
     """Decodes the messages of one Kafka partition (or one case) in order."""
 
-    def __init__(self, protocol: str, *, lenient: bool = False) -> None:
+    def __init__(
+        self, protocol: str, *, lenient: bool = False, compression: Compression = "none"
+    ) -> None:
         self.protocol = protocol
         self.lenient = lenient
+        self.compression: Compression = compression
+        """The consumer's ``large-message-handle-compression`` (docs/rules/compression.md)."""
         self.warnings: list[DecodeError] = []
         """Invalid values a lenient decoder decoded anyway, in message order."""
         codec = CODECS[protocol]
-        self._stream = codec.new_decoder() if isinstance(codec, SchemaCodec) else None
-        self._decode = codec.decode if self._stream is None else self._stream.feed
+        self._stream = (
+            codec.new_decoder(compression=compression) if isinstance(codec, SchemaCodec) else None
+        )
+        self._codec = codec
 
     def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
         """The events of ``message`` a consumer has now; raise only ``DecodeError``.
@@ -45,7 +52,11 @@ class PartitionDecoder:
         invalid value is added to ``warnings``.
         """
         try:
-            return self._decode(message, message_index=message_index)
+            if self._stream is not None:
+                return self._stream.feed(message, message_index=message_index)
+            return self._codec.decode(
+                message, message_index=message_index, compression=self.compression
+            )
         except InvalidValueError as error:
             if not self.lenient:
                 raise
@@ -66,12 +77,14 @@ class PartitionDecoder:
         ]
 
 
-def decode_messages(protocol: str, messages: Iterable[Message]) -> list[DecodedEvent]:
+def decode_messages(
+    protocol: str, messages: Iterable[Message], *, compression: Compression = "none"
+) -> list[DecodedEvent]:
     """Every event of ``messages`` decoded in order; the first ``DecodeError`` is raised.
 
     A Simple row left untyped at the end is a ``DecodeError`` too.
     """
-    decoder = PartitionDecoder(protocol)
+    decoder = PartitionDecoder(protocol, compression=compression)
     events = [e for i, m in enumerate(messages) for e in decoder.decode(m, message_index=i)]
     for error in decoder.unresolved():
         raise error
@@ -79,10 +92,10 @@ def decode_messages(protocol: str, messages: Iterable[Message]) -> list[DecodedE
 
 
 def decode_leniently(
-    protocol: str, messages: Iterable[Message]
+    protocol: str, messages: Iterable[Message], *, compression: Compression = "none"
 ) -> tuple[list[DecodedEvent], list[DecodeError]]:
     """``decode_messages`` that decodes invalid values anyway: the events and the warnings."""
-    decoder = PartitionDecoder(protocol, lenient=True)
+    decoder = PartitionDecoder(protocol, lenient=True, compression=compression)
     events = [e for i, m in enumerate(messages) for e in decoder.decode(m, message_index=i)]
     for error in decoder.unresolved():
         raise error

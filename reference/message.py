@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from ticdc_conformance.reference.errors import DecodeError
 
 if TYPE_CHECKING:
+    from ticdc_conformance.reference.compression import Compression
     from ticdc_conformance.reference.decoded import DecodedEvent
     from ticdc_conformance.reference.events import ChangeEvent
     from ticdc_conformance.reference.tables import TableInfo
@@ -102,8 +103,13 @@ class Codec(Protocol[ConfigT]):
         """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
         ...
 
-    def decode(self, message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
-        """Decode one message; raise only ``DecodeError``."""
+    def decode(
+        self, message: Message, *, message_index: int = 0, compression: Compression = "none"
+    ) -> Sequence[DecodedEvent]:
+        """Decode one message; raise only ``DecodeError``.
+
+        ``compression`` is the consumer's ``large-message-handle-compression``.
+        """
         ...
 
 
@@ -174,6 +180,6 @@ class SchemaCodec(Protocol):
         """One partition's messages: ``events`` with the BOOTSTRAPs TiCDC sends among them."""
         ...
 
-    def new_decoder(self) -> StreamDecoder:
-        """A fresh stateful decoder."""
+    def new_decoder(self, *, compression: Compression = "none") -> StreamDecoder:
+        """A fresh stateful decoder (``compression``: as for ``decode``)."""
         ...

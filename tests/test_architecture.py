@@ -32,7 +32,7 @@ def arrows(eager: str = "", lazy: str = "", third_party: str = "") -> Arrows:
 
 
 ALLOWED = {
-    "reference": arrows(third_party="fastavro"),
+    "reference": arrows(third_party="fastavro cramjam"),
     "generators": arrows("reference", third_party="hypothesis pyarrow tqdm"),
     "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
     "fixtures.builder": arrows("fixtures generators reference", lazy="suites.consumer"),
@@ -64,6 +64,7 @@ ALLOWED = {
 """Part → the parts and third-party packages it may import."""
 
 ONLY_IN = {
+    "cramjam": {"reference/compression.py"},
     "pytest": {
         "suites/plugin.py",
         "kafka/pytest_fixtures.py",

@@ -74,7 +74,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "max-batched-bytes": ("1000", "1048576"),
     "large-message-handle-option": ("none", "handle-key-only", "claim-check"),
     "claim-check-storage-uri": ("s3://bucket/claim-check",),
-    "large-message-handle-compression": ("none",),
+    "large-message-handle-compression": ("none", "snappy", "lz4"),
     "integrity-check-level": ("none", "correctness"),
     "tz": ("UTC", "Asia/Kolkata"),
     "cluster-id": ("east-1",),
@@ -185,7 +185,9 @@ def test_encode_then_decode_round_trips(
         ["encode", "--protocol", protocol, "--profile", profile, *flags], INPUT, capsys
     )
     assert status == 0
-    status, decoded = _run(["decode", "--protocol", protocol], encoded, capsys)
+    compression = dict(options).get("large-message-handle-compression")
+    consumer = [f"--option=large-message-handle-compression={compression}"] if compression else []
+    status, decoded = _run(["decode", "--protocol", protocol, *consumer], encoded, capsys)
     assert status == 0
     documents = [json.loads(line) for line in decoded.splitlines()]
     assert _rows(documents) == _input_rows(protocol, dict(options))
@@ -194,3 +196,31 @@ def test_encode_then_decode_round_trips(
         assert all(d["start_ts"] == d["commit_ts"] - 7 for d in rows)
     else:
         assert all("start_ts" not in d for d in rows)
+
+
+@pytest.mark.parametrize("compression", ["snappy", "lz4"])
+def test_compressed_messages_need_the_consumer_option(
+    compression: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    option = f"--option=large-message-handle-compression={compression}"
+    status, encoded = _run(["encode", "--protocol", "simple-json", option], INPUT, capsys)
+    assert status == 0
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(encoded.encode()), encoding="utf-8")
+    try:
+        status = main(["decode", "--protocol", "simple-json"])
+    finally:
+        sys.stdin = saved
+    captured = capsys.readouterr()
+    assert status == 1
+    assert captured.out == ""
+    assert "line 1: simple-json: message 0, value byte 0: not JSON" in captured.err
+
+
+def test_decode_takes_only_the_consumer_option(capsys: pytest.CaptureFixture[str]) -> None:
+    for option, reason in (
+        ("max-batch-size=1", "decode takes --option large-message-handle-compression only"),
+        ("large-message-handle-compression=zstd", "must be none, snappy or lz4"),
+    ):
+        assert main(["decode", "--protocol", "open", f"--option={option}"]) == 2
+        assert reason in capsys.readouterr().err

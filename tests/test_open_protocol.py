@@ -621,7 +621,7 @@ def test_config_from_options() -> None:
         {"nope": "1"},
         {"max-batch-size": "x"},
         {"output-old-value": "yes"},
-        {"large-message-handle-compression": "snappy"},
+        {"large-message-handle-compression": "zstd"},
     ):
         with pytest.raises(EncodeError):
             open_protocol.config_from_options(bad)

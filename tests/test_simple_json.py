@@ -422,7 +422,7 @@ def test_options_by_tidb_names() -> None:
         ({"integrity-check-level": "x"}, "none or correctness"),
         ({"max-message-bytes": "-1"}, "whole number"),
         ({"large-message-handle-option": "claim-check"}, "claim-check-storage-uri"),
-        ({"large-message-handle-compression": "lz4"}, "not implemented"),
+        ({"large-message-handle-compression": "zstd"}, "none, snappy or lz4"),
     ):
         with pytest.raises(EncodeError, match=problem):
             simple_avro.config_from_options(options)

@@ -17,6 +17,7 @@ from ticdc_conformance.reference._options import (
     large_message_problems,
     no_clock,
 )
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -40,6 +41,8 @@ class Config:
     max_message_bytes: int = 10 * 1024 * 1024
     large_message_handle_option: LargeMessageHandleOption = "none"
     claim_check_storage_uri: str = ""
+    large_message_handle_compression: Compression = "none"
+    """Compress every message's whole value, claim-check files included (§1.5)."""
     claim_check_raw_value: bool = False
     """The claim-check file holds the value bytes alone instead of ``{"key","value"}``."""
     now_ms: Callable[[], int] = field(default=no_clock, compare=False)
@@ -52,7 +55,9 @@ class Config:
         if self.max_message_bytes <= 0:
             problems.append("max-message-bytes must be positive")
         problems += large_message_problems(
-            self.large_message_handle_option, self.claim_check_storage_uri
+            self.large_message_handle_option,
+            self.claim_check_storage_uri,
+            self.large_message_handle_compression,
         )
         if self.large_message_handle_option != "none" and not self.enable_tidb_extension:
             problems.append("large-message-handle-option needs enable-tidb-extension=true")
@@ -74,7 +79,7 @@ OPTIONS: Mapping[str, str] = {
     "large-message-handle-option": "none|handle-key-only|claim-check (needs the TiDB extension)",
     "claim-check-storage-uri": "storage URI for claim-check files, e.g. s3://bucket/claim-check",
     "claim-check-raw-value": "true|false: claim-check files hold the raw value",
-    "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
+    "large-message-handle-compression": "none|snappy|lz4: compress the whole value (default none)",
 }
 
 
@@ -102,5 +107,6 @@ def config_from_options(options: Mapping[str, str], *, profile: str | None = Non
         claim_check_storage_uri=read.text(
             "claim-check-storage-uri", default.claim_check_storage_uri
         ),
+        large_message_handle_compression=read.compression(),
         claim_check_raw_value=read.flag("claim-check-raw-value", default.claim_check_raw_value),
     )

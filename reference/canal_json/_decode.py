@@ -42,6 +42,7 @@ from ticdc_conformance.reference.canal_json._types import (
     base_type,
     column_type,
 )
+from ticdc_conformance.reference.compression import Compression, decompress_message
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
     DecodedDDL,
@@ -249,8 +250,17 @@ def _extension(message: Members) -> Members | None:
     return message.optional_members("_tidb")
 
 
-def decode(message: Message, *, message_index: int = 0) -> Sequence[DecodedEvent]:
-    """Decode one Canal-JSON message; raise only ``DecodeError``."""
+def decode(
+    message: Message, *, message_index: int = 0, compression: Compression = "none"
+) -> Sequence[DecodedEvent]:
+    """Decode one Canal-JSON message; raise only ``DecodeError``.
+
+    ``compression`` (the consumer's ``large-message-handle-compression``) decompresses the
+    whole value first, as TiCDC's canal-json consumer does.
+    """
+    message = decompress_message(
+        message, compression, protocol=PROTOCOL, message_index=message_index
+    )
     reader = _Reader(message_index)
     if message.value is None:
         reader.fail("a canal-json message has a value")

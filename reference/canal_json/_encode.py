@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from ticdc_conformance.reference.canal_json._config import PROTOCOL, Config
 from ticdc_conformance.reference.canal_json._json import quote
 from ticdc_conformance.reference.canal_json._types import mysql_type_text, sql_type, value_text
+from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
@@ -213,12 +214,15 @@ def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:
     return ClaimCheckObject(location=location, content=content)
 
 
-def _to_bytes(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
+def _to_bytes(text: str, config: Config) -> bytes:
+    """The JSON text's bytes, compressed: every message's whole value is (§1.5)."""
+    return compress(
+        config.large_message_handle_compression, text.encode("utf-8", "surrogateescape")
+    )
 
 
 def _encode_row(event: RowChangedEvent, config: Config) -> Message:
-    value = _to_bytes(_row_json(event, config, too_large=False, location=None))
+    value = _to_bytes(_row_json(event, config, too_large=False, location=None), config)
     length = len(value) + RECORD_OVERHEAD
     if length <= config.max_message_bytes:
         return Message(key=None, value=value)
@@ -228,7 +232,7 @@ def _encode_row(event: RowChangedEvent, config: Config) -> Message:
         raise EncodeError(reason + " (ErrMessageTooLarge)", protocol=PROTOCOL)
     claim_check = _claim_check(value, config) if option == "claim-check" else None
     location = None if claim_check is None else claim_check.location
-    small = _to_bytes(_row_json(event, config, too_large=True, location=location))
+    small = _to_bytes(_row_json(event, config, too_large=True, location=location), config)
     if len(small) + RECORD_OVERHEAD > config.max_message_bytes:
         raise EncodeError(f"{reason} and still too large after {option}", protocol=PROTOCOL)
     return Message(
@@ -264,7 +268,7 @@ def _control(
     ]
     if extension is not None:
         members.append(f'"_tidb":{{{extension}}}')
-    return Message(key=None, value=_to_bytes("{" + ",".join(members) + "}"))
+    return Message(key=None, value=_to_bytes("{" + ",".join(members) + "}", config))
 
 
 def _encode_ddl(event: DDLEvent, config: Config) -> Message:

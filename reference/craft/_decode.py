@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.craft._config import PROTOCOL
 from ticdc_conformance.reference.craft._encode import (
     DDL,
@@ -325,7 +326,12 @@ def _decode(value: Buffer, found: _Found) -> list[DecodedEvent]:
     return events
 
 
-def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
+def decode(
+    message: Message,
+    *,
+    message_index: int = 0,
+    compression: Compression = "none",  # noqa: ARG001 - the codec surface's parameter
+) -> list[DecodedEvent]:
     """Decode one Craft message into its events, in order; raise only ``DecodeError``."""
     if message.key is not None:
         raise DecodeError(

@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, tzinfo
 
-from ticdc_conformance.reference._options import OptionReader, no_clock
+from ticdc_conformance.reference._options import OptionReader, compression_problems, no_clock
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -36,6 +37,8 @@ class Config:
     ``debezium-include-start-ts``; ticdc ``pkg/sink/codec/common/config.go``): a row's
     ``source`` carries ``start_ts``, its transaction's start ts, declared last in the DML
     source schema (ticdc ``pkg/sink/codec/debezium/codec.go``)."""
+    large_message_handle_compression: Compression = "none"
+    """Compress every message's key and value, watermarks and DDL included (§1.5)."""
     now_ms: Callable[[], int] = field(default=no_clock, compare=False)
     """The clock behind payload ``ts_ms`` (wall time in TiCDC, never compared: TiCDC's own
     golden test ignores it). Injected so that the reference never reads the wall clock."""
@@ -50,6 +53,7 @@ class Config:
             problems.append(f"unknown time zone {self.time_zone!r}")
         if self.debezium_include_start_ts and self.profile != "ticdc":
             problems.append("debezium-include-start-ts exists only in profile ticdc")
+        problems += compression_problems(self.large_message_handle_compression)
         if problems:
             raise EncodeError("; ".join(problems), protocol=PROTOCOL)
 
@@ -67,7 +71,8 @@ OPTIONS: Mapping[str, str] = {
     "output-old-value": "true|false: write 'before' for updates (default true)",
     "cluster-id": "TiCDC server cluster-id (default 'default')",
     "tz": "TiCDC server time zone, an IANA name (default UTC; TiCDC's is System)",
-    "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
+    "large-message-handle-compression": "none|snappy|lz4: compress each key and value "
+    "(default none)",
 }
 
 
@@ -87,4 +92,5 @@ def config_from_options(options: Mapping[str, str], *, profile: str | None = Non
         debezium_include_start_ts=read.flag(
             "debezium-include-start-ts", default.debezium_include_start_ts
         ),
+        large_message_handle_compression=read.compression(),
     )

@@ -15,6 +15,7 @@ import json
 from typing import NoReturn
 
 from ticdc_conformance.reference._gojson import GoJsonReader
+from ticdc_conformance.reference.compression import Compression, decompress_message
 from ticdc_conformance.reference.debezium._config import PROTOCOL
 from ticdc_conformance.reference.debezium._ddl_read import read_table_change
 from ticdc_conformance.reference.debezium._read import field_type, read_column
@@ -299,8 +300,17 @@ def _ddl(payload: Members, doc: _Doc) -> DecodedDDL:
     )
 
 
-def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
-    """Decode one Debezium message into its event; raise only ``DecodeError``."""
+def decode(
+    message: Message, *, message_index: int = 0, compression: Compression = "none"
+) -> list[DecodedEvent]:
+    """Decode one Debezium message into its event; raise only ``DecodeError``.
+
+    ``compression`` (``large-message-handle-compression``) decompresses key and value first:
+    TiCDC's Debezium encoder compresses both (TiCDC has no Debezium consumer of its own).
+    """
+    message = decompress_message(
+        message, compression, protocol=PROTOCOL, message_index=message_index, key=True
+    )
     if message.value is None:
         return []  # a tombstone: Debezium's marker for log compaction after a delete
     doc = _Doc("value", message_index)

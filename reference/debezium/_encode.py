@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ticdc_conformance.reference._gojson import to_bytes
+from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.debezium._config import PROTOCOL, Config
 from ticdc_conformance.reference.debezium._ddl import encode_ddl
 from ticdc_conformance.reference.debezium._envelope import (
@@ -199,6 +200,16 @@ def _watermark(commit_ts: int, config: Config) -> Message:
     return Message(key=to_bytes(dump(key)), value=to_bytes(dump(value)))
 
 
+def _compressed(message: Message, config: Config) -> Message:
+    """The message with key and value compressed (both, for every kind of event, §1.5)."""
+    compression = config.large_message_handle_compression
+    if compression == "none" or message.key is None or message.value is None:
+        return message
+    return Message(
+        key=compress(compression, message.key), value=compress(compression, message.value)
+    )
+
+
 def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:
     """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
     config = config or Config()
@@ -218,4 +229,4 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
                 messages.append(_watermark(event.commit_ts, config))
         except EncodeError as error:
             raise EncodeError(error.reason, protocol=PROTOCOL, event_index=index) from None
-    return messages
+    return [_compressed(message, config) for message in messages]

@@ -11,6 +11,7 @@ from ticdc_conformance.reference._options import (
     OptionReader,
     large_message_problems,
 )
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -35,6 +36,8 @@ class Config:
     only_output_updated_columns: bool = False
     large_message_handle_option: LargeMessageHandleOption = "none"
     claim_check_storage_uri: str = ""
+    large_message_handle_compression: Compression = "none"
+    """Compress each row's and DDL's value JSON, not keys or length prefixes (§1.5)."""
 
     def __post_init__(self) -> None:
         problems = []
@@ -48,7 +51,9 @@ class Config:
             elif not 0 < self.max_batched_bytes <= self.max_message_bytes:
                 problems.append("max-batched-bytes must be in 1..max-message-bytes")
         problems += large_message_problems(
-            self.large_message_handle_option, self.claim_check_storage_uri
+            self.large_message_handle_option,
+            self.claim_check_storage_uri,
+            self.large_message_handle_compression,
         )
         if problems:
             raise EncodeError("; ".join(problems), protocol=PROTOCOL)
@@ -68,7 +73,7 @@ OPTIONS: Mapping[str, str] = {
     "only-output-updated-columns": "true|false: 'p' keeps only the columns that changed",
     "large-message-handle-option": "none|handle-key-only|claim-check (default none)",
     "claim-check-storage-uri": "storage URI for claim-check files, e.g. s3://bucket/claim-check",
-    "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
+    "large-message-handle-compression": "none|snappy|lz4: compress each value JSON (default none)",
 }
 
 
@@ -97,4 +102,5 @@ def config_from_options(options: Mapping[str, str], *, profile: str | None = Non
         claim_check_storage_uri=read.text(
             "claim-check-storage-uri", default.claim_check_storage_uri
         ),
+        large_message_handle_compression=read.compression(),
     )

@@ -16,6 +16,7 @@ from functools import partial
 from typing import NamedTuple, NoReturn, TypeGuard
 
 from ticdc_conformance.reference._gojson import GoJsonReader
+from ticdc_conformance.reference.compression import Compression, decompress
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
     DecodedDDL,
@@ -58,12 +59,16 @@ _column = partial(tuple.__new__, DecodedColumn)
 class Entry:
     """One JSON document inside the frame, with what an error needs to locate itself."""
 
-    __slots__ = ("message_index", "offset", "part")
+    __slots__ = ("decompressed", "message_index", "offset", "part")
 
-    def __init__(self, part: Part, offset: int, message_index: int) -> None:
+    def __init__(
+        self, part: Part, offset: int, message_index: int, *, decompressed: bool = False
+    ) -> None:
         self.part = part
         self.offset = offset
         self.message_index = message_index
+        self.decompressed = decompressed
+        """The document was compressed: its byte positions are not the message's."""
 
     def fail(self, reason: str, *tokens: str) -> NoReturn:
         """Reject the member at path ``tokens`` (the document itself when none)."""
@@ -97,8 +102,12 @@ class Entry:
         try:
             return _json_decoder.decode(text)
         except json.JSONDecodeError as error:
-            at = self.offset + len(text[: error.pos].encode("utf-8", "surrogateescape"))
-            self._raise(f"invalid JSON: {error.msg}", at, None)
+            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
+            if self.decompressed:  # the compressed entry starts at offset
+                self._raise(
+                    f"invalid JSON: {error.msg} (decompressed byte {at})", self.offset, None
+                )
+            self._raise(f"invalid JSON: {error.msg}", self.offset + at, None)
         except ValueError as error:  # NaN or Infinity, which Python reads and JSON lacks
             self._raise(f"invalid JSON: {error}", self.offset, None)
         except RecursionError:
@@ -315,6 +324,7 @@ def _resolved(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
     return DecodedResolved(commit_ts=key.commit_ts)
 
 
+_RESOLVED = 3
 _KINDS: dict[int, Callable[[_Key, bytes, Entry], DecodedEvent]] = {
     1: _row,
     2: _ddl,
@@ -323,8 +333,14 @@ _KINDS: dict[int, Callable[[_Key, bytes, Entry], DecodedEvent]] = {
 """Key ``t`` → the reader of the value entry: row, DDL, resolved (§2.3)."""
 
 
-def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
-    """Decode one Open Protocol message into its events, in order; raise only ``DecodeError``."""
+def decode(
+    message: Message, *, message_index: int = 0, compression: Compression = "none"
+) -> list[DecodedEvent]:
+    """Decode one Open Protocol message into its events, in order; raise only ``DecodeError``.
+
+    ``compression`` (the consumer's ``large-message-handle-compression``) decompresses each
+    row and DDL value entry; keys, length prefixes and resolved entries are never compressed.
+    """
     key, value = message.key, message.value or b""
     if key is None or len(key) < 8:
         raise DecodeError(
@@ -360,6 +376,16 @@ def decode(message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
         entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
         parsed_key = _check_key(key_entry.parse(key_json), key_entry)
+        if compression != "none" and parsed_key.kind != _RESOLVED:
+            value_json = decompress(
+                compression,
+                value_json,
+                protocol=PROTOCOL,
+                part="value",
+                offset=value_entry.offset,
+                message_index=message_index,
+            )
+            value_entry = Entry("value", value_entry.offset, message_index, decompressed=True)
         events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
     if value_position < len(value):
         raise DecodeError(

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
+from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
@@ -205,7 +206,8 @@ def _encode_row(
 ) -> tuple[bytes, bytes]:
     key = to_bytes(_row_key(event, config, handle_key_only, location))
     value = to_bytes(_row_value(event, config, handle_key_only))
-    return key, value
+    # the value JSON is compressed, never the key; sizes count the compressed bytes (§1.5)
+    return key, compress(config.large_message_handle_compression, value)
 
 
 def _single_row_length(key: bytes, value: bytes) -> int:
@@ -263,7 +265,8 @@ def _encode_ddl(event: DDLEvent, config: Config) -> Message:
         members.append(f'"tbl":{quote(event.table, style)}')
     members.append('"t":2')
     value_json = f'{{"q":{quote(event.query, style)},"t":{event.ddl_type}}}'
-    return _control_message("{" + ",".join(members) + "}", _entry(to_bytes(value_json)))
+    value = compress(config.large_message_handle_compression, to_bytes(value_json))
+    return _control_message("{" + ",".join(members) + "}", _entry(value))
 
 
 def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[Message]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.decoded import DecodedEvent
 from ticdc_conformance.reference.events import ChangeEvent
 from ticdc_conformance.reference.message import Message
@@ -58,10 +59,14 @@ class SimpleCodec:
         """The BOOTSTRAP message of ``table``: its schema, commitTs 0, nil key (§4.9)."""
         return _encode.encode_bootstrap(table, config or Config(), self.encoding)
 
-    def decode(self, message: Message, *, message_index: int = 0) -> list[DecodedEvent]:
+    def decode(
+        self, message: Message, *, message_index: int = 0, compression: Compression = "none"
+    ) -> list[DecodedEvent]:
         """Decode one message on its own (DML values untyped); raise only ``DecodeError``."""
-        return _decoder.decode(message, encoding=self.encoding, message_index=message_index)
+        return _decoder.decode(
+            message, encoding=self.encoding, message_index=message_index, compression=compression
+        )
 
-    def new_decoder(self) -> SimpleDecoder:
+    def new_decoder(self, *, compression: Compression = "none") -> SimpleDecoder:
         """A stateful decoder that types DML against cached schemas (the consumer's view)."""
-        return SimpleDecoder(self.encoding)
+        return SimpleDecoder(self.encoding, compression=compression)

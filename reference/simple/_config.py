@@ -22,6 +22,7 @@ from ticdc_conformance.reference._options import (
     large_message_problems,
     no_clock,
 )
+from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.tables import Profile
 
@@ -40,6 +41,8 @@ class Config:
     max_message_bytes: int = 10 * 1024 * 1024
     large_message_handle_option: LargeMessageHandleOption = "none"
     claim_check_storage_uri: str = ""
+    large_message_handle_compression: Compression = "none"
+    """Compress every message's whole value, claim-check files included (§1.5)."""
     enable_row_checksum: bool = False
     """``[integrity] integrity-check-level = "correctness"``: DML messages carry ``checksum``."""
     checksum_version: int = 1
@@ -65,7 +68,9 @@ class Config:
         if self.max_message_bytes <= 0:
             problems.append("max-message-bytes must be positive")
         problems += large_message_problems(
-            self.large_message_handle_option, self.claim_check_storage_uri
+            self.large_message_handle_option,
+            self.claim_check_storage_uri,
+            self.large_message_handle_compression,
         )
         if not 0 <= self.send_bootstrap_interval_in_sec < 2**63:
             problems.append("send-bootstrap-interval-in-sec must be an int64 of 0 or more")
@@ -81,7 +86,7 @@ OPTIONS: Mapping[str, str] = {
     "max-message-bytes": "bytes per Kafka message at most (default 10485760)",
     "large-message-handle-option": "none|handle-key-only|claim-check (default none)",
     "claim-check-storage-uri": "storage URI for claim-check files, e.g. s3://bucket/claim-check",
-    "large-message-handle-compression": "none only: snappy and lz4 are not implemented",
+    "large-message-handle-compression": "none|snappy|lz4: compress the whole value (default none)",
     "integrity-check-level": "none|correctness: correctness adds the row checksum to DML",
     "tz": "the TiCDC server time zone, TIMESTAMP's location (default UTC; TiCDC's is System)",
     "send-bootstrap-interval-in-sec": "re-send a table's BOOTSTRAP after this many seconds of "
@@ -116,6 +121,7 @@ def config_from_options(
         claim_check_storage_uri=read.text(
             "claim-check-storage-uri", default.claim_check_storage_uri
         ),
+        large_message_handle_compression=read.compression(),
         enable_row_checksum=integrity == "correctness",
         time_zone=read.text("tz", default.time_zone),
         send_bootstrap_interval_in_sec=read.whole(

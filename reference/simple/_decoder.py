@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import NamedTuple, NoReturn
 
+from ticdc_conformance.reference.compression import Compression, decompress
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -66,8 +67,13 @@ class Pending:
     reason: str
 
 
-def parse(message: Message, encoding: EncodingFormat, message_index: int) -> Wire:
-    """The members of one message (nil key expected; the value is the message)."""
+def parse(
+    message: Message,
+    encoding: EncodingFormat,
+    message_index: int,
+    compression: Compression = "none",
+) -> Wire:
+    """The members of one message (nil key expected; the value, decompressed, is the message)."""
     protocol = f"simple-{encoding}"
     if message.key:
         raise DecodeError(
@@ -86,7 +92,10 @@ def parse(message: Message, encoding: EncodingFormat, message_index: int) -> Wir
             message_index=message_index,
         )
     read = _json.parse if encoding == "json" else _avro.parse
-    return read(message.value, message_index)
+    value = decompress(
+        compression, message.value, protocol=protocol, part="value", message_index=message_index
+    )
+    return read(value, message_index)
 
 
 def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
@@ -179,10 +188,14 @@ def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
 
 
 def decode(
-    message: Message, *, encoding: EncodingFormat, message_index: int = 0
+    message: Message,
+    *,
+    encoding: EncodingFormat,
+    message_index: int = 0,
+    compression: Compression = "none",
 ) -> list[DecodedEvent]:
     """Decode one message on its own; DML values stay untyped (see the module docstring)."""
-    wire = parse(message, encoding, message_index)
+    wire = parse(message, encoding, message_index, compression)
     if wire.kind != "DML":
         return [_schema_event(wire)]
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
@@ -245,9 +258,17 @@ def _typed(
 class SimpleDecoder:
     """A consumer's decoder: schema cache, typed rows, DML held until its schema arrives."""
 
-    def __init__(self, encoding: EncodingFormat, *, verify_checksums: bool = True) -> None:
+    def __init__(
+        self,
+        encoding: EncodingFormat,
+        *,
+        verify_checksums: bool = True,
+        compression: Compression = "none",
+    ) -> None:
         self.encoding: EncodingFormat = encoding
         self.verify_checksums = verify_checksums
+        self.compression: Compression = compression
+        """The consumer's ``large-message-handle-compression``: every value is decompressed."""
         self._schemas: dict[SchemaKey, TableInfo] = {}
         self._held: list[tuple[int, Wire]] = []
         self._rejected: list[Pending] = []
@@ -347,7 +368,7 @@ class SimpleDecoder:
         Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
         DML's values do not fit its already known schema.
         """
-        wire = parse(message, self.encoding, message_index)
+        wire = parse(message, self.encoding, message_index, self.compression)
         found: list[DecodeError] = []
         if wire.kind == "DML":
             table = self.table_info(wire.database, wire.table, wire.schema_version)

@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
@@ -34,6 +35,11 @@ from ticdc_conformance.reference.values import TimestampValue, Value
 __all__ = ["encode", "encode_bootstrap", "event_checksum"]
 
 _CLAIM_CHECK_NAMES = uuid.UUID("0d7c4d6e-2f0a-4b8e-9a3c-5e1f7b2c9d40")
+
+
+def _packed(value: bytes, config: Config) -> bytes:
+    """The value compressed: every message's whole value is, BOOTSTRAP included (§1.5)."""
+    return compress(config.large_message_handle_compression, value)
 
 
 def _check_size(value: bytes, config: Config, what: str) -> Message:
@@ -51,7 +57,7 @@ def encode_bootstrap(table: TableInfo, config: Config, encoding: EncodingFormat)
     """The BOOTSTRAP message of ``table``: its schema, commitTs 0, nil key (§4.9)."""
     marshal = _json if encoding == "json" else _avro
     try:
-        value = marshal.bootstrap(table, config.build_ts(), config.profile)
+        value = _packed(marshal.bootstrap(table, config.build_ts(), config.profile), config)
         return _check_size(value, config, "BOOTSTRAP")
     except ValueError as error:  # EncodeError included: name the encoding
         reason = error.reason if isinstance(error, EncodeError) else str(error)
@@ -126,7 +132,7 @@ def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:
 
 def _encode_row(event: RowChangedEvent, config: Config, encoding: EncodingFormat) -> Message:
     checksum = event_checksum(event, config) if config.enable_row_checksum else None
-    value = _row_value(event, config, encoding, checksum)
+    value = _packed(_row_value(event, config, encoding, checksum), config)
     length = len(value) + RECORD_OVERHEAD
     if length <= config.max_message_bytes:
         return Message(key=None, value=value)
@@ -135,7 +141,10 @@ def _encode_row(event: RowChangedEvent, config: Config, encoding: EncodingFormat
         return _check_size(value, config, "row")
     claim_check = _claim_check(value, config) if option == "claim-check" else None
     location = None if claim_check is None else claim_check.location
-    small = _row_value(event, config, encoding, checksum, handle_key_only=True, location=location)
+    small = _packed(
+        _row_value(event, config, encoding, checksum, handle_key_only=True, location=location),
+        config,
+    )
     message = _check_size(small, config, f"row (after {option}, {length} before)")
     return replace(message, claim_checks=() if claim_check is None else (claim_check,))
 
@@ -154,10 +163,10 @@ def encode(
                 messages.append(_encode_row(event, config, encoding))
             elif isinstance(event, DDLEvent):
                 kind = ddl_kind(event.ddl_type, config.profile)
-                value = marshal.ddl(event, kind, config.build_ts(), config.profile)
+                value = _packed(marshal.ddl(event, kind, config.build_ts(), config.profile), config)
                 messages.append(_check_size(value, config, "DDL"))
             else:
-                value = marshal.watermark(event.commit_ts, config.build_ts())
+                value = _packed(marshal.watermark(event.commit_ts, config.build_ts()), config)
                 messages.append(Message(key=None, value=value))
         except EncodeError as error:
             raise EncodeError(error.reason, protocol=protocol, event_index=index) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import shlex
 import traceback
@@ -13,6 +14,7 @@ from typing import Any
 
 from ticdc_conformance.fixtures.categories import category_class, same_category
 from ticdc_conformance.reference import DecodedEvent, Message
+from ticdc_conformance.reference.compression import COMPRESSION_OPTION, compression_of
 from ticdc_conformance.reference.decoding import decode_messages
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.forms import write_decoded_event
@@ -245,6 +247,33 @@ def _must_fail(
     return "fail", detail, ""
 
 
+def _takes_options(decoder: Callable[..., Any]) -> bool:
+    try:
+        inspect.signature(decoder).bind("protocol", [], {})
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (a builtin): assume the two-argument form
+        return False
+    return True
+
+
+def _decode(decoder: Callable[..., Any], case: Case) -> list[Any]:
+    """The decoder's events for ``case``'s messages.
+
+    A decoder that takes a third argument gets the case's options (the consumer's
+    configuration, e.g. ``large-message-handle-compression``). A case whose messages are
+    compressed is skipped for a decoder that takes none: it cannot be told.
+    """
+    if _takes_options(decoder):
+        return list(decoder(case.protocol, case.all_messages(), dict(case.options)))
+    if compression_of(case.options) != "none":
+        raise AdapterSkipError(
+            f"the decoder takes no options, and the messages are compressed "
+            f"({COMPRESSION_OPTION}={compression_of(case.options)})"
+        )
+    return list(decoder(case.protocol, case.all_messages()))
+
+
 def _check(
     case: Case, decoder: Callable[..., Any] | None, encoder: Callable[..., Any] | None
 ) -> tuple[str, str, str]:
@@ -252,7 +281,7 @@ def _check(
         if decoder is None:
             return "skip", "no decoder given", ""
         return _must_fail(
-            lambda: list(decoder(case.protocol, case.all_messages())),
+            lambda: _decode(decoder, case),
             "rejected",
             "accepted a message it must reject ({n} event(s) decoded)",
             case.error,
@@ -260,7 +289,7 @@ def _check(
     if case.direction == "decode":
         if decoder is None:
             return "skip", "no decoder given", ""
-        actual = as_json(decoder(case.protocol, case.all_messages()))
+        actual = as_json(_decode(decoder, case))
         detail = _compare_decoded(case.expected_decoded(), actual)
         return ("fail" if detail else "pass"), detail, ""
     if encoder is None:
@@ -281,7 +310,11 @@ def _check_encode(case: Case, encoder: Callable[..., Any]) -> tuple[str, str]:
         detail = _compare_bytes(case.event_messages(), messages)
         return ("fail" if detail else "pass"), detail
     try:  # fields of wall time differ: compare what the reference decodes from both
-        decoded = decode_messages(case.protocol, [*case.bootstrap_messages(), *messages])
+        decoded = decode_messages(
+            case.protocol,
+            [*case.bootstrap_messages(), *messages],
+            compression=compression_of(case.options),
+        )
     except DecodeError as error:
         return "fail", f"the reference cannot decode the encoder's output: {error}"
     detail = _compare_decoded(case.expected_decoded(), as_json(decoded))

@@ -2,7 +2,10 @@
 
 A decoder adapter is ``decoder(protocol, messages) -> events``: it gets a case's messages in
 order (one consumer reads them all; Simple BOOTSTRAPs come first) and returns the decoded
-events, as ``DecodedEvent`` objects or in their JSON form (docs/decoded-events.md).
+events, as ``DecodedEvent`` objects or in their JSON form (docs/decoded-events.md). One that
+takes a third argument, ``options``, gets the case's TiCDC sink options, the consumer's
+configuration (``large-message-handle-compression``: how the values are compressed); a case
+of compressed messages is skipped for a decoder without it.
 
 An encoder adapter is ``encoder(protocol, profile, options, events) -> messages``: it gets the
 change events and TiCDC sink options, and returns ``Message`` objects.
@@ -17,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ticdc_conformance.reference import CODECS, ChangeEvent, DecodedEvent, Message
+from ticdc_conformance.reference.compression import compression_of
 from ticdc_conformance.reference.decoding import decode_messages
 
 __all__ = [
@@ -27,13 +31,19 @@ __all__ = [
     "reference_encoder",
 ]
 
-DecoderAdapter = Callable[[str, Sequence[Message]], Iterable[DecodedEvent | Mapping[str, Any]]]
+DecoderAdapter = Callable[..., Iterable[DecodedEvent | Mapping[str, Any]]]
 EncoderAdapter = Callable[[str, str, Mapping[str, str], Sequence[ChangeEvent]], Sequence[Message]]
 
 
-def reference_decoder(protocol: str, messages: Sequence[Message]) -> list[DecodedEvent]:
-    """Decode with the reference codec, as one consumer reading ``messages`` in order."""
-    return decode_messages(protocol, list(messages))
+def reference_decoder(
+    protocol: str, messages: Sequence[Message], options: Mapping[str, str] | None = None
+) -> list[DecodedEvent]:
+    """Decode with the reference codec, as one consumer reading ``messages`` in order.
+
+    ``options``: the consumer's TiCDC sink options (only the compression matters).
+    """
+    compression = compression_of(options or {})
+    return decode_messages(protocol, list(messages), compression=compression)
 
 
 def reference_encoder(

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ticdc_conformance.reference.compression import Compression, compression_of
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.tables import Profile
 
@@ -167,6 +168,11 @@ class CheckSettings:
     def max_message_bytes(self) -> int:
         """``max-message-bytes`` (default 10 MiB, §1.5)."""
         return int(dict(self.options).get("max-message-bytes", _DEFAULT_MAX_MESSAGE_BYTES))
+
+    @property
+    def compression(self) -> Compression:
+        """``large-message-handle-compression``: how the checker decompresses (default none)."""
+        return compression_of(dict(self.options))
 
     @property
     def max_batch_size(self) -> int | None:

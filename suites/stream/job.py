@@ -164,6 +164,7 @@ def settings_from(args: argparse.Namespace) -> CheckSettings:
             dispatcher=dispatcher,
             options=tuple(sorted(merged.items())),
         )
+        settings.compression  # noqa: B018 - an unknown compression is a usage error here
     except (ValueError, TypeError) as error:
         raise UsageError(str(error)) from None
     if settings.protocol not in CODECS:

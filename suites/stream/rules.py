@@ -111,13 +111,17 @@ class PartitionChecker:
         self.settings, self.topic, self.partition = settings, topic, partition
         codec: Any = CODECS[settings.protocol]
         self._codec = codec
+        self._compression = settings.compression
         options = dict(settings.options)
         self._bootstrap_everywhere = (
             options.get("send-bootstrap-to-all-partition", "true").lower() == "true"
         )
         self._schemas = (
             SchemaWatch(
-                codec, codec.new_decoder(), ordered=self._bootstrap_everywhere or partition == 0
+                codec,
+                codec.new_decoder(compression=self._compression),
+                ordered=self._bootstrap_everywhere or partition == 0,
+                compression=self._compression,
             )
             if isinstance(codec, SchemaCodec)
             else None
@@ -153,7 +157,9 @@ class PartitionChecker:
 
     def _decoded(self, message: Message, offset: int) -> list[DecodedEvent]:
         if self._schemas is None:
-            return list(self._codec.decode(message, message_index=offset))
+            return list(
+                self._codec.decode(message, message_index=offset, compression=self._compression)
+            )
         return self._schemas.decode(message, offset)
 
     def feed(

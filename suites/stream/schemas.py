@@ -44,8 +44,16 @@ class Unresolved:
 class SchemaWatch:
     """Simple's decoder over one partition, and the DMLs it held, released or rejected."""
 
-    def __init__(self, codec: Any, decoder: Any, *, ordered: bool) -> None:  # noqa: ANN401 - Simple's codec and decoder
+    def __init__(
+        self,
+        codec: Any,  # noqa: ANN401 - Simple's codec module
+        decoder: Any,  # noqa: ANN401 - Simple's stateful decoder
+        *,
+        ordered: bool,
+        compression: str = "none",
+    ) -> None:
         self._codec = codec
+        self._compression = compression
         self.decoder = decoder
         self.ordered = ordered
         """Whether BOOTSTRAPs reach this partition (all, or partition 0): ``schema-before-dml``
@@ -62,7 +70,8 @@ class SchemaWatch:
         events = list(self.decoder.feed(message, message_index=offset))
         if not events:  # a DML held until its schema arrives, or rejected
             try:
-                stamps = [e.commit_ts for e in self._codec.decode(message) if e.commit_ts]
+                held = self._codec.decode(message, compression=self._compression)
+                stamps = [e.commit_ts for e in held if e.commit_ts]
             except DecodeError:
                 stamps = []
             self._held[offset] = (message.key, min(stamps) if stamps else None)

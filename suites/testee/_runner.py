@@ -293,11 +293,13 @@ class Testee:
                 f"malformed response from the testee: {error}: {_show(line)}{again}"
             ) from None
 
-    def decoder(self, case: Case) -> Callable[[str, Sequence[Message]], list[dict[str, Any]]]:
-        """A decoder adapter sending ``case``'s messages to the testee."""
+    def decoder(self, case: Case) -> Callable[..., list[dict[str, Any]]]:
+        """A decoder adapter sending ``case``'s messages to the testee (with its options)."""
 
-        def decode(protocol: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
-            del protocol  # the case says it
+        def decode(
+            protocol: str, messages: Sequence[Message], options: object = None
+        ) -> list[dict[str, Any]]:
+            del protocol, options  # the case says them
             answer = self.request(case, messages=messages)
             _raise_for(answer)
             return answer.events or []

@@ -45,7 +45,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     try:
         if kind == "decode":
             messages = [read_message(m) for m in request["messages"]]
-            events = reference_decoder(request["protocol"], messages)
+            events = reference_decoder(request["protocol"], messages, request.get("options") or {})
             return {"id": case_id, "events": [write_decoded_event(e) for e in events]}
         changes = [read_change_event(e) for e in request["events"]]
         encoded = reference_encoder(

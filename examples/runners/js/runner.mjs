@@ -10,7 +10,7 @@
 // checksums (refused before any case runs, naming each file at fault).
 
 import { performance } from 'node:perf_hooks';
-import { BundleError, decoderCases, openBundle, valueCheck } from './src/bundle.mjs';
+import { BundleError, compressed, decoderCases, openBundle, valueCheck } from './src/bundle.mjs';
 import { differences } from './src/json.mjs';
 import { DecodeError, decodeMessages } from './src/open-protocol.mjs';
 
@@ -61,6 +61,12 @@ function main([root]) {
   console.log(
     `open reject: ${unchecked.length} invalid-value case(s) left out: this decoder does not ` +
       'check values against their column types',
+  );
+  const packed = bundle.manifest.cases.filter(
+    (c) => c.protocol === 'open' && c.direction !== 'encode' && compressed(c),
+  );
+  console.log(
+    `open: ${packed.length} compressed case(s) left out: this decoder has no snappy or LZ4`,
   );
   for (const [direction, [passed, failed]] of Object.entries(tally)) {
     console.log(`open ${direction}: ${passed} passed, ${failed} failed`);

@@ -168,6 +168,25 @@ public final class Bundle {
         && ((List<Object>) entry.get("tags")).contains("invalid-value");
   }
 
+  /**
+   * Whether a manifest case's messages are compressed (large-message-handle-compression snappy
+   * or lz4, tag compression): this small decoder has no snappy or LZ4 and leaves them out.
+   */
+  @SuppressWarnings("unchecked")
+  public static boolean isCompressed(Map<String, Object> entry) {
+    return ((List<Object>) entry.get("tags")).contains("compression");
+  }
+
+  /** The number of compressed decode and reject cases of {@code protocol}, left out. */
+  @SuppressWarnings("unchecked")
+  public long compressedCases(String protocol) {
+    return ((List<Object>) manifest.get("cases")).stream()
+        .map(item -> (Map<String, Object>) item)
+        .filter(entry -> protocol.equals(entry.get("protocol"))
+            && !"encode".equals(entry.get("direction")) && isCompressed(entry))
+        .count();
+  }
+
   /** The number of invalid-value cases of {@code protocol}, which {@link #decoderCases} leaves out. */
   @SuppressWarnings("unchecked")
   public long valueChecks(String protocol) {
@@ -189,7 +208,7 @@ public final class Bundle {
       Map<String, Object> entry = (Map<String, Object>) item;
       String direction = (String) entry.get("direction");
       if (!protocol.equals(entry.get("protocol")) || direction.equals("encode")
-          || isValueCheck(entry)) {
+          || isValueCheck(entry) || isCompressed(entry)) {
         continue;
       }
       Map<String, Object> fixture = (Map<String, Object>) fixtures.get(entry.get("fixture"));

@@ -66,6 +66,8 @@ public final class Runner {
     double seconds = (System.nanoTime() - started) / 1e9;
     System.out.println("open reject: " + bundle.valueChecks("open") + " invalid-value case(s) left"
         + " out: this decoder does not check values against their column types");
+    System.out.println("open: " + bundle.compressedCases("open") + " compressed case(s) left out:"
+        + " this decoder has no snappy or LZ4");
     System.out.printf("open decode: %d passed, %d failed%n", tally[0][0], tally[0][1]);
     System.out.printf("open reject: %d passed, %d failed%n", tally[1][0], tally[1][1]);
     int passed = tally[0][0] + tally[1][0];
