@@ -48,6 +48,7 @@ __all__ = [
     "read_dump",
     "read_labels",
     "write_dump",
+    "write_labels",
     "write_records",
 ]
 
@@ -198,7 +199,11 @@ def _replaceable(out: Path) -> bool:
 
 
 def write_dump(
-    records: Iterable[Record], folder: Path, *, labels: Mapping[str, Any] | None = None
+    records: Iterable[Record],
+    folder: Path,
+    *,
+    labels: Mapping[str, Any] | None = None,
+    full_row_groups: bool = False,
 ) -> int:
     """Write ``records`` as one Parquet file per Kafka partition, and ``labels`` as the sidecar.
 
@@ -206,6 +211,12 @@ def write_dump(
     partition's records in offset order (records may come in any order). No records: one
     empty ``part-00000.parquet``. The folder is created; an existing dump in it is replaced.
     Returns the record count.
+
+    Memory stays bounded: at most ``4 × 65,536`` records are held across the part files, the
+    fullest written out first, so row groups depend on how the partitions interleave. With
+    ``full_row_groups`` every row group holds 65,536 records (a file's last one fewer), so a
+    file's bytes depend on its records alone, whatever the order they came in; up to 65,536
+    records per partition are held.
     """
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("part-*.parquet"):
@@ -224,7 +235,8 @@ def write_dump(
             if len(part.chunk) == _BATCH:  # a full row group
                 buffered -= len(part.chunk)
                 part.flush()
-            elif buffered >= _BUFFERED:  # bounded memory, whatever the order of the records
+            elif buffered >= _BUFFERED and not full_row_groups:
+                # bounded memory, whatever the order of the records
                 fullest = max(parts.values(), key=lambda p: len(p.chunk))
                 buffered -= len(fullest.chunk)
                 fullest.flush()
@@ -238,9 +250,14 @@ def write_dump(
             part.file.unlink(missing_ok=True)
     if not parts:
         write_records([], folder / "part-00000.parquet")
-    text = json.dumps(dict(labels or {}), indent=2, sort_keys=True) + "\n"
-    (folder / LABELS_FILE).write_text(text, encoding="utf-8")
+    write_labels(folder, labels or {})
     return count
+
+
+def write_labels(folder: Path, labels: Mapping[str, Any]) -> None:
+    """Write the label sidecar of a dump folder (``write_dump`` writes one too)."""
+    text = json.dumps(dict(labels), indent=2, sort_keys=True) + "\n"
+    (folder / LABELS_FILE).write_text(text, encoding="utf-8")
 
 
 def dump_files(path: Path | str) -> list[Path]:
