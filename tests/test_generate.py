@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -10,7 +12,12 @@ import pytest
 from ticdc_conformance.generators import dump
 from ticdc_conformance.generators.dump import write_dump
 from ticdc_conformance.generators.generate import generate
-from ticdc_conformance.generators.simulator import StreamSettings, simulate, stream_records
+from ticdc_conformance.generators.simulator import (
+    StreamSettings,
+    WorkloadItem,
+    simulate,
+    stream_records,
+)
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
 from ticdc_conformance.reference.dispatch import DispatchRule
 
@@ -87,3 +94,21 @@ def test_streamed_records_write_the_bytes_of_the_whole_log(
     write_dump(log.records(), tmp_path / "whole", full_row_groups=True)
     write_dump(iter(streamed), tmp_path / "streamed", full_row_groups=True)
     assert digest(tmp_path / "streamed") == digest(tmp_path / "whole")
+
+
+def test_stream_records_holds_no_log() -> None:
+    pulled = 0
+
+    def workload() -> Iterator[WorkloadItem]:
+        nonlocal pulled
+        for item in islice(shop_workload(6), 3000):
+            pulled += 1
+            yield item
+
+    records = stream_records(workload(), StreamSettings(protocol="open"))
+    first = [next(records) for _ in range(50)]
+    assert pulled < 100  # a log held whole would have taken all 3000 items first
+    assert [r.offset for r in first if r.partition == 0][:3] == [0, 1, 2]
+    assert sum(1 for _ in records) + 50 == len(
+        simulate(islice(shop_workload(6), 3000), StreamSettings(protocol="open"))
+    )
