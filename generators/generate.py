@@ -72,6 +72,8 @@ def generate(
         # fault placement needs the whole log: its zones follow the count of watermarks
         # SHOP_TABLES: the tables the changefeed starts with (send-all-bootstrap-at-start)
         log = simulate(pulled, settings, messages=messages, tables=SHOP_TABLES, progress=update)
+        if progress is not None:
+            progress.done()
         injected = inject_faults(log, faults, seed)
         records = log.records()
     else:  # a clean log goes to the files as it is simulated: no log is held
@@ -81,7 +83,7 @@ def generate(
     with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
         # whole row groups: a file's bytes do not depend on how partitions interleave
         count = write_dump(records, scratch, full_row_groups=True)
-        if progress is not None:
+        if progress is not None and not faults:  # the simulation ran as the files were written
             progress.done()
         labels = _labels(
             settings,
