@@ -77,23 +77,25 @@ def test_generate_writes_the_pinned_bytes(
     assert digest(out) == expected
 
 
-@pytest.mark.parametrize("row_group", [7, 64, 1000])
+@pytest.mark.parametrize(("row_group", "spill"), [(7, 3), (64, 5), (64, 64), (1000, 4096)])
 def test_streamed_records_write_the_bytes_of_the_whole_log(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row_group: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, row_group: int, spill: int
 ) -> None:
-    # small row groups, so that partitions interleave across many of them
+    # small row groups and spills, so that partitions interleave across many of them
     monkeypatch.setattr(dump, "_BATCH", row_group)
+    monkeypatch.setattr(dump, "_SPILL", spill)
     settings = StreamSettings(protocol="open", partitions=3)
-
     log = simulate(shop_workload(5, ddl_every=40), settings, messages=600, tables=SHOP_TABLES)
     streamed = list(
         stream_records(shop_workload(5, ddl_every=40), settings, messages=600, tables=SHOP_TABLES)
     )
     assert sorted(streamed, key=lambda r: (r.partition, r.offset)) == list(log.records())
     assert [r.partition for r in streamed] != sorted(r.partition for r in streamed)
-    write_dump(log.records(), tmp_path / "whole", full_row_groups=True)
+    # the whole log, partition by partition, as generate wrote it before it streamed
+    write_dump(log.records(), tmp_path / "whole")
     write_dump(iter(streamed), tmp_path / "streamed", full_row_groups=True)
     assert digest(tmp_path / "streamed") == digest(tmp_path / "whole")
+    assert not [f for f in (tmp_path / "streamed").iterdir() if f.name.startswith(".")]
 
 
 def test_stream_records_holds_no_log() -> None:
