@@ -150,12 +150,13 @@ class _PartFile:
             self.spilled.close()
             self.spilled = None
             with pa.memory_map(str(self.spill_file)) as source:
-                table = pa.ipc.open_stream(source).read_all()
+                batches = list(pa.ipc.open_stream(source))
                 if self.chunk:
-                    table = pa.concat_tables([table, pa.Table.from_batches([_batch(self.chunk)])])
-                # one contiguous row group, as write_batch writes it from the records at once
-                self.writer.write_table(table.combine_chunks())
-                del table
+                    batches.append(_batch(self.chunk))
+                # one row group; its chunks start at multiples of _SPILL, itself a multiple of
+                # the writer's 1024-value batches, so pages split as for one contiguous batch
+                self.writer.write_table(pa.Table.from_batches(batches), row_group_size=_BATCH)
+                del batches
             self.spill_file.unlink()
             self.spilled_rows = 0
             self.chunk = []
