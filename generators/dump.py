@@ -48,6 +48,7 @@ __all__ = [
     "read_dump",
     "read_labels",
     "write_dump",
+    "write_labels",
     "write_records",
 ]
 
@@ -73,6 +74,8 @@ DUMP_SCHEMA = pa.schema(
 _BATCH = 65_536
 _BUFFERED = 4 * _BATCH
 """Records ``write_dump`` holds across its part files before it writes the fullest one."""
+_SPILL = 4096
+"""Records a part file holds in memory before it spills them (``full_row_groups``)."""
 
 
 def _batch(records: list[Record]) -> pa.RecordBatch:
@@ -108,23 +111,56 @@ def write_records(records: Iterable[Record], file: Path) -> int:
 
 
 class _PartFile:
-    """One Kafka partition's file while ``write_dump`` writes it."""
+    """One Kafka partition's file while ``write_dump`` writes it.
 
-    def __init__(self, file: Path) -> None:
+    With ``spill``, the row group being filled goes to a hidden Arrow stream file beside the
+    part file every ``_SPILL`` records, and is read back once whole, so a partition holds at
+    most ``_SPILL`` records in memory however long its row groups are.
+    """
+
+    def __init__(self, file: Path, *, spill: bool = False) -> None:
         self.file = file
         self.writer = pq.ParquetWriter(file, DUMP_SCHEMA)
         self.chunk: list[Record] = []
         self.last: int | None = None
         self.ascending = True
+        self.spill_file = file.with_name(f"{file.name}.spill") if spill else None
+        self.spilled: pa.ipc.RecordBatchStreamWriter | None = None
+        self.spilled_rows = 0
+
+    @property
+    def held(self) -> int:
+        """Records of the row group being filled (in memory and spilled)."""
+        return self.spilled_rows + len(self.chunk)
 
     def add(self, record: Record) -> None:
         if self.last is not None and record.offset < self.last:
             self.ascending = False
         self.last = record.offset
         self.chunk.append(record)
+        if self.spill_file is not None and len(self.chunk) == _SPILL and self.held < _BATCH:
+            if self.spilled is None:
+                self.spilled = pa.ipc.new_stream(str(self.spill_file), DUMP_SCHEMA)
+            self.spilled.write_batch(_batch(self.chunk))
+            self.spilled_rows += len(self.chunk)
+            self.chunk = []
 
     def flush(self) -> None:
-        if self.chunk:
+        if self.spilled is not None and self.spill_file is not None:
+            self.spilled.close()
+            self.spilled = None
+            with pa.memory_map(str(self.spill_file)) as source:
+                batches = list(pa.ipc.open_stream(source))
+                if self.chunk:
+                    batches.append(_batch(self.chunk))
+                # one row group; its chunks start at multiples of _SPILL, itself a multiple of
+                # the writer's 1024-value batches, so pages split as for one contiguous batch
+                self.writer.write_table(pa.Table.from_batches(batches), row_group_size=_BATCH)
+                del batches
+            self.spill_file.unlink()
+            self.spilled_rows = 0
+            self.chunk = []
+        elif self.chunk:
             self.writer.write_batch(_batch(self.chunk))
             self.chunk = []
 
@@ -133,6 +169,15 @@ class _PartFile:
         self.writer.close()
         if not self.ascending:  # records came out of offset order: sort the file (stable)
             pq.write_table(pq.read_table(self.file).sort_by("offset"), self.file)
+
+    def discard(self) -> None:
+        """Close and remove what is left (after ``close``, or on an error)."""
+        self.writer.close()
+        if self.spilled is not None:
+            self.spilled.close()
+        self.file.unlink(missing_ok=True)
+        if self.spill_file is not None:
+            self.spill_file.unlink(missing_ok=True)
 
 
 def fsync(path: Path) -> None:
@@ -198,7 +243,11 @@ def _replaceable(out: Path) -> bool:
 
 
 def write_dump(
-    records: Iterable[Record], folder: Path, *, labels: Mapping[str, Any] | None = None
+    records: Iterable[Record],
+    folder: Path,
+    *,
+    labels: Mapping[str, Any] | None = None,
+    full_row_groups: bool = False,
 ) -> int:
     """Write ``records`` as one Parquet file per Kafka partition, and ``labels`` as the sidecar.
 
@@ -206,6 +255,13 @@ def write_dump(
     partition's records in offset order (records may come in any order). No records: one
     empty ``part-00000.parquet``. The folder is created; an existing dump in it is replaced.
     Returns the record count.
+
+    Memory stays bounded: at most ``4 × 65,536`` records are held across the part files, the
+    fullest written out first, so row groups depend on how the partitions interleave. With
+    ``full_row_groups`` every row group holds 65,536 records (a file's last one fewer), so a
+    file's bytes depend on its records alone, whatever the order they came in: the row group
+    a partition is filling is spilled to a hidden file beside it every 4096 records and read
+    back once whole, so memory holds 4096 records per partition and one row group.
     """
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("part-*.parquet"):
@@ -216,15 +272,17 @@ def write_dump(
         for record in records:
             key = (record.topic, record.partition)
             if key not in parts:
-                parts[key] = _PartFile(folder / f".writing-{len(parts)}.parquet")
+                file = folder / f".writing-{len(parts)}.parquet"
+                parts[key] = _PartFile(file, spill=full_row_groups)
             part = parts[key]
             part.add(record)
             count += 1
             buffered += 1
-            if len(part.chunk) == _BATCH:  # a full row group
+            if part.held == _BATCH:  # a full row group
                 buffered -= len(part.chunk)
                 part.flush()
-            elif buffered >= _BUFFERED:  # bounded memory, whatever the order of the records
+            elif buffered >= _BUFFERED and not full_row_groups:
+                # bounded memory, whatever the order of the records
                 fullest = max(parts.values(), key=lambda p: len(p.chunk))
                 buffered -= len(fullest.chunk)
                 fullest.flush()
@@ -234,13 +292,17 @@ def write_dump(
             parts[key].file.replace(folder / f"part-{number:05d}.parquet")
     finally:
         for part in parts.values():
-            part.writer.close()
-            part.file.unlink(missing_ok=True)
+            part.discard()
     if not parts:
         write_records([], folder / "part-00000.parquet")
-    text = json.dumps(dict(labels or {}), indent=2, sort_keys=True) + "\n"
-    (folder / LABELS_FILE).write_text(text, encoding="utf-8")
+    write_labels(folder, labels or {})
     return count
+
+
+def write_labels(folder: Path, labels: Mapping[str, Any]) -> None:
+    """Write the label sidecar of a dump folder (``write_dump`` writes one too)."""
+    text = json.dumps(dict(labels), indent=2, sort_keys=True) + "\n"
+    (folder / LABELS_FILE).write_text(text, encoding="utf-8")
 
 
 def dump_files(path: Path | str) -> list[Path]:

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ticdc_conformance.generators.dump import publishing, write_dump
-from ticdc_conformance.generators.faults import inject_faults
+from ticdc_conformance.generators.dump import publishing, write_dump, write_labels
+from ticdc_conformance.generators.faults import (
+    FaultPlacementError,
+    InjectedFault,
+    inapplicable,
+    inject_faults,
+)
 from ticdc_conformance.generators.progress import Progress
-from ticdc_conformance.generators.simulator import StreamSettings, simulate
-from ticdc_conformance.generators.truth import Upstream
+from ticdc_conformance.generators.simulator import (
+    Record,
+    StreamSettings,
+    WorkloadItem,
+    simulate,
+    stream_records,
+)
 from ticdc_conformance.generators.workload import SHOP_TABLES, SHOP_VERSION, shop_workload
 
 __all__ = ["GenerateSummary", "generate"]
@@ -49,21 +59,73 @@ def generate(
     write the same dump. ``progress`` counts the records simulated, of ``messages``.
     """
     started = time.perf_counter()
-    upstream = Upstream()  # checks TiDB's rules on every transaction
-    workload = upstream.track(shop_workload(seed, ddl_every=ddl_every))
+    pulled = _Counted(shop_workload(seed, ddl_every=ddl_every))
     if progress is not None:
         progress.total(messages)
-    log = simulate(
-        workload,
-        settings,
-        messages=messages,
-        tables=SHOP_TABLES,  # the tables the changefeed starts with (send-all-bootstrap-at-start)
-        progress=None if progress is None else progress.update,
+    update = None if progress is None else progress.update
+    injected: list[InjectedFault] = []
+    records: Iterable[Record]
+    if faults:
+        for kind in faults:  # refused before the simulation, not after it
+            if (reason := inapplicable(kind, settings)) is not None:
+                raise FaultPlacementError(reason)
+        # fault placement needs the whole log: its zones follow the count of watermarks
+        # SHOP_TABLES: the tables the changefeed starts with (send-all-bootstrap-at-start)
+        log = simulate(pulled, settings, messages=messages, tables=SHOP_TABLES, progress=update)
+        if progress is not None:
+            progress.done()
+        injected = inject_faults(log, faults, seed)
+        records = log.records()
+    else:  # a clean log goes to the files as it is simulated: no log is held
+        records = stream_records(
+            pulled, settings, messages=messages, tables=SHOP_TABLES, progress=update
+        )
+    with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
+        # whole row groups: a file's bytes do not depend on how partitions interleave
+        count = write_dump(records, scratch, full_row_groups=True)
+        if progress is not None and not faults:  # the simulation ran as the files were written
+            progress.done()
+        labels = _labels(
+            settings,
+            seed=seed,
+            messages=messages,
+            ddl_every=ddl_every,
+            items=pulled.count,
+            injected=injected,
+        )
+        write_labels(scratch, labels)
+        size = sum(f.stat().st_size for f in scratch.glob("*.parquet"))
+    return GenerateSummary(
+        records=count,
+        faults=len(injected),
+        seconds=time.perf_counter() - started,
+        parquet_bytes=size,
     )
-    if progress is not None:
-        progress.done()
-    injected = inject_faults(log, faults, seed)
-    labels = {
+
+
+class _Counted:
+    """A workload, counting the items taken from it (the labels' ``items``)."""
+
+    def __init__(self, items: Iterator[WorkloadItem]) -> None:
+        self.items, self.count = items, 0
+
+    def __iter__(self) -> Iterator[WorkloadItem]:
+        for item in self.items:
+            self.count += 1
+            yield item
+
+
+def _labels(
+    settings: StreamSettings,
+    *,
+    seed: int,
+    messages: int,
+    ddl_every: int,
+    items: int,
+    injected: Sequence[InjectedFault],
+) -> dict[str, object]:
+    """The label sidecar of a generated dump (docs/dump-format.md)."""
+    return {
         "format": "ticdc-conformance topic dump",
         "version": 1,
         "settings": settings.describe(),
@@ -73,7 +135,7 @@ def generate(
             "seed": seed,
             "messages": messages,
             "ddl_every": ddl_every,
-            "items": upstream.items,
+            "items": items,
         },
         "faults": [
             {
@@ -91,12 +153,3 @@ def generate(
             for fault in injected
         ],
     }
-    with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
-        count = write_dump(log.records(), scratch, labels=labels)
-        size = sum(f.stat().st_size for f in scratch.glob("*.parquet"))
-    return GenerateSummary(
-        records=count,
-        faults=len(injected),
-        seconds=time.perf_counter() - started,
-        parquet_bytes=size,
-    )

@@ -57,6 +57,7 @@ __all__ = [
     "physical_ms",
     "simulate",
     "split_sink_options",
+    "stream_records",
 ]
 
 DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
@@ -330,6 +331,43 @@ class _Producer:
                 deliveries.append(delivery)
 
 
+def _run(
+    producer: _Producer,
+    workload: Iterable[WorkloadItem],
+    *,
+    messages: int | None,
+    tables: Sequence[TableInfo],
+    progress: Callable[[int], None] | None,
+    written: Callable[[], int],
+) -> Iterator[None]:
+    """Feed ``workload`` to ``producer`` item by item, yielding after each item and at the end.
+
+    ``written`` counts the records produced so far (the caller may take them out of the log
+    between items); the run stops once it reaches ``messages``.
+    """
+    items = iter(workload)
+    first = next(items, None)
+    if producer.simple is not None and simple.bootstraps_at_start(producer.simple):
+        # stamped with the first change's time: Kafka keeps no record time 0 (a producer
+        # stamps such a record with its own clock, so a replay could not give it back)
+        start = 0 if first is None else physical_ms(first.commit_ts)
+        for table in tables:
+            producer.send_bootstrap(table, start, everywhere=True)
+    for item in itertools.chain(() if first is None else (first,), items):
+        if isinstance(item, Transaction):
+            producer.add_rows(item)
+        else:
+            producer.broadcast(item)
+        count = written()
+        if progress is not None:
+            progress(count)
+        if messages is not None and count >= messages:
+            break
+        yield
+    producer.flush()
+    yield
+
+
 def simulate(
     workload: Iterable[WorkloadItem],
     settings: StreamSettings,
@@ -346,22 +384,55 @@ def simulate(
     ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
-    items = iter(workload)
-    first = next(items, None)
-    if producer.simple is not None and simple.bootstraps_at_start(producer.simple):
-        # stamped with the first change's time: Kafka keeps no record time 0 (a producer
-        # stamps such a record with its own clock, so a replay could not give it back)
-        start = 0 if first is None else physical_ms(first.commit_ts)
-        for table in tables:
-            producer.send_bootstrap(table, start, everywhere=True)
-    for item in itertools.chain(() if first is None else (first,), items):
-        if isinstance(item, Transaction):
-            producer.add_rows(item)
-        else:
-            producer.broadcast(item)
-        if progress is not None:
-            progress(len(producer.log))
-        if messages is not None and len(producer.log) >= messages:
-            break
-    producer.flush()
-    return producer.log
+    log = producer.log
+    run = _run(
+        producer, workload, messages=messages, tables=tables, progress=progress, written=log.__len__
+    )
+    for _ in run:
+        pass
+    return log
+
+
+def stream_records(
+    workload: Iterable[WorkloadItem],
+    settings: StreamSettings,
+    *,
+    messages: int | None = None,
+    tables: Sequence[TableInfo] = (),
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Record]:
+    """``simulate(...).records()`` without holding the log: records as the sink writes them.
+
+    The same records with the same coordinates, in another order: each partition's in offset
+    order, partitions interleaved as the workload goes (a workload item's records come out
+    once the item is through). Only the messages of one workload item are held at a time.
+    """
+    producer = _Producer(settings)
+    partitions = producer.log.partitions
+    topic = settings.topic
+    offsets = [0] * len(partitions)
+    done = 0
+
+    def written() -> int:
+        return done + sum(len(deliveries) for deliveries in partitions)
+
+    run = _run(
+        producer, workload, messages=messages, tables=tables, progress=progress, written=written
+    )
+    for _ in run:
+        for partition, deliveries in enumerate(partitions):
+            offset = offsets[partition]
+            for delivery in deliveries:
+                message = delivery.message
+                yield Record(
+                    topic=topic,
+                    partition=partition,
+                    offset=offset,
+                    timestamp=delivery.timestamp,
+                    key=message.key,
+                    value=message.value,
+                )
+                offset += 1
+            offsets[partition] = offset
+            done += len(deliveries)
+            deliveries.clear()

@@ -39,8 +39,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import marshal
 import random
 import time
+from array import array
 from collections.abc import Iterator
 
 from ticdc_conformance.generators.simulator import Transaction, WorkloadItem
@@ -154,30 +156,75 @@ def _values(table: str, rng: random.Random) -> tuple[Value, ...]:
 
 
 class _LiveRows:
-    """The rows a table holds by row key, with a random pick and a removal in constant time."""
+    """The rows a table holds by row key, with a random pick and a removal in constant time.
+
+    Held compactly, since a long stream keeps millions of rows alive: row keys come from
+    counters, so arrays indexed by key replace dictionaries, and each image is kept as
+    ``marshal`` bytes (``_packed``), turned back into the same values when a statement reads it.
+    """
 
     def __init__(self) -> None:
-        self.keys: list[int] = []
-        self.where: dict[int, int] = {}
-        self.images: dict[int, tuple[Value, ...]] = {}
+        self.keys = array("q")
+        """The live keys, in no order (a removal moves the last one into the gap)."""
+        self.where = array("q")
+        """Row key → its index in ``keys``; -1 when the row is not live."""
+        self.images: list[bytes | None] = []
+        """Row key → the row's packed image; ``None`` when the row is not live."""
 
     def __len__(self) -> int:
         return len(self.keys)
 
+    def __contains__(self, key: int) -> bool:
+        return key < len(self.images) and self.images[key] is not None
+
+    def image(self, key: int) -> tuple[Value, ...] | None:
+        """The live image of ``key``, or ``None``."""
+        packed = self.images[key] if key < len(self.images) else None
+        return None if packed is None else _unpacked(packed)
+
     def put(self, key: int, image: tuple[Value, ...]) -> None:
-        if key not in self.images:
+        if key >= len(self.images):
+            grow = key + 1 - len(self.images)
+            self.images.extend([None] * grow)
+            self.where.extend([-1] * grow)
+        if self.images[key] is None:
             self.where[key] = len(self.keys)
             self.keys.append(key)
-        self.images[key] = image
+        self.images[key] = _packed(image)
 
     def remove(self, key: int) -> None:
-        index, last = self.where.pop(key), self.keys.pop()
+        index, last = self.where[key], self.keys.pop()
+        self.where[key] = -1
         if last != key:
             self.keys[index], self.where[last] = last, index
-        del self.images[key]
+        self.images[key] = None
 
     def pick(self, rng: random.Random) -> int:
         return self.keys[rng.randrange(len(self.keys))]
+
+
+def _packed(image: tuple[Value, ...]) -> bytes:
+    """An image as ``marshal`` bytes: DECIMAL and TIMESTAMP values as tagged tuples."""
+    return marshal.dumps(
+        tuple(
+            ("d", v.text)
+            if isinstance(v, DecimalValue)
+            else ("t", v.text, v.zone)
+            if isinstance(v, TimestampValue)
+            else v
+            for v in image
+        )
+    )
+
+
+def _unpacked(packed: bytes) -> tuple[Value, ...]:
+    """The image ``_packed`` gave ``packed`` for (no ``Value`` is a tuple: tags are plain)."""
+    return tuple(
+        (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
+        if type(v) is tuple
+        else v
+        for v in marshal.loads(packed)  # noqa: S302 - bytes _packed wrote in this process
+    )
 
 
 _Change = list[tuple[Value, ...] | None]
@@ -208,7 +255,7 @@ class _Shop:
     def _set(self, which: int, key: int, image: tuple[Value, ...] | None) -> None:
         """One statement's write of a row key, folded into the transaction's net change."""
         live = self.live[which]
-        self.changes.setdefault((which, key), [live.images.get(key), None])[1] = image
+        self.changes.setdefault((which, key), [live.image(key), None])[1] = image
         if image is None:
             live.remove(key)
         else:
@@ -229,7 +276,8 @@ class _Shop:
 
     def _update(self, which: int, key: int) -> None:
         name = self.tables[which].name
-        before = self.live[which].images[key]
+        before = self.live[which].image(key)
+        assert before is not None
         roll = self.rng.random()
         keys = before[:1] if name == "orders" else before[:2]
         if roll < _NEW_ID.get(name, 0):
@@ -251,7 +299,7 @@ class _Shop:
         if choice < 0.5 or len(live) < 3:
             self._insert(which)
             return
-        touched = [k for w, k in self.changes if w == which and k in live.images]
+        touched = [k for w, k in self.changes if w == which and k in live]
         key = rng.choice(touched) if touched and rng.random() < 0.25 else live.pick(rng)
         if choice < 0.85:
             self._update(which, key)

@@ -67,6 +67,23 @@ def test_codec_benchmark_runs(script: str, datasets: list[str]) -> None:
 
 
 @pytest.mark.slow
+def test_generate_benchmark_runs() -> None:
+    script = SCRIPT.with_name("bench_generate.py")
+    result = subprocess.run(
+        [sys.executable, str(script), "--messages", "300", "600", "--fault", "replay"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    rows = [line.split(" | ") for line in result.stdout.splitlines() if line.startswith("| ")]
+    assert [int(row[0].strip("| ")) for row in rows[1:]] == [300, 600]
+    assert all(int(row[1]) >= int(row[0].strip("| ")) for row in rows[1:])  # records written
+    assert all(float(row[-1].strip(" |").replace(",", "")) > 0 for row in rows[1:])  # peak RSS
+    assert "faults: replay" in result.stdout
+
+
+@pytest.mark.slow
 @pytest.mark.spark
 def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
     """In the tests' Spark session (a new one would start a second JVM): a tiny dump."""
