@@ -2,7 +2,7 @@
 
 The option (``none``, ``snappy`` or ``lz4``; default ``none``) compresses the bytes a codec
 writes, the same way for every protocol that applies it (TiCDC ``pkg/compression/compress.go``
-in ``pingcap/tiflow`` and ``pingcap/ticdc``; docs/rules/compression.md):
+in ``pingcap/tiflow`` and ``pingcap/ticdc``; docs/rules/codec.md#compression):
 
 * ``snappy`` is the snappy *block* format (a varint of the uncompressed length, then literal
   and copy elements), not the framed stream format;

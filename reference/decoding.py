@@ -36,7 +36,7 @@ class PartitionDecoder:
         self.protocol = protocol
         self.lenient = lenient
         self.compression: Compression = compression
-        """The consumer's ``large-message-handle-compression`` (docs/rules/compression.md)."""
+        """The consumer's ``large-message-handle-compression`` (docs/rules/codec.md#compression)."""
         self.warnings: list[DecodeError] = []
         """Invalid values a lenient decoder decoded anyway, in message order."""
         codec = CODECS[protocol]
