@@ -14,7 +14,6 @@ the table in benchmarks/results/open_protocol.md.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from ticdc_conformance.reference import (
 # the scripts share harness.py; under PYTHONSAFEPATH (as tox runs) the folder is not on the
 # path by itself
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import paired, run
+from harness import json_codec, json_codec_table, run
 
 RESULTS = Path(__file__).resolve().parent / "results" / "open_protocol.md"
 
@@ -49,52 +48,16 @@ def measure(
 ) -> dict[str, object]:
     config = open_protocol.Config(profile="tiflow")
     [message] = open_protocol.encode(events, config)
-    documents = entries(message)
-    parsed = [json.loads(d) for d in documents]
-    decode, loads, decode_ratio = paired(
+    return json_codec(
+        name,
+        len(events),
+        entries(message),
         lambda: open_protocol.decode(message),
-        lambda: [json.loads(d) for d in documents],
-        repeat,
-        budget,
-    )
-    encode, dumps, encode_ratio = paired(
         lambda: open_protocol.encode(events, config),
-        lambda: [json.dumps(p, separators=(",", ":")) for p in parsed],
-        repeat,
-        budget,
+        size=len(message.key or b"") + len(message.value or b""),
+        repeat=repeat,
+        budget=budget,
     )
-    rows = len(events)
-    return {
-        "dataset": name,
-        "rows": rows,
-        "bytes": len(message.key or b"") + len(message.value or b""),
-        "decode_us": decode * 1e6,
-        "loads_us": loads * 1e6,
-        "decode_ratio": decode_ratio,
-        "decode_rows_per_s": rows / decode,
-        "encode_us": encode * 1e6,
-        "dumps_us": dumps * 1e6,
-        "encode_ratio": encode_ratio,
-        "encode_rows_per_s": rows / encode,
-    }
-
-
-HEADER = (
-    "| dataset | rows | bytes | decode µs | json.loads µs | decode ratio | decode rows/s "
-    "| encode µs | json.dumps µs | encode ratio | encode rows/s |\n"
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-)
-
-
-def table(results: list[dict[str, object]]) -> str:
-    rows = [
-        f"| {r['dataset']} | {r['rows']} | {r['bytes']} | {r['decode_us']:.1f} "
-        f"| {r['loads_us']:.1f} | **{r['decode_ratio']:.2f}×** | {r['decode_rows_per_s']:,.0f} "
-        f"| {r['encode_us']:.1f} | {r['dumps_us']:.1f} | {r['encode_ratio']:.2f}× "
-        f"| {r['encode_rows_per_s']:,.0f} |"
-        for r in results
-    ]
-    return "\n".join([HEADER, *rows])
 
 
 def main() -> None:
@@ -105,7 +68,7 @@ def main() -> None:
         how="Ratios compare with floors measured in the same run: bare `json.loads` of the same\n"
         "JSON entries (decode) and `json.dumps` of the same parsed objects (encode).",
         measure=measure,
-        table=table,
+        table=json_codec_table,
     )
 
 

@@ -6,6 +6,7 @@ The scripts import this module from their own folder (they run as scripts, not a
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import sys
 import time
@@ -115,6 +116,58 @@ def paired(
     ]
     best, best_floor = min(a for a, _ in pairs), min(b for _, b in pairs)
     return best, best_floor, best / best_floor
+
+
+def json_codec(
+    name: str,
+    rows: int,
+    documents: list[bytes],
+    decode: Callable[[], object],
+    encode: Callable[[], object],
+    *,
+    size: int,
+    repeat: int,
+    budget: float,
+) -> Result:
+    """A JSON codec's row: decode against ``json.loads`` of its ``documents``, encode against
+    ``json.dumps`` of the same parsed objects (compact, as TiCDC writes)."""
+    parsed = [json.loads(d) for d in documents]
+    decode_s, loads, decode_ratio = paired(
+        decode, lambda: [json.loads(d) for d in documents], repeat, budget
+    )
+    encode_s, dumps, encode_ratio = paired(
+        encode, lambda: [json.dumps(p, separators=(",", ":")) for p in parsed], repeat, budget
+    )
+    return {
+        "dataset": name,
+        "rows": rows,
+        "bytes": size,
+        "decode_us": decode_s * 1e6,
+        "loads_us": loads * 1e6,
+        "decode_ratio": decode_ratio,
+        "decode_rows_per_s": rows / decode_s,
+        "encode_us": encode_s * 1e6,
+        "dumps_us": dumps * 1e6,
+        "encode_ratio": encode_ratio,
+        "encode_rows_per_s": rows / encode_s,
+    }
+
+
+def json_codec_table(results: list[Result]) -> str:
+    """The Markdown table of ``json_codec`` rows, ratios in bold."""
+    rows = [
+        f"| {r['dataset']} | {r['rows']} | {r['bytes']} | {r['decode_us']:.1f} "
+        f"| {r['loads_us']:.1f} | **{r['decode_ratio']:.2f}×** | {r['decode_rows_per_s']:,.0f} "
+        f"| {r['encode_us']:.1f} | {r['dumps_us']:.1f} | **{r['encode_ratio']:.2f}×** "
+        f"| {r['encode_rows_per_s']:,.0f} |"
+        for r in results
+    ]
+    header = (
+        "| dataset | rows | bytes | decode µs | json.loads µs | decode ratio | decode rows/s "
+        "| encode µs | json.dumps µs | encode ratio | encode rows/s |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    )
+    return "\n".join([header, *rows])
 
 
 def run(
