@@ -195,6 +195,22 @@ class Record:
     headers: tuple[tuple[str, bytes | None], ...] = ()
 
 
+def _records(
+    topic: str, partition: int, deliveries: Iterable[Delivery], first_offset: int
+) -> Iterator[Record]:
+    """One partition's deliveries as records, offsets counted from ``first_offset``."""
+    for offset, delivery in enumerate(deliveries, first_offset):
+        message = delivery.message
+        yield Record(
+            topic=topic,
+            partition=partition,
+            offset=offset,
+            timestamp=delivery.timestamp,
+            key=message.key,
+            value=message.value,
+        )
+
+
 @dataclass(slots=True)
 class TopicLog:
     """Every partition's deliveries in order; offsets are positions."""
@@ -204,18 +220,8 @@ class TopicLog:
 
     def records(self) -> Iterator[Record]:
         """The log as records, partition by partition, offsets from 0."""
-        topic = self.settings.topic
         for partition, deliveries in enumerate(self.partitions):
-            for offset, delivery in enumerate(deliveries):
-                message = delivery.message
-                yield Record(
-                    topic=topic,
-                    partition=partition,
-                    offset=offset,
-                    timestamp=delivery.timestamp,
-                    key=message.key,
-                    value=message.value,
-                )
+            yield from _records(self.settings.topic, partition, deliveries, 0)
 
     def __len__(self) -> int:
         return sum(len(deliveries) for deliveries in self.partitions)
@@ -421,18 +427,7 @@ def stream_records(
     )
     for _ in run:
         for partition, deliveries in enumerate(partitions):
-            offset = offsets[partition]
-            for delivery in deliveries:
-                message = delivery.message
-                yield Record(
-                    topic=topic,
-                    partition=partition,
-                    offset=offset,
-                    timestamp=delivery.timestamp,
-                    key=message.key,
-                    value=message.value,
-                )
-                offset += 1
-            offsets[partition] = offset
+            yield from _records(topic, partition, deliveries, offsets[partition])
+            offsets[partition] += len(deliveries)
             done += len(deliveries)
             deliveries.clear()
