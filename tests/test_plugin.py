@@ -12,6 +12,7 @@ import pytest
 from conformance_doubles import cases_with_big_unsigned
 
 from ticdc_conformance.fixtures import default_root, load_manifest
+from ticdc_conformance.reference.compression import COMPRESSION_OPTION
 
 pytest_plugins = ["pytester"]
 
@@ -24,6 +25,17 @@ def ids(**wanted: str) -> list[str]:
         case["id"]
         for case in MANIFEST["cases"]
         if all(case[key] == value for key, value in wanted.items())
+    ]
+
+
+def compressed_decode_cases() -> list[str]:
+    """The decode and reject cases whose messages are compressed."""
+    return [
+        case["id"]
+        for case in MANIFEST["cases"]
+        if case["direction"] in ("decode", "reject")
+        and MANIFEST["fixtures"][case["fixture"]]["options"].get(COMPRESSION_OPTION, "none")
+        != "none"
     ]
 
 
@@ -86,7 +98,12 @@ def test_broken_decoder_fails_exactly_the_expected_cases(tester: pytest.Pytester
     expected = cases_with_big_unsigned(default_root())
     assert failed == expected
     decoding = len(ids(direction="decode")) + len(ids(direction="reject"))
-    result.assert_outcomes(passed=decoding - len(expected), failed=len(expected))
+    # the double takes no options, so it cannot be told a fixture's messages are compressed
+    skipped = len(compressed_decode_cases())
+    assert skipped > 0
+    result.assert_outcomes(
+        passed=decoding - len(expected) - skipped, failed=len(expected), skipped=skipped
+    )
     result.stdout.fnmatch_lines(
         [
             "*FAIL open.tiflow.decode.types.bigint-unsigned",
