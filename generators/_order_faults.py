@@ -25,7 +25,7 @@ import json
 
 from ticdc_conformance.generators._placement import FaultPlacementError, Injector, Mark
 from ticdc_conformance.generators.simulator import Delivery, StreamSettings
-from ticdc_conformance.reference import DecodedRow, Message
+from ticdc_conformance.reference import Message
 from ticdc_conformance.reference.decoded import DecodedDDL
 from ticdc_conformance.reference.dispatch import partition_of
 from ticdc_conformance.reference.events import RowChangedEvent
@@ -161,17 +161,8 @@ def insert_before_delete(inj: Injector, zone: int) -> list[Mark]:
     raise FaultPlacementError("no transaction with a DELETE and an INSERT of one table")
 
 
-def _decoded_rows(inj: Injector, delivery: Delivery) -> list[DecodedRow]:
-    return [e for e in inj.codec.decode(delivery.message) if isinstance(e, DecodedRow)]
-
-
 def late_schema(inj: Injector, zone: int) -> list[Mark]:
-    known = {
-        row.table.schema_version
-        for deliveries in inj.log.partitions
-        for d in deliveries
-        for row in d.rows
-    }
+    known = inj.schema_versions()
     version = max(v or 0 for v in known) + 1
     for p, _, end, indexes in inj.stretches(zone):
         deliveries = inj.log.partitions[p]

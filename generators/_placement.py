@@ -91,6 +91,15 @@ class Injector:
         """The smallest commit ts among the rows a message carries."""
         return min(row_ts(row) for row in self.decode_rows(delivery))
 
+    def schema_versions(self) -> set[int | None]:
+        """The schema versions of every table a row of the log belongs to."""
+        return {
+            row.table.schema_version
+            for deliveries in self.log.partitions
+            for d in deliveries
+            for row in d.rows
+        }
+
     def partitions(self) -> list[int]:
         order = list(range(len(self.log.partitions)))
         self.rng.shuffle(order)

@@ -369,12 +369,7 @@ def _corrupted_message(inj: Injector, zone: int) -> list[Mark]:
 
 
 def _missing_schema(inj: Injector, zone: int) -> list[Mark]:
-    known = {
-        row.table.schema_version
-        for deliveries in inj.log.partitions
-        for d in deliveries
-        for row in d.rows
-    }
+    known = inj.schema_versions()
     unknown = next(v for v in range(1, len(known) + 2) if v not in known)
     for p, _, _, rows in inj.stretches(zone):
         for i in rows:
