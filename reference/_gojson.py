@@ -20,15 +20,26 @@ the exact bytes.
 Reading (``GoJsonReader``): both writers print a float ``-0.0`` as ``-0``, which Python's
 ``json`` reads as the integer ``0``, losing the sign; the reader reads ``-0`` as ``-0.0``
 (never written for an integer) and refuses ``NaN`` and ``Infinity``, which Go never writes.
+
+orjson, where installed (the ``fast`` extra), reads the documents ``decode_bytes`` is given
+exactly as the plain path does, and only those: it is skipped for a reader with an object hook
+(orjson keeps the last of two equal member names and calls no hook), for text holding ``-0``
+(orjson reads it as the integer 0), an integer outside [-2⁶³, 2⁶⁴) (orjson turns it into a
+float) or many ``[``/``{`` (the two nest to different depths), and whenever it raises, so
+every error keeps the plain path's words and position. ``TICDC_CONFORMANCE_ORJSON=0`` in the
+environment turns it off; ``plain_json_only`` does so for a block (the differential test
+runs every golden case both ways).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal
 from enum import Enum
 from fractions import Fraction
@@ -42,6 +53,8 @@ __all__ = [
     "format_float_positional",
     "from_json_text",
     "go_text",
+    "orjson_active",
+    "plain_json_only",
     "quote",
     "to_bytes",
 ]
@@ -133,20 +146,87 @@ def _int_or_negative_zero(text: str) -> int | float:
 _NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 """Where ``-0`` may stand as a number (it may also match inside a string: harmless)."""
 
+_NEGATIVE_ZERO_BYTES = re.compile(rb"-0(?![0-9.eE])")
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
+_ORJSON_INTEGERS = range(-(2**63), 2**64)
+"""The integers orjson reads as integers; it turns larger ones into floats."""
+_ORJSON_MAX_OPENINGS = 512
+"""More ``[`` and ``{`` than this take the plain path: orjson reads 1,024 levels deep, the
+plain scanner only as deep as the interpreter's recursion limit lets it, so a document that
+deep could parse one way and not the other."""
+
+
+def _orjson_reads_alike(data: bytes) -> bool:
+    """Whether orjson reads ``data`` as the plain path does (module rules), cheaply.
+
+    Every run of 19 or more digits is read as an integer and must fit orjson's; a run inside
+    a string or a fraction only costs the plain path.
+    """
+    if b"-0" in data and _NEGATIVE_ZERO_BYTES.search(data):
+        return False
+    if len(data) > _ORJSON_MAX_OPENINGS and (
+        data.count(b"{") + data.count(b"[") > _ORJSON_MAX_OPENINGS
+    ):
+        return False
+    shape = data.translate(_DIGITS_AS_ZEROS)
+    start = shape.find(_NINETEEN_DIGITS)
+    while start >= 0:
+        end = start + 19
+        while end < len(shape) and shape[end] == 0x30:
+            end += 1
+        number = int(data[start:end])
+        if (-number if data[start - 1 : start] == b"-" else number) not in _ORJSON_INTEGERS:
+            return False
+        start = shape.find(_NINETEEN_DIGITS, end)
+    return True
+
+
+def _orjson_loads() -> Callable[[bytes], Json] | None:
+    if os.environ.get("TICDC_CONFORMANCE_ORJSON", "1") == "0":
+        return None
+    try:
+        import orjson
+    except ImportError:
+        return None
+    loads: Callable[[bytes], Json] = orjson.loads
+    return loads
+
+
+_ACCELERATOR: list[Callable[[bytes], Json] | None] = [_orjson_loads()]
+"""orjson's ``loads`` while it is in use (a one-element list: ``plain_json_only`` swaps it)."""
+
+
+def orjson_active() -> bool:
+    """Whether readers without an object hook try orjson first."""
+    return _ACCELERATOR[0] is not None
+
+
+@contextmanager
+def plain_json_only() -> Iterator[None]:
+    """Every ``GoJsonReader`` takes the plain path inside the block."""
+    saved, _ACCELERATOR[0] = _ACCELERATOR[0], None
+    try:
+        yield
+    finally:
+        _ACCELERATOR[0] = saved
+
 
 class GoJsonReader:
     """Reads a JSON document a Go writer produced: ``-0`` stays ``-0.0``, no NaN/Infinity.
 
     ``decode`` raises what ``json.JSONDecoder.decode`` raises (``JSONDecodeError``, a
     ``ValueError`` for a constant, ``RecursionError``). Documents holding no ``-0`` take the
-    plain C scanner; the rest are read again with a hook on integers.
+    plain C scanner; the rest are read again with a hook on integers. ``decode_bytes`` tries
+    orjson first where it may (module rules).
     """
 
-    __slots__ = ("_plain", "_signed")
+    __slots__ = ("_hooked", "_plain", "_signed")
 
     def __init__(
         self, *, object_pairs_hook: Callable[[list[tuple[str, Json]]], Json] | None = None
     ) -> None:
+        self._hooked = object_pairs_hook is not None
         self._plain = json.JSONDecoder(
             parse_constant=_reject_constant, object_pairs_hook=object_pairs_hook
         )
@@ -164,6 +244,20 @@ class GoJsonReader:
             else self._signed
         ).decode(text)
         return document
+
+    def decode_bytes(self, data: bytes, *, raw_bytes: bool = False) -> Json:
+        """The document in UTF-8 ``data``: ``decode`` of its text, or orjson where it may read it.
+
+        ``raw_bytes``: bytes that are not UTF-8 are kept as surrogate escapes (jsoniter copies
+        them raw) instead of raising ``UnicodeDecodeError``.
+        """
+        fast = _ACCELERATOR[0]
+        if fast is not None and not self._hooked and _orjson_reads_alike(data):
+            try:
+                return fast(data)
+            except ValueError:  # orjson.JSONDecodeError: the plain path words the error
+                pass
+        return self.decode(data.decode("utf-8", "surrogateescape" if raw_bytes else "strict"))
 
 
 def _float32(x: float) -> float:

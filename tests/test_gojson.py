@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Sequence
 from decimal import Decimal
 
 import pytest
@@ -19,9 +20,16 @@ from ticdc_conformance.reference._gojson import (
     format_float,
     format_float_positional,
     from_json_text,
+    orjson_active,
+    plain_json_only,
     quote,
     to_bytes,
 )
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.message import Message
+from ticdc_conformance.suites.gate import load_cases
+from ticdc_conformance.suites.gate._check import as_json
+from ticdc_conformance.suites.gate.adapters import reference_decoder
 
 GO, ITER = JsonStyle.GO_STD, JsonStyle.JSONITER
 
@@ -187,3 +195,109 @@ def test_reader_reads_back_every_float_it_is_given(x: float, style: JsonStyle) -
 )
 def test_json_text_that_is_not_unicode_becomes_bytes(text: str, value: str | bytes) -> None:
     assert from_json_text(text) == value
+
+
+needs_orjson = pytest.mark.skipif(
+    not orjson_active(), reason="orjson is not installed (the fast extra) or is turned off"
+)
+
+
+def _read_both_ways(text: str, *, raw_bytes: bool = False) -> tuple[object, object]:
+    """``text`` read with orjson allowed and on the plain path: a document or the error."""
+    data = text.encode("utf-8", "surrogatepass")
+
+    def read() -> object:
+        try:
+            return GoJsonReader().decode_bytes(data, raw_bytes=raw_bytes)
+        except (ValueError, RecursionError) as error:
+            return (type(error), str(error))
+
+    accelerated = read()
+    with plain_json_only():
+        return accelerated, read()
+
+
+_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+_DOCUMENTS = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=12,
+)
+
+
+@needs_orjson
+@given(_DOCUMENTS, st.booleans(), st.booleans())
+def test_orjson_reads_every_document_as_the_plain_path(
+    document: object, ascii_only: bool, raw_bytes: bool
+) -> None:
+    a, b = _read_both_ways(json.dumps(document, ensure_ascii=ascii_only), raw_bytes=raw_bytes)
+    assert _same(a, b)
+
+
+@needs_orjson
+@given(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(allow_nan=False, allow_infinity=False, width=32),
+    st.sampled_from([GO, ITER]),
+)
+def test_orjson_reads_go_floats_as_the_plain_path(x: float, y: float, style: JsonStyle) -> None:
+    a, b = _read_both_ways(f'{{"v":[{format_float(x, 64, style)},{format_float(y, 32, style)}]}}')
+    assert _same(a, b)
+
+
+@needs_orjson
+@given(st.text(alphabet='{}[]",:-0123456789.eE tfnrul\\\\u\ud800'))
+def test_orjson_rejects_and_accepts_what_the_plain_path_does(text: str) -> None:
+    a, b = _read_both_ways(text)
+    assert _same(a, b)
+
+
+@needs_orjson
+@pytest.mark.parametrize(
+    "text",
+    [
+        "18446744073709551616",  # beyond 64 bits: orjson would give a float
+        "-9223372036854775809",
+        "[18446744073709551615, -9223372036854775808, 1234567890123456789012.5]",
+        '["00000000000000000000000", 1e1234567890123456789]',
+        '{"a": 1, "a": 2}',  # the last of two equal names, both ways
+        '{"v": -0}',
+        "1e400",  # orjson refuses it, the plain path reads an infinity
+        '"\\ud800"',  # a lone surrogate escape: orjson refuses it
+        "[" * 600 + "]" * 600,  # deeper than orjson's scanner goes in some interpreters
+        '"caf\u00e9"',
+    ],
+)
+def test_orjson_edge_documents_read_as_the_plain_path(text: str) -> None:
+    a, b = _read_both_ways(text)
+    assert repr(a) == repr(b)  # repr tells -0.0 from 0 and 1 from 1.0, and nests in C
+
+
+def _golden_outcome(protocol: str, messages: Sequence[Message], options: dict[str, str]) -> object:
+    try:
+        return as_json(reference_decoder(protocol, messages, options))
+    except DecodeError as error:
+        return ("error", str(error), error.offset, error.pointer)
+
+
+@needs_orjson
+def test_every_golden_case_decodes_alike_with_and_without_orjson() -> None:
+    """The differential test (issue 20): no behaviour change from the accelerator."""
+    compared = 0
+    for case in load_cases():
+        if case.direction == "encode":
+            continue
+        messages = case.all_messages()
+        accelerated = _golden_outcome(case.protocol, messages, dict(case.options))
+        with plain_json_only():
+            plain = _golden_outcome(case.protocol, messages, dict(case.options))
+        assert accelerated == plain, case.id
+        compared += 1
+    assert compared > 1000

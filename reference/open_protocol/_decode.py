@@ -95,13 +95,10 @@ class Entry:
     def parse(self, data: bytes) -> Json:
         """The JSON document in ``data``."""
         try:
-            text = data.decode()
-        except UnicodeDecodeError:
             # profile ticdc copies invalid UTF-8 raw (§1.4): keep those bytes as escapes
-            text = data.decode("utf-8", "surrogateescape")
-        try:
-            return _json_decoder.decode(text)
+            return _json_decoder.decode_bytes(data, raw_bytes=True)
         except json.JSONDecodeError as error:
+            text = data.decode("utf-8", "surrogateescape")
             at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
             if self.decompressed:  # the compressed entry starts at offset
                 self._raise(

@@ -295,7 +295,7 @@ def _kind(message_type: Json) -> str:
 
 def _document(value: bytes, message_index: int) -> Json:
     try:
-        return _decoder.decode(value.decode())
+        return _decoder.decode_bytes(value)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise DecodeError(
             f"not JSON: {error}",
