@@ -30,7 +30,7 @@ class Config:
         if self.profile not in PROFILES:
             raise EncodeError(
                 f"profile {self.profile!r} has no Craft: only classic TiCDC (tiflow) writes it; "
-                "the new architecture (ticdc) removed the protocol (ground truth §0)",
+                "the new architecture (pingcap/ticdc) has no Craft encoder (docs/craft.md)",
                 protocol=PROTOCOL,
             )
         if self.max_message_bytes <= 0 or self.max_batch_size <= 0:
@@ -46,14 +46,14 @@ OPTIONS: Mapping[str, str] = {
 }
 
 _NOT_FOR_CRAFT = {
-    "output-old-value": "Craft always writes both images of an UPDATE (ground truth §3.6 C10)",
-    "only-output-updated-columns": "Craft always writes every column (ground truth §3.2)",
+    "output-old-value": "Craft always writes both images of an UPDATE (docs/craft.md)",
+    "only-output-updated-columns": "Craft always writes every column (docs/craft.md)",
     "large-message-handle-option": "TiCDC accepts large-message options only for Open, "
-    "Simple and canal-json (ground truth §1.5)",
+    "Simple and canal-json (pingcap/tiflow pkg/config/large_message.go)",
     "large-message-handle-compression": "TiCDC's Craft encoder never compresses: it takes the "
     "option and ignores it (pingcap/tiflow pkg/sink/codec/craft)",
     "claim-check-storage-uri": "TiCDC accepts large-message options only for Open, Simple "
-    "and canal-json (ground truth §1.5)",
+    "and canal-json (pingcap/tiflow pkg/config/large_message.go)",
 }
 
 
