@@ -13,9 +13,11 @@ The injectors of ``ticdc_conformance.generators.faults`` for the rules of
   ``schema-before-dml``, §6.6);
 * ``partial-bootstrap``: (Simple) a BOOTSTRAP is written to one partition only (rule
   ``bootstrap-broadcast``, §6.6), found on every other partition with no offset;
-* ``bad-checksum``: (Simple JSON with ``integrity-check-level=correctness``) a DML's
+* ``bad-checksum``: (Simple with ``integrity-check-level=correctness``) a DML's
   ``checksum.current`` (``previous`` for a DELETE) no longer matches its images (rule
-  ``checksum``, §4.6).
+  ``checksum``, §4.6): JSON rewritten with the member flipped; in Avro the Checksum record's
+  bytes (§4.8: union branch 1, then ``version``, ``corrupted``, ``current``, ``previous``)
+  replaced in place, and the message read back to prove nothing else changed.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ import json
 
 from ticdc_conformance.generators._placement import FaultPlacementError, Injector, Mark
 from ticdc_conformance.generators.simulator import Delivery, StreamSettings
-from ticdc_conformance.reference import Message
+from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference.decoded import DecodedDDL
 from ticdc_conformance.reference.dispatch import partition_of
 from ticdc_conformance.reference.events import RowChangedEvent
+from ticdc_conformance.reference.simple import Checksum, read_checksum
 
 __all__ = [
     "bad_checksum",
@@ -47,7 +50,7 @@ def order_inapplicable(kind: str, settings: StreamSettings) -> str | None:
     """Why a fault kind of this module cannot go into a log of ``settings``; ``None`` if it can.
 
     ``missing-schema`` needs Simple; ``late-schema`` and ``partial-bootstrap`` Simple with
-    BOOTSTRAPs on every partition (the second, two partitions); ``bad-checksum`` Simple JSON
+    BOOTSTRAPs on every partition (the second, two partitions); ``bad-checksum`` Simple
     with row checksums.
     """
     options = dict(settings.options)
@@ -58,9 +61,10 @@ def order_inapplicable(kind: str, settings: StreamSettings) -> str | None:
     if kind == "partial-bootstrap" and settings.partitions < 2:
         return "a BOOTSTRAP missing from a partition needs a topic of two partitions or more"
     if kind == "bad-checksum" and (
-        settings.protocol != "simple-json" or options.get("integrity-check-level") != "correctness"
+        not settings.protocol.startswith("simple")
+        or options.get("integrity-check-level") != "correctness"
     ):
-        return "bad-checksum needs Simple JSON with integrity-check-level=correctness (§4.6)"
+        return "bad-checksum needs Simple with integrity-check-level=correctness (§4.6)"
     return None
 
 
@@ -215,21 +219,77 @@ def partial_bootstrap(inj: Injector, zone: int) -> list[Mark]:
     raise FaultPlacementError("no table to send a BOOTSTRAP of")
 
 
+def _flipped_json(value: bytes) -> bytes | None:
+    """A Simple JSON DML with a bit of its checksum flipped; ``None`` if it has none."""
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return None
+    checksum = document.get("checksum") if isinstance(document, dict) else None
+    if not isinstance(checksum, dict):
+        return None
+    half = "current" if checksum.get("current") else "previous"
+    checksum[half] = int(checksum[half]) ^ 1
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _long(n: int) -> bytes:
+    """An Avro ``int``/``long``: zigzag, then a little-endian base-128 varint."""
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes([*out, n])
+
+
+def _avro_checksum(checksum: Checksum) -> bytes:
+    """The DML's ``checksum`` member: union branch 1, then the Checksum record (§4.8)."""
+    return b"".join(
+        (
+            _long(1),
+            _long(checksum.version),
+            b"\x01" if checksum.corrupted else b"\x00",
+            _long(checksum.current),
+            _long(checksum.previous),
+        )
+    )
+
+
+def _flipped_avro(value: bytes) -> bytes | None:
+    """A Simple Avro DML with a bit of its checksum flipped; ``None`` if it has none.
+
+    The checksum member's bytes necessarily occur where the member is; when they occur only
+    once, that is the place, and they are replaced there (read back to be sure).
+    """
+    try:
+        checksum = read_checksum(Message(key=None, value=value), encoding="avro")
+    except DecodeError:
+        return None
+    if checksum is None:
+        return None
+    half = "current" if checksum.current else "previous"
+    flipped = dataclasses.replace(checksum, **{half: getattr(checksum, half) ^ 1})
+    old = _avro_checksum(checksum)
+    if value.count(old) != 1:
+        return None
+    changed = value.replace(old, _avro_checksum(flipped))
+    return (
+        changed
+        if read_checksum(Message(key=None, value=changed), encoding="avro") == flipped
+        else None
+    )
+
+
 def bad_checksum(inj: Injector, zone: int) -> list[Mark]:
+    flip = _flipped_avro if inj.log.settings.protocol == "simple-avro" else _flipped_json
     for p, _, _, indexes in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
         for i in indexes:
             message = deliveries[i].message
-            try:
-                document = json.loads(message.value or b"")
-            except ValueError:
+            value = flip(message.value or b"")
+            if value is None:
                 continue
-            checksum = document.get("checksum") if isinstance(document, dict) else None
-            if not isinstance(checksum, dict):
-                continue
-            half = "current" if checksum.get("current") else "previous"
-            checksum[half] = int(checksum[half]) ^ 1
-            value = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode()
             oldest = inj.oldest(deliveries[i])
             deliveries[i] = dataclasses.replace(
                 deliveries[i], message=Message(key=message.key, value=value)

@@ -38,7 +38,7 @@ between watermarks, so a protocol that writes none (Debezium without
 messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-message`` a
 ``max-message-bytes`` among the encoder options (a record over the 10 MiB default would make a
 dump that large), ``wrong-partition`` a second partition, ``late-schema`` and
-``partial-bootstrap`` Simple with BOOTSTRAPs on every partition, ``bad-checksum`` Simple JSON
+``partial-bootstrap`` Simple with BOOTSTRAPs on every partition, ``bad-checksum`` Simple
 with ``integrity-check-level=correctness``, ``invalid-value`` a protocol whose
 decoders check values (all but Canal-JSON).
 """

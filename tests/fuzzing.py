@@ -2,8 +2,10 @@
 
 Every input is the messages of one decode fixture with one message mutated (bit flips,
 truncation, inserted or deleted bytes, splices of two messages, and in JSON messages numbers
-and strings replaced by extremes). The messages go through one ``PartitionDecoder`` in order;
-the outcome is one of:
+and strings replaced by extremes). The messages go through one ``PartitionDecoder`` in order,
+configured with the ``large-message-handle-compression`` the fixture declares (docs/rules/
+codec.md#compression), so mutations of a compressed fixture reach the decompression path; the
+outcome is one of:
 
 * ``rejected``: a ``DecodeError`` (fine);
 * ``crashed``: any other exception (a bug in the decoder; the input is kept);
@@ -27,6 +29,7 @@ from typing import Any
 
 from ticdc_conformance.fixtures import default_root, load_manifest
 from ticdc_conformance.reference import CODECS, DecimalValue, DecodedRow, Message, TimestampValue
+from ticdc_conformance.reference.compression import Compression, compression_of
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
 from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.errors import DecodeError
@@ -35,15 +38,27 @@ from ticdc_conformance.reference.message import SchemaCodec
 __all__ = [
     "Corpus",
     "FuzzReport",
+    "Seed",
     "fuzz",
     "independent_problem",
     "load_corpus",
     "mutate",
     "mutate_one",
+    "run_seed",
 ]
 
-Corpus = dict[str, list[tuple[str, list[Message]]]]
-"""Protocol → (fixture name, its messages) of every decode fixture."""
+
+@dataclass(frozen=True, slots=True)
+class Seed:
+    """One decode fixture: its name, its messages and the compression they were written with."""
+
+    name: str
+    messages: list[Message]
+    compression: Compression = "none"
+
+
+Corpus = dict[str, list[Seed]]
+"""Protocol → the seed of every decode fixture."""
 
 _NUMBER = re.compile(rb"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -92,7 +107,8 @@ def load_corpus() -> Corpus:
             )
             for m in fixture["messages"]
         ]
-        corpus.setdefault(fixture["protocol"], []).append((name, messages))
+        compression = compression_of(fixture.get("options") or {})
+        corpus.setdefault(fixture["protocol"], []).append(Seed(name, messages, compression))
     return corpus
 
 
@@ -267,7 +283,11 @@ def _invalid(events: list[DecodedEvent]) -> str | None:
 
 @dataclass(slots=True)
 class FuzzReport:
-    """Outcome counts per protocol, and the inputs that crashed or passed invalid values."""
+    """Outcome counts per protocol, and the inputs that crashed or passed invalid values.
+
+    Inputs from a compressed fixture count twice: under their outcome, and under the outcome
+    and the compression (``rejected lz4``).
+    """
 
     counts: dict[str, Counter[str]] = field(default_factory=dict)
     crashes: list[tuple[str, str, list[Message], str]] = field(default_factory=list)
@@ -282,12 +302,15 @@ _STATELESS = frozenset(p for p, codec in CODECS.items() if not isinstance(codec,
 """Protocols whose decoder reads each message on its own (all but Simple)."""
 
 
-def _run(protocol: str, messages: list[Message], mutated: int) -> tuple[str, str]:
-    """Decode the input as one partition. A stateless decoder gets the mutated message only:
-    the others are the fixture's own, whose decoding to valid values the golden decode cases
-    already show, and nothing of them reaches the mutated one. Simple gets every message, the
-    earlier ones for the schemas they announce, the later ones typed by them."""
-    decoder = PartitionDecoder(protocol)
+def _run(
+    protocol: str, messages: list[Message], mutated: int, compression: Compression
+) -> tuple[str, str]:
+    """Decode the input as one partition, with the fixture's compression. A stateless decoder
+    gets the mutated message only: the others are the fixture's own, whose decoding to valid
+    values the golden decode cases already show, and nothing of them reaches the mutated one.
+    Simple gets every message, the earlier ones for the schemas they announce, the later ones
+    typed by them."""
+    decoder = PartitionDecoder(protocol, compression=compression)
     events: list[DecodedEvent] = []
     todo = [(mutated, messages[mutated])] if protocol in _STATELESS else enumerate(messages)
     try:
@@ -301,6 +324,11 @@ def _run(protocol: str, messages: list[Message], mutated: int) -> tuple[str, str
     return ("invalid", problem) if problem else ("accepted", "")
 
 
+def run_seed(protocol: str, seed: Seed, messages: list[Message], mutated: int) -> tuple[str, str]:
+    """The outcome of ``messages`` (``seed``'s, one of them mutated) decoded as ``seed`` says."""
+    return _run(protocol, messages, mutated, seed.compression)
+
+
 def fuzz(corpus: Corpus, per_protocol: int, *, seed: int = 0) -> FuzzReport:
     """Run ``per_protocol`` mutated inputs through each protocol's decoder."""
     report = FuzzReport()
@@ -309,14 +337,16 @@ def fuzz(corpus: Corpus, per_protocol: int, *, seed: int = 0) -> FuzzReport:
         rng = random.Random(f"{seed}:{protocol}")  # noqa: S311 - reproducible, not secret
         counter: Counter[str] = Counter()
         for _ in range(per_protocol):
-            name, messages = rng.choice(fixtures)
-            index, mutated = mutate_one(messages, rng)
-            outcome, detail = _run(protocol, mutated, index)
+            chosen = rng.choice(fixtures)
+            index, mutated = mutate_one(chosen.messages, rng)
+            outcome, detail = run_seed(protocol, chosen, mutated, index)
             counter[outcome] += 1
+            if chosen.compression != "none":
+                counter[f"{outcome} {chosen.compression}"] += 1
             if outcome == "crashed":
-                report.crashes.append((protocol, name, mutated, detail))
+                report.crashes.append((protocol, chosen.name, mutated, detail))
             elif outcome == "invalid":
-                report.invalid.append((protocol, name, mutated, detail))
+                report.invalid.append((protocol, chosen.name, mutated, detail))
         report.counts[protocol] = counter
     return report
 

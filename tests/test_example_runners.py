@@ -12,6 +12,7 @@ libjackson2-core-java).
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import importlib.util
@@ -35,11 +36,12 @@ from ticdc_conformance.fixtures import (
     kit_version,
     load_manifest,
 )
+from ticdc_conformance.fixtures.categories import category_class, same_category
 from ticdc_conformance.reference import Message
 from ticdc_conformance.reference.decoding import decode_leniently
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.forms import write_message
-from ticdc_conformance.suites import load_cases
+from ticdc_conformance.suites import Case, load_cases
 from ticdc_conformance.suites.gate._check import as_json, json_diff
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "runners"
@@ -327,7 +329,9 @@ def test_runner_fails_a_case_that_breaks_a_comparison_rule(
     )
 
 
-def test_testee_passes_every_open_protocol_case_through_run(toolchain: Toolchain) -> None:
+def test_testee_passes_every_open_protocol_case_through_run(
+    toolchain: Toolchain,
+) -> None:
     result = _run(
         [
             sys.executable,
@@ -345,6 +349,57 @@ def test_testee_passes_every_open_protocol_case_through_run(toolchain: Toolchain
     assert result.returncode == 0, result.stderr[-3000:]
     total = DECODE + REJECT + VALUE_CHECKS + COMPRESSED
     assert f"{total} case(s), 0 unexpected result(s)" in result.stderr
+    # the category each rejection states is the case's or its class (docs/testee-protocol.md)
+    assert "rejected as" not in result.stderr, result.stderr[-3000:]
+
+
+def _request(case: Case) -> str:
+    messages = [
+        {
+            "key": None if m.key is None else base64.b64encode(m.key).decode(),
+            "value": None if m.value is None else base64.b64encode(m.value).decode(),
+        }
+        for m in case.all_messages()
+    ]
+    request = {
+        "type": "decode",
+        "id": case.id,
+        "protocol": case.protocol,
+        "profile": case.profile,
+        "options": case.options,
+        "messages": messages,
+    }
+    return json.dumps(request)
+
+
+def test_testee_names_the_category_of_each_rejection(toolchain: Toolchain) -> None:
+    """Every must-reject case the example refuses, it refuses with the case's category's class
+    (docs/testee-protocol.md): it says why, not only that it refuses."""
+    cases = [
+        c
+        for c in load_cases(protocols=["open"])
+        if c.direction == "reject" and "invalid-value" not in c.tags
+    ]
+    hello = json.dumps({"type": "hello", "protocol_version": 1, "kit_version": kit_version()})
+    lines = [hello, *map(_request, cases), json.dumps({"type": "shutdown"})]
+    result = subprocess.run(
+        shlex.split(toolchain.testee),
+        input="".join(f"{line}\n" for line in lines),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    _, *answers = (json.loads(line) for line in result.stdout.splitlines())
+    assert [a["id"] for a in answers] == [c.id for c in cases]
+    stated = {a["id"]: a["error"].get("category") for a in answers}
+    wrong = {
+        c.id: stated[c.id]
+        for c in cases
+        if not same_category(stated[c.id] or "", c.error["category"] if c.error else "")
+    }
+    assert wrong == {}
+    assert {category_class(str(c)) for c in stated.values()} >= {"framing", "length", "type"}
 
 
 def _mutate(rng: random.Random, data: bytes) -> bytes:

@@ -25,6 +25,7 @@ from ticdc_conformance.reference import (
     DecodeError,
     Message,
 )
+from ticdc_conformance.reference.simple import EncodingFormat, read_checksum
 from ticdc_conformance.reference.validation import InvalidValueError
 
 LIMIT = (("max-message-bytes", "16384"),)
@@ -265,6 +266,9 @@ def test_which_kinds_apply_is_one_rule() -> None:
     assert "bad-checksum" in applicable_kinds(
         StreamSettings(protocol="simple-json", options=checksums)
     )
+    assert "bad-checksum" in applicable_kinds(
+        StreamSettings(protocol="simple-avro", options=checksums)
+    )
     assert "integrity-check-level" in (inapplicable("bad-checksum", simple) or "")
     only_zero = (*LIMIT, ("send-bootstrap-to-all-partition", "false"))
     zero = StreamSettings(protocol="simple-json", options=only_zero)
@@ -312,3 +316,39 @@ def test_missing_schema_leaves_a_simple_dml_unresolved() -> None:
         decoder.feed(delivery.message, message_index=offset)
     (pending,) = decoder.pending()
     assert pending.message_index == finding.offset
+
+
+@pytest.mark.parametrize("protocol", ["simple-json", "simple-avro"])
+def test_bad_checksum_flips_one_bit_of_a_checksum_and_nothing_else(protocol: str) -> None:
+    options = (*LIMIT, ("integrity-check-level", "correctness"))
+    settings = StreamSettings(protocol=protocol, options=options)
+    clean = simulate(shop_workload(5, ddl_every=40), settings, messages=600)
+    log = simulate(shop_workload(5, ddl_every=40), settings, messages=600)
+    (fault,) = inject_faults(log, ["bad-checksum"], seed=3)
+    (finding,) = fault.findings
+    assert finding.rule == "checksum"
+    assert finding.offset is not None
+    before = clean.partitions[finding.partition][finding.offset].message
+    after = log.partitions[finding.partition][finding.offset].message
+    encoding: EncodingFormat = "avro" if protocol == "simple-avro" else "json"
+    old, new = (read_checksum(m, encoding=encoding) for m in (before, after))
+    assert old is not None
+    assert new is not None
+    assert (old.current ^ new.current, old.previous ^ new.previous) in {(1, 0), (0, 1)}
+    assert before.value != after.value
+    assert settings.codec.decode(after) == settings.codec.decode(before)
+    # every other record is untouched, and a consumer rejects that one row for its checksum
+    faulted = [d.message for p in log.partitions for d in p]
+    assert (
+        sum(
+            a != b
+            for a, b in zip(faulted, [d.message for p in clean.partitions for d in p], strict=True)
+        )
+        == 1
+    )
+    decoder = settings.codec.new_decoder()  # type: ignore[attr-defined]
+    for offset, delivery in enumerate(log.partitions[finding.partition]):
+        decoder.feed(delivery.message, message_index=offset)
+    (rejected,) = decoder.rejected()
+    assert rejected.message_index == finding.offset
+    assert rejected.reason.startswith("checksum:")

@@ -78,10 +78,49 @@ def test_one_clean_stream_and_one_per_fault_kind() -> None:
         "stream.simple-json.tiflow.clean-bootstrap-options",
         "stream.simple-avro.ticdc.clean-bootstrap-options",
     }
+    # Simple Avro with row checksums: its clean stream and bad-checksum
+    expected |= {
+        "stream.simple-avro.tiflow.clean-row-checksum",
+        "stream.simple-avro.tiflow.bad-checksum",
+    }
+    # the other dispatchers: a clean stream and the kinds whose placement follows them
+    routed = (
+        "wrong-partition",
+        "reordered-versions",
+        "insert-before-delete",
+        "row-below-watermark",
+        "row-after-ddl",
+    )
+    dispatched = {
+        ("tiflow", "table"): ("wrong-partition",),
+        ("tiflow", "rowid"): ("wrong-partition",),
+        ("tiflow", "index-value"): routed,
+        ("tiflow", "ts"): routed,
+        ("ticdc", "index-value"): ("wrong-partition",),
+    }
+    expected |= {
+        f"stream.{protocol}.{profile}.{kind}-by-{dispatcher}"
+        for (wanted, dispatcher), kinds in dispatched.items()
+        for protocol, profile in FAMILIES
+        if profile == wanted
+        for kind in ("clean", *kinds)
+    }
     assert set(ids) == expected
     assert len(ids) == len(expected)
     for stream in STREAMS:
-        assert stream["fault"] == (None if ".clean" in stream["id"] else stream["id"].split(".")[3])
+        name = stream["id"].split(".")[3].split("-by-")[0]
+        assert stream["fault"] == (None if name.startswith("clean") else name)
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=[s["id"] for s in STREAMS])
+def test_a_stream_names_its_dispatcher(stream: dict[str, object]) -> None:
+    labels = json.loads((ROOT / str(stream["labels"])).read_text())
+    _, _, dispatcher = str(stream["id"]).partition("-by-")
+    assert labels["settings"]["dispatcher"] == {
+        "partition": dispatcher or "default",
+        "index-name": None,
+        "columns": [],
+    }
 
 
 def test_debezium_fault_streams_carry_watermarks() -> None:

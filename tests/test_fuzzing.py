@@ -7,7 +7,16 @@ import os
 from pathlib import Path
 
 import pytest
-from fuzzing import FuzzReport, fuzz, independent_problem, iter_findings, load_corpus, summary
+from fuzzing import (
+    FuzzReport,
+    Seed,
+    fuzz,
+    independent_problem,
+    iter_findings,
+    load_corpus,
+    run_seed,
+    summary,
+)
 
 from ticdc_conformance.reference import CODECS, DecimalValue, TimestampValue
 from ticdc_conformance.reference.decoded import DecodedColumn
@@ -34,6 +43,37 @@ def test_default_run_finds_no_crash_and_no_invalid_value() -> None:
     report = fuzz(load_corpus(), 300, seed=1)
     assert set(report.counts) == set(CODECS)
     _check(report)
+
+
+def _compressed() -> dict[str, list[Seed]]:
+    corpus = {
+        p: [s for s in seeds if s.compression != "none"] for p, seeds in load_corpus().items()
+    }
+    return {p: seeds for p, seeds in corpus.items() if seeds}
+
+
+def test_compressed_seeds_are_decoded_with_their_compression() -> None:
+    compressed = _compressed()
+    # every protocol with a large-message-handle-compression option has such cases
+    assert set(compressed) == set(CODECS) - {"craft"}
+    for protocol, seeds in compressed.items():
+        assert {s.compression for s in seeds} == {"snappy", "lz4"}, protocol
+        for seed in seeds:
+            last = len(seed.messages) - 1
+            # as declared, the fixture decodes; read as uncompressed it does not
+            assert run_seed(protocol, seed, seed.messages, last)[0] == "accepted", seed.name
+            plain = Seed(seed.name, seed.messages)
+            assert run_seed(protocol, plain, seed.messages, last)[0] == "rejected", seed.name
+
+
+def test_mutations_of_compressed_seeds_go_through_decompression() -> None:
+    report = fuzz(_compressed(), 300, seed=3)
+    _check(report)
+    for protocol, counter in report.counts.items():
+        # mutated compressed bytes: most no longer decompress, and some still do and decode
+        for compression in ("snappy", "lz4"):
+            assert counter[f"rejected {compression}"] > 0, protocol
+        assert counter["accepted snappy"] + counter["accepted lz4"] > 0, protocol
 
 
 @pytest.mark.slow

@@ -288,7 +288,8 @@ def _families() -> dict[str, list[dict[str, Any]]]:
     for stream in fixtures.load_manifest()["streams"]:
         settings = json.loads((root / stream["labels"]).read_text(encoding="utf-8"))["settings"]
         options = "-".join(f"{k}={v}" for k, v in sorted(settings["options"].items()))
-        name = "-".join(filter(None, [stream["protocol"], stream["profile"], options]))
+        dispatcher = settings["dispatcher"]["partition"]
+        name = "-".join(filter(None, [stream["protocol"], stream["profile"], dispatcher, options]))
         families.setdefault(name, []).append(stream)
     return families
 

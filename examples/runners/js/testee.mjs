@@ -24,6 +24,11 @@ function answer(request) {
   if (request.type === 'hello') return hello;
   if (request.type !== 'decode')
     return { id: request.id, skipped: { reason: `${request.type} is not implemented` } };
+  const compression = request.options?.['large-message-handle-compression'] ?? 'none';
+  if (compression !== 'none') {
+    const message = `${compression}: this example has no snappy or LZ4 to decompress with`;
+    return { id: request.id, error: { message, category: 'compression' } };
+  }
   const messages = request.messages.map((m) => ({
     key: m.key === null ? null : fromBase64(m.key),
     value: m.value === null ? null : fromBase64(m.value),
@@ -31,7 +36,9 @@ function answer(request) {
   try {
     return { id: request.id, events: decodeMessages(messages) };
   } catch (error) {
-    if (error instanceof DecodeError) return { id: request.id, error: { message: error.message } };
+    // category: the class of the fault (docs/testee-protocol.md), where the decoder knows it
+    if (error instanceof DecodeError)
+      return { id: request.id, error: { message: error.message, category: error.category } };
     throw error; // a bug in the decoder: crash, and the runner reports the case with this trace
   }
 }

@@ -47,6 +47,13 @@ public final class Testee {
             "capabilities", Map.of("decode", Map.of("open", List.of("tiflow", "ticdc"))));
       }
       case "decode" -> {
+        Map<String, Object> options = (Map<String, Object>) request.get("options");
+        Object compression = options == null ? null
+            : options.get("large-message-handle-compression");
+        if (compression != null && !"none".equals(compression)) {
+          String reason = compression + ": this example has no snappy or LZ4 to decompress with";
+          return response(id, "error", Map.of("message", reason, "category", "compression"));
+        }
         List<OpenProtocol.Message> messages = new ArrayList<>();
         for (Object item : (List<Object>) request.get("messages")) {
           Map<String, Object> message = (Map<String, Object>) item;
@@ -56,7 +63,9 @@ public final class Testee {
         try {
           return response(id, "events", OpenProtocol.decode(messages));
         } catch (OpenProtocol.DecodeError error) {
-          return response(id, "error", Map.of("message", error.getMessage()));
+          // category: the class of the fault (docs/testee-protocol.md)
+          return response(id, "error",
+              Map.of("message", error.getMessage(), "category", error.category()));
         }
       }
       default -> {
