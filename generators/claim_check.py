@@ -6,7 +6,7 @@ that storage's files in its folder ``_claim_check/``, each under its own file na
 location's last segment): ``generate`` writes them as the records pass
 (``storing_claim_checks``), and the stream checker reads them back by default
 (``dump_storage``). Spark skips names starting with ``_``, so the folder never reaches it as
-data.
+data. The module needs no ``pyarrow``: ``decode`` uses its reader.
 
 ``file_storage`` is the reader ``reference.claim_check.ClaimCheck`` takes: given a
 ``file://`` URI or a local folder, it reads a location's file name from that folder, as
@@ -23,7 +23,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER
 from ticdc_conformance.generators.simulator import Record
 from ticdc_conformance.reference.claim_check import ClaimCheckStorage, file_name
 
@@ -35,6 +34,9 @@ __all__ = [
     "storage_folder",
     "storing_claim_checks",
 ]
+
+CLAIM_CHECK_FOLDER = "_claim_check"
+"""The folder of a dump holding the claim-check files its messages name (docs/dump-format.md)."""
 
 REMOTE_SCHEMES = frozenset({"s3", "gcs", "gs", "azblob", "azure", "noop", "hdfs"})
 """Storage schemes TiCDC accepts that the kit does not read."""

@@ -39,6 +39,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER
 from ticdc_conformance.generators.simulator import Record
 
 __all__ = [
@@ -57,8 +58,6 @@ __all__ = [
 ]
 
 LABELS_FILE = "_labels.json"
-CLAIM_CHECK_FOLDER = "_claim_check"
-"""The folder of a dump holding the claim-check files its messages name (docs/dump-format.md)."""
 INCOMPLETE_FILE = "_INCOMPLETE"
 """The marker of a dump folder a capture has not finished (docs/dump-format.md)."""
 DUMP_SCHEMA = pa.schema(
