@@ -146,8 +146,8 @@ def mismatch(reference: DecodedRow, full: DecodedRow) -> str | None:
     if full.commit_ts != reference.commit_ts:
         return f"stored commit ts {full.commit_ts}, reference {reference.commit_ts}"
     for image in ("before", "after"):
-        carried, stored = _values(getattr(reference, image)), _values(getattr(full, image))
+        carried, kept = _values(getattr(reference, image)), _values(getattr(full, image))
         for name, value in carried.items():
-            if name not in stored or stored[name] != value:
-                return f"{image} column {name}: stored {stored.get(name)!r}, reference {value!r}"
+            if name not in kept or kept[name] != value:
+                return f"{image} column {name}: stored {kept.get(name)!r}, reference {value!r}"
     return None

@@ -149,7 +149,9 @@ def test_a_stored_row_of_another_event_is_a_mismatch() -> None:
     (reference,) = _rows(decode_messages(protocol, one))
     swapped = {reference.claim_check_location or "": next(iter(_storage(other).values()))}
     (full,) = _rows(
-        decode_messages(protocol, one, claim_check=ClaimCheck(storage=swapped.get, raw_value=True))  # type: ignore[arg-type]
+        decode_messages(
+            protocol, one, claim_check=ClaimCheck(storage=swapped.__getitem__, raw_value=True)
+        )
     )
     assert mismatch(reference, full) == (
         "stored commit ts 447984084414103555, reference 447984084414103554"
