@@ -17,7 +17,14 @@ from ticdc_conformance.generators.claim_check import dump_storage
 from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER, read_dump, read_labels
 from ticdc_conformance.generators.faults import FAULT_KINDS, inapplicable
 from ticdc_conformance.generators.simulator import StreamSettings
-from ticdc_conformance.reference import DecodedRow, Message
+from ticdc_conformance.reference import (
+    CODECS,
+    ColumnInfo,
+    DecodedRow,
+    Message,
+    RowChangedEvent,
+    TableInfo,
+)
 from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.errors import UsageError
@@ -207,3 +214,51 @@ def test_spark_finds_the_faults_where_labelled_and_nothing_in_a_clean_dump(spark
                 for s in result.samples.get("claim-check", [])
             )
             assert samples == labelled(labels)
+
+
+@pytest.mark.parametrize("protocol", ["simple-json", "simple-avro"])
+def test_simple_references_resolve_with_the_partition_schemas(
+    protocol: str, tmp_path: Path
+) -> None:
+    """Simple's stored rows are typed by the schemas the partition has seen (§6.6)."""
+    codec: Any = CODECS[protocol]
+    table = TableInfo(
+        schema="test",
+        name="t",
+        columns=(
+            ColumnInfo(name="id", type="int", key="primary", length=11),
+            ColumnInfo(name="v", type="varchar", length=4096),
+        ),
+        table_id=20,
+        schema_version=1,
+    )
+    rows = [
+        RowChangedEvent(commit_ts=(10 + k) << 18, table=table, op="insert", after=(k, "x" * n))
+        for k, n in enumerate((10, 2000, 20, 3000))
+    ]
+    options = {
+        "max-message-bytes": "1500",
+        "large-message-handle-option": "claim-check",
+        "claim-check-storage-uri": "s3://bucket/claim-check",
+        "claim-check-raw-value": "true",
+    }
+    config = codec.config_from_options(options)
+    messages = [codec.encode_bootstrap(table, config), *codec.encode(rows, config)]
+    stored = [s for m in messages for s in m.claim_checks]  # in message order
+    files = {s.location.rpartition("/")[2]: s.content for s in stored}
+    assert len(files) == 2
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+    records = [(protocol, 0, i, m.key, m.value) for i, m in enumerate(messages)]
+    settings = CheckSettings(
+        protocol=protocol,
+        partitions=1,
+        options=tuple(sorted(options.items())),
+        claim_check_storage=tmp_path.as_uri(),
+    )
+    assert check_records(records, settings).findings == ()
+    first, second = files
+    (tmp_path / first).write_bytes(files[second])  # the first reference now names the second row
+    (finding,) = check_records(records, settings).findings
+    assert (finding.rule, finding.offset, finding.commit_ts) == ("claim-check", 2, 11 << 18)
+    assert "stored commit ts" in finding.detail
