@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import IO
 
 from ticdc_conformance.cli._args import PROFILES, PROTOCOLS, Commands, emit, parse_options
+from ticdc_conformance.generators.claim_check import file_storage
 from ticdc_conformance.reference import CODECS, ExitCode, Message
+from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.compression import (
     COMPRESSION_OPTION,
     Compression,
@@ -73,27 +75,48 @@ def _messages(args: argparse.Namespace) -> Iterator[tuple[str, Message | FormErr
     yield "files", Message(key=key, value=value)
 
 
-_DECODER_OPTIONS = (COMPRESSION_OPTION,)
-"""The sink options a consumer must be told: the bytes do not say how they are compressed."""
+_RAW_VALUE = "claim-check-raw-value"
+_DECODER_OPTIONS = (COMPRESSION_OPTION, _RAW_VALUE)
+"""The sink options a consumer must be told: the bytes do not say how they are compressed, nor
+whether claim-check files hold the raw value."""
 
 
-def _decoder_compression(pairs: list[str]) -> Compression:
+def _decoder_options(pairs: list[str]) -> tuple[Compression, bool]:
+    """``large-message-handle-compression`` and ``claim-check-raw-value`` of ``--option``."""
     options = parse_options(pairs)
     for name in options:
         if name not in _DECODER_OPTIONS:
             raise UsageError(
-                f"decode takes --option {COMPRESSION_OPTION} only, not {name!r} "
+                f"decode takes --option {' or '.join(_DECODER_OPTIONS)} only, not {name!r} "
                 "(the other options change what is written, not how it is read)"
             )
+    raw = options.pop(_RAW_VALUE, "false")
+    if raw not in ("true", "false"):
+        raise UsageError(f"{_RAW_VALUE} takes true or false, got {raw!r}")
     try:
-        return compression_of(options)
+        return compression_of(options), raw == "true"
     except ValueError as error:
         raise UsageError(str(error)) from None
 
 
+def _claim_check(args: argparse.Namespace, raw_value: bool) -> ClaimCheck | None:
+    """The claim-check storage ``--claim-check-storage`` names (``file://`` or a folder)."""
+    if args.claim_check_storage is None:
+        return None
+    try:
+        return ClaimCheck(storage=file_storage(args.claim_check_storage), raw_value=raw_value)
+    except ValueError as error:
+        raise UsageError(f"--claim-check-storage: {error}") from None
+
+
 def _decode(args: argparse.Namespace, out: IO[str]) -> int:
-    compression = _decoder_compression(args.option)
-    decoder = PartitionDecoder(args.protocol, lenient=args.lenient, compression=compression)
+    compression, raw_value = _decoder_options(args.option)
+    decoder = PartitionDecoder(
+        args.protocol,
+        lenient=args.lenient,
+        compression=compression,
+        claim_check=_claim_check(args, raw_value),
+    )
     status = ExitCode.OK
     places: dict[int, str] = {}
     for index, (where, item) in enumerate(_messages(args)):
@@ -201,7 +224,16 @@ def add_parsers(commands: Commands) -> None:
         default=[],
         metavar="NAME=VALUE",
         help=f"a consumer option: {COMPRESSION_OPTION}=none|snappy|lz4, as the messages were "
-        "encoded with (default none)",
+        f"encoded with (default none); {_RAW_VALUE}=true|false, how claim-check files are "
+        "stored (default false)",
+    )
+    decode.add_argument(
+        "--claim-check-storage",
+        metavar="URI",
+        help="resolve claim-check references: the file:// URI (or folder) holding the files, "
+        "read by each location's file name; a reference whose file is missing or does not "
+        "decode is an error (default: references are printed as they are; s3:// and other "
+        "remote storage are not read)",
     )
     decode.add_argument(
         "--lenient",

@@ -12,6 +12,9 @@ A dump is a folder (docs/dump-format.md has the full description):
 * ``_labels.json``: how the dump was made (protocol, profile, partitions, dispatcher, options,
   workload) and, for a simulated dump with faults, every injected fault with the findings a
   checker must report. Spark skips files whose names start with ``_`` when it reads a folder;
+* ``_claim_check/``: with ``large-message-handle-option=claim-check``, the files TiCDC stored
+  for oversized messages, each under the file name its location ends with
+  (``generators.claim_check``);
 * ``_INCOMPLETE``: present while a dump is written (``publishing``: ``generate``, a capture)
   and left behind when the writer is stopped midway; readers refuse such a folder
   (``dump_files``). A dump is written into a hidden sibling folder and renamed into place
@@ -36,9 +39,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER
 from ticdc_conformance.generators.simulator import Record
 
 __all__ = [
+    "CLAIM_CHECK_FOLDER",
     "DUMP_SCHEMA",
     "INCOMPLETE_FILE",
     "LABELS_FILE",
@@ -239,7 +244,9 @@ def _replaceable(out: Path) -> bool:
     if not out.is_dir():
         return False
     names = {entry.name for entry in out.iterdir()}
-    return all(name == LABELS_FILE or name.endswith(".parquet") for name in names)
+    return all(
+        name in (LABELS_FILE, CLAIM_CHECK_FOLDER) or name.endswith(".parquet") for name in names
+    )
 
 
 def write_dump(

@@ -30,7 +30,9 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
 * ``row-after-ddl``, ``insert-before-delete``, ``late-schema``, ``partial-bootstrap``,
   ``bad-checksum``: a row older than a DDL of its table after it, a transaction's INSERT moved
   before its DELETE, a DML whose schema comes right after it, a BOOTSTRAP on one partition
-  only, a checksum that no longer verifies (``generators/_order_faults.py``).
+  only, a checksum that no longer verifies (``generators/_order_faults.py``);
+* ``missing-claim-check``, ``swapped-claim-check``: a claim-check reference whose stored file
+  is missing, or holds another row (``generators/_claim_check_faults.py``).
 
 Which kinds apply to a log is decided in one place, ``inapplicable``: every fault is placed
 between watermarks, so a protocol that writes none (Debezium without
@@ -40,7 +42,8 @@ messages (§6.6), ``oversized-batch`` a protocol that batches rows, ``oversized-
 dump that large), ``wrong-partition`` a second partition, ``late-schema`` and
 ``partial-bootstrap`` Simple with BOOTSTRAPs on every partition, ``bad-checksum`` Simple
 with ``integrity-check-level=correctness``, ``invalid-value`` a protocol whose
-decoders check values (all but Canal-JSON).
+decoders check values (all but Canal-JSON), the claim-check kinds
+``large-message-handle-option=claim-check``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ticdc_conformance.generators._claim_check_faults import (
+    claim_check_inapplicable,
+    missing_claim_check,
+    swapped,
+)
 from ticdc_conformance.generators._invalid_values import families, invalid_values
 from ticdc_conformance.generators._order_faults import (
     bad_checksum,
@@ -105,6 +113,8 @@ FAULT_KINDS: dict[str, str] = {
     "late-schema": "schema-before-dml",
     "partial-bootstrap": "bootstrap-broadcast",
     "bad-checksum": "checksum",
+    "missing-claim-check": "claim-check",
+    "swapped-claim-check": "claim-check",
 }
 """Fault kind → the id of the stream rule it breaks."""
 
@@ -130,7 +140,8 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
             f"{settings.protocol} writes each DDL to partition 0 only (§6.2): one missing there "
             "leaves no trace a stream checker can see"
         )
-    if (reason := order_inapplicable(kind, settings)) is not None:
+    reason = order_inapplicable(kind, settings) or claim_check_inapplicable(kind, settings)
+    if reason is not None:
         return reason
     if kind == "oversized-batch" and settings.protocol not in _BATCHING:
         return "oversized-batch applies to the batching protocols only (Open, Craft)"
@@ -407,6 +418,8 @@ _INJECTORS: dict[str, _Inject] = {
     "late-schema": late_schema,
     "partial-bootstrap": partial_bootstrap,
     "bad-checksum": bad_checksum,
+    "missing-claim-check": missing_claim_check,
+    "swapped-claim-check": swapped,
 }
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER, storing_claim_checks
 from ticdc_conformance.generators.dump import publishing, write_dump, write_labels
 from ticdc_conformance.generators.faults import (
     FaultPlacementError,
@@ -56,7 +57,9 @@ def generate(
     of each kind in ``faults`` goes in; every ``ddl_every`` transactions a DDL changes a
     table's schema. The labels' ``workload`` member says how many workload ``items`` the
     stream holds, so ``truth.shop_truth`` rebuilds its final tables. The same arguments always
-    write the same dump. ``progress`` counts the records simulated, of ``messages``.
+    write the same dump. ``progress`` counts the records simulated, of ``messages``. With
+    ``large-message-handle-option=claim-check`` the files TiCDC would have stored go to the
+    dump's ``_claim_check/`` folder, and the labels' ``claim_check`` member says so.
     """
     started = time.perf_counter()
     pulled = _Counted(shop_workload(seed, ddl_every=ddl_every))
@@ -82,7 +85,9 @@ def generate(
         )
     with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
         # whole row groups: a file's bytes do not depend on how partitions interleave
-        count = write_dump(records, scratch, full_row_groups=True)
+        # claim-check files beside the Parquet files, as the records pass (docs/dump-format.md)
+        stored = storing_claim_checks(records, scratch)
+        count = write_dump(stored, scratch, full_row_groups=True)
         if progress is not None and not faults:  # the simulation ran as the files were written
             progress.done()
         labels = _labels(
@@ -93,6 +98,10 @@ def generate(
             items=pulled.count,
             injected=injected,
         )
+        claim_checks = scratch / CLAIM_CHECK_FOLDER
+        if claim_checks.is_dir():  # only then: a dump without them keeps its labels' bytes
+            files = sum(1 for _ in claim_checks.iterdir())
+            labels["claim_check"] = {"folder": CLAIM_CHECK_FOLDER, "files": files}
         write_labels(scratch, labels)
         size = sum(f.stat().st_size for f in scratch.glob("*.parquet"))
     return GenerateSummary(

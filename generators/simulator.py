@@ -40,7 +40,7 @@ from ticdc_conformance.reference import CODECS, Codec, Message, simple
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
-from ticdc_conformance.reference.message import SchemaCodec
+from ticdc_conformance.reference.message import ClaimCheckObject, SchemaCodec
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.updates import sink_order
 
@@ -193,6 +193,9 @@ class Record:
     key: bytes | None
     value: bytes | None
     headers: tuple[tuple[str, bytes | None], ...] = ()
+    claim_checks: tuple[ClaimCheckObject, ...] = field(default=(), compare=False)
+    """Files the message's claim-check references name, as TiCDC stored them (not in a dump's
+    Parquet: ``generators.claim_check`` writes them beside it)."""
 
 
 def _records(
@@ -208,6 +211,7 @@ def _records(
             timestamp=delivery.timestamp,
             key=message.key,
             value=message.value,
+            claim_checks=message.claim_checks,
         )
 
 

@@ -28,7 +28,9 @@ pingcap/tiflow; docs/consumers.md walks through it), with exact replays removed:
   BOOTSTRAP message, else the columns the message marks (Open ``h``, the HandleKey flag).
 * What cannot be applied is accounted for, never dropped silently: a message that does not
   decode, a row without a commit ts (a Debezium message from outside TiCDC) or with only its
-  handle key (``handle-key-only`` large messages), a row whose handle key is unknown.
+  handle key (``handle-key-only`` large messages), a row whose handle key is unknown, a
+  claim-check reference no storage resolved (``consume(claim_check=...)`` resolves them to the
+  rows TiCDC stored, ``reference.claim_check``), a reference whose file cannot be had.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.decoded import (
     DecodedBootstrap,
     DecodedColumn,
@@ -247,6 +250,12 @@ class _Reader:
         if row.commit_ts is None:
             self.not_applied.append(NotApplied(where, f"{table}: a row without commit ts"))
             return
+        if row.claim_check_location is not None:  # no storage was given to resolve it
+            reason = (
+                f"{table}: a claim-check reference, its row stored at {row.claim_check_location}"
+            )
+            self.not_applied.append(NotApplied(where, reason))
+            return
         if row.handle_key_only and row.op != "delete":
             reason = f"{table}: a handle-key-only row carries no values to apply"
             self.not_applied.append(NotApplied(where, reason))
@@ -274,14 +283,18 @@ def read_partition(
     protocol: str,
     messages: Iterable[tuple[Coordinates, Message]],
     handle_keys: Mapping[TableName, Sequence[str]] | None = None,
+    *,
+    claim_check: ClaimCheck | None = None,
 ) -> PartitionRead:
     """One partition's messages, in offset order, read as the reference consumer reads them.
 
     A partition is decoded on its own (Simple types its rows by the BOOTSTRAP and DDL messages
     of the same partition); replays within it are counted on their first delivery.
+    ``claim_check`` resolves claim-check references to their stored rows; without it, or when
+    a file cannot be had, the message is not applied.
     """
     keys = {name: tuple(cols) for name, cols in (handle_keys or {}).items()}
-    reader = _Reader(PartitionDecoder(protocol), keys)
+    reader = _Reader(PartitionDecoder(protocol, claim_check=claim_check), keys)
     topic_partition: tuple[str, int] | None = None
     for where, message in messages:
         topic_partition = (where.topic, where.partition)
@@ -320,6 +333,7 @@ def consume(
     messages: Iterable[tuple[Coordinates, Message]],
     *,
     handle_keys: Mapping[TableName, Sequence[str]] | None = None,
+    claim_check: ClaimCheck | None = None,
 ) -> Consumed:
     """The expected final state and change log of ``messages`` (see the module doc).
 
@@ -337,7 +351,7 @@ def consume(
     reads: list[PartitionRead] = []
     seen: dict[str, _Seen] = {}
     for partition in partitions.values():
-        read = read_partition(protocol, partition, keys)
+        read = read_partition(protocol, partition, keys, claim_check=claim_check)
         reads.append(read)
         for name, columns in read.handle_keys.items():
             keys.setdefault(name, columns)

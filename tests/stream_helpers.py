@@ -23,10 +23,11 @@ _SIMPLE = ("missing-schema", "late-schema", "partial-bootstrap", "bad-checksum")
 FAULTY = {
     kind: "simple-json" if kind in _SIMPLE else "open"
     for kind in FAULT_KINDS
-    if kind != "oversized-message"
+    if kind != "oversized-message" and FAULT_KINDS[kind] != "claim-check"
 }
 """One dump per fault kind, with the protocol it is injected into (``oversized-message`` needs
-a small ``max-message-bytes``: the stream fixtures carry it)."""
+a small ``max-message-bytes``: the stream fixtures carry it; the claim-check kinds need
+claim-check options: tests/test_stream_claim_check.py)."""
 FAULT_OPTIONS = {"bad-checksum": (("integrity-check-level", "correctness"),)}
 """The encoder options a fault kind needs (``bad-checksum``: rows with checksums)."""
 

@@ -218,9 +218,11 @@ def test_compressed_messages_need_the_consumer_option(
 
 
 def test_decode_takes_only_the_consumer_option(capsys: pytest.CaptureFixture[str]) -> None:
+    only = "decode takes --option large-message-handle-compression or claim-check-raw-value only"
     for option, reason in (
-        ("max-batch-size=1", "decode takes --option large-message-handle-compression only"),
+        ("max-batch-size=1", only),
         ("large-message-handle-compression=zstd", "must be none, snappy or lz4"),
+        ("claim-check-raw-value=yes", "claim-check-raw-value takes true or false"),
     ):
         assert main(["decode", "--protocol", "open", f"--option={option}"]) == 2
         assert reason in capsys.readouterr().err

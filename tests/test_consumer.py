@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import replace
 
@@ -11,10 +12,17 @@ from truth_helpers import KEYS, GeneratedStream, generated_streams
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.generators.dump import read_dump
-from ticdc_conformance.generators.simulator import Record, TopicLog, Transaction
+from ticdc_conformance.generators.simulator import (
+    Record,
+    StreamSettings,
+    TopicLog,
+    Transaction,
+    simulate,
+)
 from ticdc_conformance.generators.truth import expected_tables, observed_tables, shop_truth
 from ticdc_conformance.generators.workload import shop_workload
 from ticdc_conformance.reference import CODECS, DDLEvent, Message, RowChangedEvent
+from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.consumer import AppliedChange, Coordinates, apply_log, consume
 from ticdc_conformance.reference.decoded import DecodedResolved
 
@@ -23,6 +31,9 @@ STREAMS = fixtures.load_manifest()["streams"]
 ALLOWED = [s for s in STREAMS if s["fault"] in (None, "replay") and "without" not in s["id"]]
 """Streams TiCDC may write whose values say what the table holds (Debezium without the TiDB
 extension leaves BIGINT UNSIGNED and BLOB values ambiguous)."""
+
+
+URI = "file:///var/claim-check"
 
 
 def _records(stream_id: str) -> list[Record]:
@@ -190,3 +201,34 @@ def _log_messages(log: TopicLog) -> list[tuple[Coordinates, Message]]:
         for partition, deliveries in enumerate(log.partitions)
         for offset, delivery in enumerate(deliveries)
     ]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "options"),
+    [
+        ("open", (("max-message-bytes", "600"),)),
+        ("canal-json", (("max-message-bytes", "700"), ("enable-tidb-extension", "true"))),
+    ],
+)
+def test_claim_check_references_apply_the_rows_their_storage_holds(
+    protocol: str, options: tuple[tuple[str, str], ...]
+) -> None:
+    items = list(itertools.islice(shop_workload(2, ddl_every=40), 400))
+    large = (("large-message-handle-option", "claim-check"), ("claim-check-storage-uri", URI))
+    claimed = simulate(items, StreamSettings(protocol=protocol, options=(*options, *large)))
+    whole = simulate(items, StreamSettings(protocol=protocol, options=options[1:]))
+    files = {
+        s.location: s.content for p in claimed.partitions for d in p for s in d.message.claim_checks
+    }
+    assert len(files) > 10
+    keys = KEYS if protocol == "canal-json" else None
+    storage = ClaimCheck(storage=files.__getitem__)
+    resolved = consume(protocol, _log_messages(claimed), handle_keys=keys, claim_check=storage)
+    expected = consume(protocol, _log_messages(whole), handle_keys=keys)
+    assert resolved.not_applied == expected.not_applied == ()
+    assert resolved.tables == expected.tables
+    assert len(resolved.log) == len(expected.log)
+    # without the storage every reference is accounted for, never applied from its key alone
+    bare = consume(protocol, _log_messages(claimed), handle_keys=keys)
+    assert len(bare.not_applied) == len(files)
+    assert all("a claim-check reference" in n.reason for n in bare.not_applied)

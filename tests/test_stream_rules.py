@@ -266,6 +266,8 @@ CANAL_EXTENSION = (("enable-tidb-extension", "true"),)
         # Canal-JSON writes DDLs to partition 0 alone, and this workload's one DDL is of a
         # table dispatched elsewhere: the stream fixtures (a DDL every 40 transactions) have it
         - {"row-after-ddl"}
+        # claim-check options: tests/test_stream_claim_check.py
+        - {"missing-claim-check", "swapped-claim-check"}
     ),
 )
 def test_canal_json_faults_are_found_exactly_where_labelled(fault: str) -> None:

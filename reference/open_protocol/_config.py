@@ -79,6 +79,13 @@ OPTIONS: Mapping[str, str] = {
 
 def config_from_options(options: Mapping[str, str], *, profile: str | None = None) -> Config:
     """Build a ``Config`` from TiCDC option names and text values (``EncodeError`` if invalid)."""
+    if options.get("claim-check-raw-value", "false") != "false":
+        raise EncodeError(
+            "claim-check-raw-value is not supported for the open protocol: TiCDC refuses it "
+            "(pingcap/tiflow and pingcap/ticdc pkg/config/large_message.go)",
+            protocol=PROTOCOL,
+        )
+    options = {k: v for k, v in options.items() if k != "claim-check-raw-value"}
     read = OptionReader(options, protocol=PROTOCOL, known=OPTIONS)
     default = Config()
     return Config(

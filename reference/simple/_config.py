@@ -43,6 +43,8 @@ class Config:
     claim_check_storage_uri: str = ""
     large_message_handle_compression: Compression = "none"
     """Compress every message's whole value, claim-check files included (§1.5)."""
+    claim_check_raw_value: bool = False
+    """The claim-check file holds the value bytes alone instead of ``{"key","value"}``."""
     enable_row_checksum: bool = False
     """``[integrity] integrity-check-level = "correctness"``: DML messages carry ``checksum``."""
     checksum_version: int = 1
@@ -87,6 +89,7 @@ OPTIONS: Mapping[str, str] = {
     "large-message-handle-option": "none|handle-key-only|claim-check (default none)",
     "claim-check-storage-uri": "storage URI for claim-check files, e.g. s3://bucket/claim-check",
     "large-message-handle-compression": "none|snappy|lz4: compress the whole value (default none)",
+    "claim-check-raw-value": "true|false: claim-check files hold the raw value (default false)",
     "integrity-check-level": "none|correctness: correctness adds the row checksum to DML",
     "tz": "the TiCDC server time zone, TIMESTAMP's location (default UTC; TiCDC's is System)",
     "send-bootstrap-interval-in-sec": "re-send a table's BOOTSTRAP after this many seconds of "
@@ -122,6 +125,7 @@ def config_from_options(
             "claim-check-storage-uri", default.claim_check_storage_uri
         ),
         large_message_handle_compression=read.compression(),
+        claim_check_raw_value=read.flag("claim-check-raw-value", default.claim_check_raw_value),
         enable_row_checksum=integrity == "correctness",
         time_zone=read.text("tz", default.time_zone),
         send_bootstrap_interval_in_sec=read.whole(

@@ -98,8 +98,14 @@ def parse(
     return read(value, message_index)
 
 
-def read_claim_check(content: bytes, *, message_index: int = 0) -> Message:
-    """The full message from a claim-check file, ``{"key": null, "value": base64}`` (§1.5)."""
+def read_claim_check(content: bytes, *, raw_value: bool = False, message_index: int = 0) -> Message:
+    """The full message from a claim-check file, ``{"key": null, "value": base64}`` (§1.5).
+
+    ``raw_value`` (``claim-check-raw-value=true``): the file is the value bytes alone
+    (``pkg/sink/kafka/claimcheck/claim_check.go`` ``WriteMessage`` in pingcap/tiflow).
+    """
+    if raw_value:
+        return Message(key=None, value=content)
     try:
         document = json.loads(content)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

@@ -120,10 +120,18 @@ def _row_value(
 
 
 def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:
-    """The stored file: ``{"key": null, "value": base64}`` (the key is nil, §1.5)."""
-    content = json.dumps(
-        {"key": None, "value": base64.b64encode(value).decode()}, separators=(",", ":")
-    ).encode()
+    """The stored file: ``{"key": null, "value": base64}`` (the key is nil, §1.5).
+
+    With ``claim-check-raw-value`` the value bytes alone: pingcap/tiflow and pingcap/ticdc
+    ``pkg/sink/codec/simple/encoder.go`` hand the value to ``pkg/sink/kafka/claimcheck``.
+    """
+    content = (
+        value
+        if config.claim_check_raw_value
+        else json.dumps(
+            {"key": None, "value": base64.b64encode(value).decode()}, separators=(",", ":")
+        ).encode()
+    )
     # TiCDC names the file with a random UUID; the reference derives it from the content.
     name = uuid.uuid5(_CLAIM_CHECK_NAMES, hashlib.sha256(content).hexdigest())
     location = config.claim_check_storage_uri.rstrip("/") + f"/{name}.json"

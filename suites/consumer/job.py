@@ -24,8 +24,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER, dump_storage
 from ticdc_conformance.generators.dump import dump_files, publishing, read_dump, read_labels
 from ticdc_conformance.reference import CODECS
+from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.consumer import Consumed, Coordinates, consume
 from ticdc_conformance.reference.errors import ExitCode, UsageError
 from ticdc_conformance.reference.fold import TableName
@@ -109,7 +111,19 @@ def consume_dump(
 ) -> tuple[str, Consumed]:
     """The reference consumer over a dump; the protocol from its labels or the flag."""
     dump, protocol = _protocol(given, protocol)
-    return protocol, consume(protocol, _messages(dump), handle_keys=handle_keys)
+    return protocol, consume(
+        protocol, _messages(dump), handle_keys=handle_keys, claim_check=_claim_check(dump)
+    )
+
+
+def _claim_check(dump: Path) -> ClaimCheck | None:
+    """The dump's own claim-check files (``_claim_check/``), read as its labels say."""
+    folder = dump if dump.is_dir() else dump.parent
+    if not (folder / CLAIM_CHECK_FOLDER).is_dir():
+        return None
+    options = (read_labels(folder).get("settings") or {}).get("options") or {}
+    raw = options.get("claim-check-raw-value") == "true"
+    return ClaimCheck(storage=dump_storage(folder), raw_value=raw)
 
 
 def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
@@ -199,7 +213,12 @@ def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
             if spark_engine:
                 manifest = _expected_on_spark(args, dump, protocol, folder, handle_keys)
             else:
-                consumed = consume(protocol, _messages(dump), handle_keys=handle_keys)
+                consumed = consume(
+                    protocol,
+                    _messages(dump),
+                    handle_keys=handle_keys,
+                    claim_check=_claim_check(dump),
+                )
                 manifest = write_expected_state(consumed, protocol, folder)
     except FileExistsError as error:
         raise UsageError(str(error)) from None

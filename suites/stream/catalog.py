@@ -144,6 +144,11 @@ _CATALOG = (
         severity="error",
         description="a Simple row's checksum matches its images (integrity-check-level)",
     ),
+    Rule(
+        id="claim-check",
+        severity="error",
+        description="every claim-check reference resolves to the row it announces",
+    ),
 )
 RULES: dict[str, Rule] = {rule.id: rule for rule in _CATALOG}
 """Rule id → rule, in report order."""
@@ -163,6 +168,8 @@ class CheckSettings:
     """The topic's partition count; ``None``: as many as the dump shows."""
     dispatcher: DispatchRule = field(default_factory=DispatchRule)
     options: tuple[tuple[str, str], ...] = ()
+    claim_check_storage: str | None = None
+    """The folder (``file://`` URI or path) holding the claim-check files; ``None``: none."""
 
     @property
     def max_message_bytes(self) -> int:

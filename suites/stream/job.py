@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.dump import dump_files, read_labels
+from ticdc_conformance.generators.claim_check import storage_folder
+from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER, dump_files, read_labels
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
@@ -83,6 +84,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="an encoder option (max-message-bytes, max-batch-size)",
     )
+    parser.add_argument(
+        "--claim-check-storage",
+        metavar="URI",
+        help="the claim-check files: a file:// URI or a folder (default: the dump's "
+        "_claim_check folder; s3://, gcs:// and other remote storage are not read)",
+    )
     parser.add_argument("--report", help="write the JSON report (the contract) to this file")
     parser.add_argument("--markdown", metavar="FILE", help="write the report as Markdown")
     parser.add_argument(
@@ -140,6 +147,21 @@ def _labels(inputs: Sequence[str]) -> dict[str, Any]:
     return dict(settings) if isinstance(settings, dict) else {}
 
 
+def _claim_check_storage(args: argparse.Namespace) -> str | None:
+    """``--claim-check-storage``, else the ``_claim_check`` folder of the first dump with one."""
+    given: str | None = getattr(args, "claim_check_storage", None)
+    if given is not None:
+        try:
+            return str(storage_folder(given).resolve())
+        except ValueError as error:
+            raise UsageError(f"--claim-check-storage: {error}") from None
+    for path in map(Path, args.input):
+        for folder in (path, path.parent):
+            if (folder / CLAIM_CHECK_FOLDER).is_dir():
+                return str((folder / CLAIM_CHECK_FOLDER).resolve())
+    return None
+
+
 def settings_from(args: argparse.Namespace) -> CheckSettings:
     """The dump's labelled settings, with the flags given overriding them."""
     options = []
@@ -163,6 +185,7 @@ def settings_from(args: argparse.Namespace) -> CheckSettings:
             partitions=args.partitions,
             dispatcher=dispatcher,
             options=tuple(sorted(merged.items())),
+            claim_check_storage=_claim_check_storage(args),
         )
         settings.compression  # noqa: B018 - an unknown compression is a usage error here
     except (ValueError, TypeError) as error:

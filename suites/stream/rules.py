@@ -31,7 +31,9 @@ Per partition, in offset order:
   ``batch-size``, §1.5, §2.2, §3.4);
 * Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
   §6.6), announced before it on its partition (``schema-before-dml``), and its row checksum
-  verifies (``checksum``, §4.6): ``suites/stream/schemas.py``.
+  verifies (``checksum``, §4.6): ``suites/stream/schemas.py``;
+* every claim-check reference resolves, through the claim-check storage, to the event it
+  announces (``claim-check``: ``suites/stream/claim_checks.py``).
 
 Across partitions, every DDL and watermark reaches every partition of its topic
 (``ddl-broadcast``, ``watermark-broadcast``, §6.2), and with Simple's
@@ -67,6 +69,7 @@ from ticdc_conformance.suites.stream.catalog import (
     Rule,
     missing_broadcasts,
 )
+from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
 from ticdc_conformance.suites.stream.ordering import TableOrder
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
 
@@ -142,6 +145,13 @@ class PartitionChecker:
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
         self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
+        self._claim_checks = ClaimChecks(
+            settings,
+            lambda message, offset: codec.decode(
+                message, message_index=offset, compression=self._compression
+            ),
+            self._schemas and self._schemas.decoder,
+        )
 
     def _decode(
         self, message: Message, offset: int
@@ -189,6 +199,8 @@ class PartitionChecker:
         if invalid is not None:
             yield self._invalid_found(offset, key, events, invalid)
         rows = [e for e in events if isinstance(e, DecodedRow)]
+        if (stored := self._claim_checks.problems(offset, rows)) is not None:
+            yield self._finding("claim-check", offset, key, *stored)
         for event in events:
             if not isinstance(event, DecodedRow):
                 yield from self._control(offset, key, event)
