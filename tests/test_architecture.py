@@ -32,7 +32,7 @@ def arrows(eager: str = "", lazy: str = "", third_party: str = "") -> Arrows:
 
 
 ALLOWED = {
-    "reference": arrows(third_party="fastavro cramjam"),
+    "reference": arrows(third_party="fastavro cramjam orjson"),
     "generators": arrows("reference", third_party="hypothesis pyarrow tqdm"),
     "fixtures": arrows(lazy="fixtures.builder reference", third_party="pooch"),
     "fixtures.builder": arrows("fixtures generators reference", lazy="suites.consumer"),
@@ -65,6 +65,7 @@ ALLOWED = {
 
 ONLY_IN = {
     "cramjam": {"reference/compression.py"},
+    "orjson": {"reference/_gojson.py"},  # the optional accelerator of the JSON readers
     "pytest": {
         "suites/plugin.py",
         "kafka/pytest_fixtures.py",
