@@ -113,9 +113,9 @@ def _report(args: argparse.Namespace, verdict: Verdict, out: IO[str]) -> None:
     if annotations_wanted(args.annotations):
         out.writelines(f"{line}\n" for line in github_cases(rows))
     if args.report:
-        write_atomically(
-            args.report, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        )
+        # ASCII escapes: a decoder's text may hold raw bytes as lone surrogates, which JSON
+        # can carry as \u escapes and UTF-8 cannot
+        write_atomically(args.report, "".join(json.dumps(r) + "\n" for r in rows))
     if args.junit:
         write_atomically(args.junit, junit_cases(rows, suite="ticdc-conformance run"))
 

@@ -95,3 +95,14 @@ def late_commit_ts_encoder(
         for e in events
     ]
     return reference_encoder(protocol, profile, options, shifted)
+
+
+def surrogate_text_decoder(protocol: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The reference decoder, but every text value comes out with a raw byte that is not
+    UTF-8 carried as a surrogate escape, as a decoder reading bytes leniently might give it."""
+    events = [write_decoded_event(e) for e in reference_decoder(protocol, messages)]
+    for event in events:
+        for column in _columns(event):
+            if isinstance(column["value"], str):
+                column["value"] += "\udc97"
+    return events

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -577,3 +578,34 @@ def test_a_huge_line_costs_memory_bounded_by_the_limit_not_by_the_line(
     _, baseline = _peak(empty, *args)  # the interpreter and the kit's modules
     assert status == 1
     assert peak - baseline < 3 * limit  # the line is read a limit at a time, then skipped
+
+
+def test_run_reports_text_that_is_not_unicode(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A decoder's text holding a surrogate escape (a raw byte) still makes both reports."""
+    from ticdc_conformance.cli.main import main
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    report, junit = tmp_path / "run.jsonl", tmp_path / "run.xml"
+    code = main(
+        [
+            "run",
+            "--decoder",
+            "conformance_doubles:surrogate_text_decoder",
+            "--case",
+            "open.tiflow.decode.events.transaction",
+            "--report",
+            str(report),
+            "--junit",
+            str(junit),
+            "--quiet",
+        ]
+    )
+    assert code == 1, capfd.readouterr().err  # stderr writes the byte as \\udc97 itself
+    [row] = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+    assert row["status"] == "fail"
+    assert "\udc97" in json.dumps(row, ensure_ascii=False)
+    xml = ET.parse(junit).getroot()  # noqa: S314 - our own file; well-formed: \\udc97 in text
+    [failure] = xml.iter("failure")
+    assert "\\udc97" in (failure.text or "")

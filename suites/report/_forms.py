@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
@@ -176,9 +177,16 @@ def junit_cases(rows: Sequence[Mapping[str, Any]], *, suite: str = "ticdc-confor
     return _xml(root)
 
 
+_NOT_IN_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold: control characters, and lone surrogates (the raw bytes a
+decoder's text may carry as surrogate escapes)."""
+
+
 def _xml(root: ET.Element) -> str:
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+    text = ET.tostring(root, "unicode")
+    text = _NOT_IN_XML.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n"
 
 
 def labelled_faults(report: Mapping[str, Any], labels: Mapping[str, Any]) -> list[dict[str, Any]]:
