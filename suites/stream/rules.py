@@ -27,6 +27,10 @@ Per partition, in offset order:
   §6.1); where the encoder replaced invalid UTF-8 with U+FFFD (Open ``tiflow``, Simple JSON,
   §1.4), a row whose hashed text holds U+FFFD cannot be recomputed and is counted instead
   (``affinity-unverifiable``);
+* with routing rules, a row's table routes to this topic (``topic-routing``, docs/kafka.md
+  "Topic routing"; not with ticdc's ``target-schema``/``target-table``, whose messages carry
+  the target names while the topic follows the source names), and its dispatcher is its
+  rule's;
 * messages keep ``max-message-bytes`` and ``max-batch-size`` (``message-size``,
   ``batch-size``, §1.5, §2.2, §3.4);
 * Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
@@ -34,7 +38,8 @@ Per partition, in offset order:
   verifies (``checksum``, §4.6): ``suites/stream/schemas.py``.
 
 Across partitions, every DDL and watermark reaches every partition of its topic
-(``ddl-broadcast``, ``watermark-broadcast``, §6.2), and with Simple's
+(``ddl-broadcast``, ``watermark-broadcast``, §6.2), every watermark reaches the default topic
+when routing rules name it, and with Simple's
 ``send-bootstrap-to-all-partition=true`` (the default) every BOOTSTRAP of a table's schema
 version (``bootstrap-broadcast``, §6.6): checkers emit ``Broadcast`` records and
 ``missing_broadcasts`` finds the gaps. Canal-JSON writes a DDL to partition 0 alone, so there
@@ -142,6 +147,9 @@ class PartitionChecker:
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
         self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
+        router = settings.router()
+        self._router = None if router is None or router.renames else router
+        self._topics: dict[tuple[str, str], str] = {}
 
     def _decode(
         self, message: Message, offset: int
@@ -287,6 +295,8 @@ class PartitionChecker:
             )
         misplaced = list(self._affinity(offset, key, rows))
         yield from misplaced
+        if self._router is not None:
+            yield from self._routed(offset, key, rows)
         digest = hash((key, value))
         repeat = digest in self._delivered
         self._delivered.add(digest)
@@ -370,6 +380,25 @@ class PartitionChecker:
                 f"dispatcher picks partition(s) {sorted(chosen)}",
             )
 
+    def _routed(self, offset: int, key: bytes | None, rows: list[DecodedRow]) -> Iterator[Finding]:
+        """A ``topic-routing`` finding when a row's table routes to another topic."""
+        assert self._router is not None
+        elsewhere: dict[str, list[DecodedRow]] = {}
+        for row in rows:
+            name = (row.schema, row.table)
+            if name not in self._topics:
+                self._topics[name] = self._router.topic_of_table(*name)
+            if self._topics[name] != self.topic:
+                elsewhere.setdefault(self._topics[name], []).append(row)
+        if elsewhere:
+            yield self._finding(
+                "topic-routing",
+                offset,
+                key,
+                _min_ts(r for found in elsewhere.values() for r in found),
+                f"the rules route it to topic(s) {sorted(elsewhere)}",
+            )
+
     def finish(self) -> Iterator[Finding]:
         """Findings known only at the end: Simple DML whose schema never arrived."""
         if self._schemas is not None:
@@ -425,7 +454,8 @@ def check_records(
         counts = dict.fromkeys(counts, settings.partitions)
     if progress is not None:
         progress(fed)
-    findings.extend(missing_broadcasts(broadcasts, counts))
+    default = settings.topic if settings.routes else None
+    findings.extend(missing_broadcasts(broadcasts, counts, default))
     watermarks: dict[tuple[str, int], list[int]] = {}
     for b in broadcasts:
         if b.kind == "watermark-broadcast":
