@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from stream_helpers import routed_dump
@@ -97,3 +98,21 @@ def test_wrong_topic_needs_routing_rules_and_no_simple() -> None:
     )
     assert inapplicable("wrong-topic", routed) is None
     assert inapplicable("wrong-topic", StreamSettings(protocol="simple-json", routes=routed.routes))
+
+
+@pytest.mark.spark
+def test_spark_finds_what_the_plain_check_finds_over_several_topics(spark: Any) -> None:
+    from ticdc_conformance.suites.stream.spark import check_dump
+
+    faulty = routed_dump("open", "wrong-topic")  # its own rules name its own topics
+    settings = CheckSettings.from_labels(read_labels(faulty)["settings"])
+    result = check_dump(spark, [str(faulty)], settings, samples=100)
+    samples = sorted(
+        (rule, s["topic"], s["partition"], s["offset"], s["commit_ts"])
+        for rule, found in result.samples.items()
+        for s in found
+    )
+    assert samples == labelled(faulty)
+    assert {r: n for r, n in result.counts.items() if n} == {"topic-routing": 1}
+    assert result.read == result.decoded == result.records
+    assert {w["topic"] for w in result.watermarks} == {r.topic for r in read_dump(faulty)}
