@@ -12,7 +12,11 @@ from stream_helpers import routed_dump
 from ticdc_conformance.generators.dump import read_dump, read_labels
 from ticdc_conformance.generators.faults import inapplicable
 from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.reference import TableInfo
+from ticdc_conformance.reference.decoded import DecodedDDL
+from ticdc_conformance.reference.routing import RoutingRule
 from ticdc_conformance.suites.stream.catalog import Broadcast, missing_broadcasts
+from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.rules import CheckSettings, Outcome, check_records
 
 Located = tuple[str, str, int, int | None, int | None]
@@ -116,3 +120,44 @@ def test_spark_finds_what_the_plain_check_finds_over_several_topics(spark: Any) 
     assert {r: n for r, n in result.counts.items() if n} == {"topic-routing": 1}
     assert result.read == result.decoded == result.records
     assert {w["topic"] for w in result.watermarks} == {r.topic for r in read_dump(faulty)}
+
+
+ROUTER_SETTINGS = CheckSettings(
+    protocol="open",
+    topic="cdc",
+    routes=(RoutingRule(matcher=("shop.orders",), topic="orders"),),
+)
+
+
+def _ddl(table: str, query: str, ddl_type: int, before: str | None = None) -> DecodedDDL:
+    pre = None if before is None else TableInfo(schema="shop", name=before, columns=())
+    return DecodedDDL(
+        commit_ts=1, schema="shop", table=table, query=query, ddl_type=ddl_type, pre_table_info=pre
+    )
+
+
+@pytest.mark.parametrize(
+    ("topic", "ddl", "wrong"),
+    [
+        ("orders", _ddl("orders", "ALTER TABLE orders COMMENT 'x'", 17), False),
+        ("cdc", _ddl("orders", "ALTER TABLE orders COMMENT 'x'", 17), True),
+        ("cdc", _ddl("", "CREATE DATABASE shop", 1), False),  # no table: the default topic
+        ("orders", _ddl("", "CREATE DATABASE shop", 1), True),
+        ("cdc", _ddl("orders2", "RENAME TABLE orders TO orders2", 14), False),  # old name unsaid
+        ("orders", _ddl("orders2", "RENAME TABLE orders TO orders2", 14, "orders"), False),
+        ("cdc", _ddl("orders2", "RENAME TABLE orders TO orders2", 14, "orders"), True),
+    ],
+)
+def test_a_ddl_belongs_on_the_topic_of_its_table_before_it(
+    topic: str, ddl: DecodedDDL, wrong: bool
+) -> None:
+    routing = TopicRouting.of(ROUTER_SETTINGS, topic)
+    assert routing is not None
+    assert (routing.ddl(ddl) is not None) == wrong
+
+
+def test_rules_that_rename_tables_are_not_checked() -> None:
+    renaming = RoutingRule(matcher=("shop.orders",), topic="orders", target_table="o")
+    settings = CheckSettings(protocol="open", topic="cdc", routes=(renaming,))
+    assert TopicRouting.of(settings, "cdc") is None
+    assert TopicRouting.of(CheckSettings(protocol="open", topic="cdc"), "cdc") is None

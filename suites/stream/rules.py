@@ -27,10 +27,8 @@ Per partition, in offset order:
   §6.1); where the encoder replaced invalid UTF-8 with U+FFFD (Open ``tiflow``, Simple JSON,
   §1.4), a row whose hashed text holds U+FFFD cannot be recomputed and is counted instead
   (``affinity-unverifiable``);
-* with routing rules, a row's table routes to this topic (``topic-routing``, docs/kafka.md
-  "Topic routing"; not with ticdc's ``target-schema``/``target-table``, whose messages carry
-  the target names while the topic follows the source names), and its dispatcher is its
-  rule's;
+* with routing rules, a row's or DDL's table routes to this topic (``topic-routing``,
+  ``suites/stream/routing.py``), and a row's dispatcher is its rule's;
 * messages keep ``max-message-bytes`` and ``max-batch-size`` (``message-size``,
   ``batch-size``, §1.5, §2.2, §3.4);
 * Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
@@ -73,6 +71,7 @@ from ticdc_conformance.suites.stream.catalog import (
     missing_broadcasts,
 )
 from ticdc_conformance.suites.stream.ordering import TableOrder
+from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
 
 __all__ = [
@@ -147,9 +146,7 @@ class PartitionChecker:
         self._max_bytes = settings.max_message_bytes
         self._max_batch = settings.max_batch_size
         self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
-        router = settings.router()
-        self._router = None if router is None or router.renames else router
-        self._topics: dict[tuple[str, str], str] = {}
+        self._routing = TopicRouting.of(settings, topic)
 
     def _decode(
         self, message: Message, offset: int
@@ -207,6 +204,8 @@ class PartitionChecker:
         self, offset: int, key: bytes | None, event: DecodedEvent
     ) -> Iterator[Finding | Broadcast]:
         """A watermark, DDL or BOOTSTRAP: its broadcast, and what it changes for later rows."""
+        if isinstance(event, DecodedDDL) and self._routing is not None:
+            yield from self._routed(offset, key, self._routing.ddl(event), event.commit_ts)
         if isinstance(event, DecodedResolved):
             yield from self._watermark_seen(offset, key, event.commit_ts)
         elif isinstance(event, DecodedBootstrap) and self._bootstrap_everywhere:
@@ -295,8 +294,8 @@ class PartitionChecker:
             )
         misplaced = list(self._affinity(offset, key, rows))
         yield from misplaced
-        if self._router is not None:
-            yield from self._routed(offset, key, rows)
+        if self._routing is not None:
+            yield from self._routed(offset, key, self._routing.rows(rows), _min_ts(rows))
         digest = hash((key, value))
         repeat = digest in self._delivered
         self._delivered.add(digest)
@@ -380,24 +379,11 @@ class PartitionChecker:
                 f"dispatcher picks partition(s) {sorted(chosen)}",
             )
 
-    def _routed(self, offset: int, key: bytes | None, rows: list[DecodedRow]) -> Iterator[Finding]:
-        """A ``topic-routing`` finding when a row's table routes to another topic."""
-        assert self._router is not None
-        elsewhere: dict[str, list[DecodedRow]] = {}
-        for row in rows:
-            name = (row.schema, row.table)
-            if name not in self._topics:
-                self._topics[name] = self._router.topic_of_table(*name)
-            if self._topics[name] != self.topic:
-                elsewhere.setdefault(self._topics[name], []).append(row)
-        if elsewhere:
-            yield self._finding(
-                "topic-routing",
-                offset,
-                key,
-                _min_ts(r for found in elsewhere.values() for r in found),
-                f"the rules route it to topic(s) {sorted(elsewhere)}",
-            )
+    def _routed(
+        self, offset: int, key: bytes | None, wrong: str | None, ts: int | None
+    ) -> Iterator[Finding]:
+        if wrong is not None:
+            yield self._finding("topic-routing", offset, key, ts, wrong)
 
     def finish(self) -> Iterator[Finding]:
         """Findings known only at the end: Simple DML whose schema never arrived."""
