@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from stream_helpers import routed_dump
+from stream_helpers import routed_dump, routes
 
 from ticdc_conformance.generators.dump import read_dump, read_labels
 from ticdc_conformance.generators.faults import inapplicable
@@ -161,3 +162,31 @@ def test_rules_that_rename_tables_are_not_checked() -> None:
     settings = CheckSettings(protocol="open", topic="cdc", routes=(renaming,))
     assert TopicRouting.of(settings, "cdc") is None
     assert TopicRouting.of(CheckSettings(protocol="open", topic="cdc"), "cdc") is None
+
+
+def test_check_stream_reads_the_rules_from_the_labels(tmp_path: Path) -> None:
+    from ticdc_conformance.cli.main import main
+
+    folder = routed_dump("open", "wrong-topic")
+    out = tmp_path / "report.json"
+    assert (
+        main(
+            [
+                "check-stream",
+                "--input",
+                str(folder),
+                "--engine",
+                "plain",
+                "--quiet",
+                "--report",
+                str(out),
+            ]
+        )
+        == 1
+    )
+    report = json.loads(out.read_text())
+    assert [r["topic"] for r in report["settings"]["dispatchers"]] == [
+        r.topic for r in routes(folder.name)
+    ]
+    counts = {rule["id"]: rule["count"] for rule in report["rules"] if rule["count"]}
+    assert counts == {"topic-routing": 1}
