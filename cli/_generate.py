@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from pathlib import Path
 from typing import IO
 
@@ -13,8 +14,27 @@ from ticdc_conformance.generators.simulator import StreamSettings, split_sink_op
 from ticdc_conformance.reference import ExitCode
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import EncodeError, UsageError
+from ticdc_conformance.reference.routing import RoutingRule
 
-__all__ = ["add_parsers"]
+__all__ = ["add_parsers", "read_dispatchers"]
+
+
+def read_dispatchers(path: Path) -> tuple[RoutingRule, ...]:
+    """The ``[[sink.dispatchers]]`` rules of a changefeed configuration file (TOML).
+
+    ``UsageError`` when the file cannot be read or a rule is not one TiCDC takes.
+    """
+    try:
+        config = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(f"{path}: {error}") from None
+    rules = config.get("sink", {}).get("dispatchers", [])
+    if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+        raise UsageError(f"{path}: sink.dispatchers is not an array of tables")
+    try:
+        return tuple(RoutingRule.from_config(rule) for rule in rules)
+    except ValueError as error:
+        raise UsageError(f"{path}: {error}") from None
 
 
 def _generate(args: argparse.Namespace, out: IO[str]) -> int:
@@ -26,9 +46,12 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
         raise UsageError(f"generate needs the generators extra: {error}") from None
     try:
         options, raw = split_sink_options(parse_options(args.option))
+        routes = () if args.sink_config is None else read_dispatchers(args.sink_config)
         settings = StreamSettings(
             protocol=args.protocol,
             profile=args.profile,
+            topic=args.topic,
+            routes=routes,
             partitions=args.partitions,
             dispatcher=DispatchRule(
                 partition=args.dispatcher,
@@ -69,7 +92,8 @@ def add_parsers(commands: Commands) -> None:
         "same arguments always write the same dump.",
         epilog=f"fault kinds:\n{fault_lines}\nmissing-schema applies to Simple only, "
         "oversized-batch to Open and Craft only, oversized-message needs\n--option "
-        "max-message-bytes=N, wrong-partition two partitions or more; Debezium carries "
+        "max-message-bytes=N, wrong-partition two partitions or more, wrong-topic\n--sink-config "
+        "rules and a protocol other than Simple; Debezium carries "
         "faults\nonly with --option enable-tidb-extension=true (no watermarks without it).",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -79,6 +103,20 @@ def add_parsers(commands: Commands) -> None:
     )
     generate.add_argument("--messages", type=int, required=True, help="records to write, about")
     generate.add_argument("--partitions", type=int, default=3, help="topic partitions (3)")
+    generate.add_argument(
+        "--topic",
+        default="ticdc-conformance",
+        help="the changefeed's default topic (ticdc-conformance)",
+    )
+    generate.add_argument(
+        "--sink-config",
+        type=Path,
+        metavar="TOML",
+        help="a changefeed configuration file whose [[sink.dispatchers]] rules (matcher, "
+        "partition, index, columns, topic; with --profile ticdc also target-schema, "
+        "target-table) route tables to topics, before the implicit *.* rule with --dispatcher "
+        "(docs/kafka.md)",
+    )
     generate.add_argument(
         "--dispatcher",
         default="default",

@@ -31,6 +31,8 @@ class Mark:
     partition: int
     anchor: Delivery | None
     commit_ts: int
+    topic: str | None = None
+    """``None``: the default topic."""
 
 
 class Injector:

@@ -27,6 +27,8 @@ Kinds (``FAULT_KINDS`` maps each to the rule it breaks):
   per protocol, is in ``generators/_invalid_values.py``;
 * ``oversized-message``: a row message grows past ``max-message-bytes`` (a BLOB or TEXT value
   of the row made longer), which TiCDC's producer would have refused (§1.5);
+* ``wrong-topic``: a row message lands on a topic its table does not route to (needs routing
+  rules, not Simple: ``generators/_topic_faults.py``);
 * ``row-after-ddl``, ``insert-before-delete``, ``late-schema``, ``partial-bootstrap``,
   ``bad-checksum``: a row older than a DDL of its table after it, a transaction's INSERT moved
   before its DELETE, a DML whose schema comes right after it, a BOOTSTRAP on one partition
@@ -75,6 +77,7 @@ from ticdc_conformance.generators._placement import (
     segment_before,
 )
 from ticdc_conformance.generators._size_faults import oversized_batch, oversized_message
+from ticdc_conformance.generators._topic_faults import topic_inapplicable, wrong_topic
 from ticdc_conformance.generators.simulator import (
     DDL_TO_PARTITION_ZERO,
     Delivery,
@@ -102,6 +105,7 @@ FAULT_KINDS: dict[str, str] = {
     "missing-ddl": "ddl-broadcast",
     "missing-watermark": "watermark-broadcast",
     "wrong-partition": "partition-affinity",
+    "wrong-topic": "topic-routing",
     "reordered-versions": "commit-ts-order",
     "corrupted-message": "undecodable",
     "invalid-value": "invalid-value",
@@ -140,7 +144,11 @@ def inapplicable(kind: str, settings: StreamSettings) -> str | None:
             f"{settings.protocol} writes each DDL to partition 0 only (§6.2): one missing there "
             "leaves no trace a stream checker can see"
         )
-    reason = order_inapplicable(kind, settings) or claim_check_inapplicable(kind, settings)
+    reason = (
+        order_inapplicable(kind, settings)
+        or claim_check_inapplicable(kind, settings)
+        or topic_inapplicable(kind, settings)
+    )
     if reason is not None:
         return reason
     if kind == "oversized-batch" and settings.protocol not in _BATCHING:
@@ -170,6 +178,8 @@ class Finding:
     commit_ts: int
     """The smallest commit ts among the offending record's events (for an undecodable record,
     among the events it carried before it was corrupted; for a missing one, its own)."""
+    topic: str | None = None
+    """The record's topic; ``None``: the default topic (``StreamSettings.topic``)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -407,6 +417,7 @@ _INJECTORS: dict[str, _Inject] = {
     "missing-ddl": _missing("ddl", "ddl-broadcast"),
     "missing-watermark": _missing("resolved", "watermark-broadcast"),
     "wrong-partition": _wrong_partition,
+    "wrong-topic": wrong_topic,
     "reordered-versions": _reordered_versions,
     "corrupted-message": _corrupted_message,
     "invalid-value": invalid_values,
@@ -437,12 +448,21 @@ def inject_faults(log: TopicLog, kinds: Sequence[str], seed: int) -> list[Inject
         return []
     injector = Injector(log, random.Random(seed), len(kinds))
     marked = [(kind, _INJECTORS[kind](injector, zone)) for zone, kind in enumerate(kinds)]
-    offsets = [{id(d): i for i, d in enumerate(deliveries)} for deliveries in log.partitions]
+    offsets = {
+        (topic, p): {id(d): i for i, d in enumerate(deliveries)}
+        for topic, partitions in log.topics.items()
+        for p, deliveries in enumerate(partitions)
+    }
 
     def finding(mark: Mark) -> Finding:
-        offset = None if mark.anchor is None else offsets[mark.partition][id(mark.anchor)]
+        where = (mark.topic or log.settings.topic, mark.partition)
+        offset = None if mark.anchor is None else offsets[where][id(mark.anchor)]
         return Finding(
-            rule=mark.rule, partition=mark.partition, offset=offset, commit_ts=mark.commit_ts
+            rule=mark.rule,
+            partition=mark.partition,
+            offset=offset,
+            commit_ts=mark.commit_ts,
+            topic=mark.topic,
         )
 
     return [

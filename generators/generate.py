@@ -83,6 +83,9 @@ def generate(
         records = stream_records(
             pulled, settings, messages=messages, tables=SHOP_TABLES, progress=update
         )
+    topics: dict[str, None] = {}
+    if settings.routes:  # the labels name every topic written
+        records = _noting_topics(records, topics)
     with publishing(folder, "generate") as scratch:  # an interrupted run leaves no dump
         # whole row groups: a file's bytes do not depend on how partitions interleave
         # claim-check files beside the Parquet files, as the records pass (docs/dump-format.md)
@@ -97,6 +100,7 @@ def generate(
             ddl_every=ddl_every,
             items=pulled.count,
             injected=injected,
+            topics=sorted(topics),
         )
         claim_checks = scratch / CLAIM_CHECK_FOLDER
         if claim_checks.is_dir():  # only then: a dump without them keeps its labels' bytes
@@ -110,6 +114,13 @@ def generate(
         seconds=time.perf_counter() - started,
         parquet_bytes=size,
     )
+
+
+def _noting_topics(records: Iterable[Record], topics: dict[str, None]) -> Iterator[Record]:
+    """``records``, each one's topic noted in ``topics``."""
+    for record in records:
+        topics.setdefault(record.topic)
+        yield record
 
 
 class _Counted:
@@ -132,12 +143,21 @@ def _labels(
     ddl_every: int,
     items: int,
     injected: Sequence[InjectedFault],
+    topics: Sequence[str],
 ) -> dict[str, object]:
-    """The label sidecar of a generated dump (docs/dump-format.md)."""
+    """The label sidecar of a generated dump (docs/dump-format.md).
+
+    With routing rules, ``settings`` names every topic written and its partition count
+    (``topics``; TiCDC creates each with the changefeed's ``partition-num``), and a finding
+    names its topic when it is not the default one.
+    """
+    described = settings.describe()
+    if settings.routes:
+        described["topics"] = dict.fromkeys(topics, settings.partitions)
     return {
         "format": "ticdc-conformance topic dump",
         "version": 1,
-        "settings": settings.describe(),
+        "settings": described,
         "workload": {
             "name": "shop",
             "version": SHOP_VERSION,
@@ -152,6 +172,7 @@ def _labels(
                 "findings": [
                     {
                         "rule": f.rule,
+                        **({} if f.topic is None else {"topic": f.topic}),
                         "partition": f.partition,
                         "offset": f.offset,
                         "commit_ts": f.commit_ts,

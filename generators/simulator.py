@@ -24,6 +24,11 @@ simulator does what TiCDC's Kafka sink does with them (ground truth §6):
   batch it made too large (§3.4), so a small limit can stop a Craft changefeed; the simulator
   raises ``EncodeError`` there instead of writing a record TiCDC could not.
 
+Topics follow the routing rules (``StreamSettings.routes``, ``[[sink.dispatchers]]``): rows go to
+their table's topic with their rule's dispatcher, a DDL to its table's topic, a watermark to
+every active table's topic and the default topic, each topic with ``partitions`` partitions
+(``generators/_topics.py``). Without rules everything goes to ``topic``.
+
 Records carry the Kafka coordinates a consumer sees; the record timestamp is the physical time
 of the newest commit ts the message carries (TiCDC leaves it to the producer clock, so a
 simulation picks the commit time).
@@ -36,11 +41,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ticdc_conformance.generators._topics import Topics, check_routes, router_of
 from ticdc_conformance.reference import CODECS, Codec, Message, simple
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
 from ticdc_conformance.reference.message import ClaimCheckObject, SchemaCodec
+from ticdc_conformance.reference.routing import Router, RoutingRule
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.updates import sink_order
 
@@ -121,12 +128,19 @@ class StreamSettings:
     """The protocol's encoder options as (TiCDC name, value) pairs (``max-batch-size``, …)."""
     output_raw_change_event: bool = False
     """``true`` sends key-changing UPDATEs whole instead of split (§6.5)."""
+    routes: tuple[RoutingRule, ...] = ()
+    """``[[sink.dispatchers]]`` in order; ``dispatcher`` is the last, implicit ``*.*`` rule's."""
 
     def __post_init__(self) -> None:
         if self.protocol not in CODECS:
             raise ValueError(f"unknown protocol {self.protocol!r}; known: {sorted(CODECS)}")
         if self.partitions <= 0:
             raise ValueError("a topic has at least one partition")
+        check_routes(self.routes, self.profile)
+
+    def router(self) -> Router:
+        """The event router of these settings (``generators/_topics.py``)."""
+        return router_of(self.topic, self.routes, self.dispatcher)
 
     @property
     def codec(self) -> Codec[Any]:
@@ -149,6 +163,7 @@ class StreamSettings:
             "options": dict(self.options),
             "output-raw-change-event": self.output_raw_change_event,
             **self._bootstrap_settings(),
+            **({"dispatchers": [r.config() for r in self.routes]} if self.routes else {}),
         }
 
     def _bootstrap_settings(self) -> dict[str, object]:
@@ -217,18 +232,26 @@ def _records(
 
 @dataclass(slots=True)
 class TopicLog:
-    """Every partition's deliveries in order; offsets are positions."""
+    """Every topic's partitions' deliveries in order; offsets are positions.
+
+    ``partitions`` are the default topic's (``settings.topic``), which ``topics`` holds too.
+    """
 
     settings: StreamSettings
     partitions: list[list[Delivery]]
+    topics: dict[str, list[list[Delivery]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.topics.setdefault(self.settings.topic, self.partitions)
 
     def records(self) -> Iterator[Record]:
-        """The log as records, partition by partition, offsets from 0."""
-        for partition, deliveries in enumerate(self.partitions):
-            yield from _records(self.settings.topic, partition, deliveries, 0)
+        """The log as records, topic by topic in name order, partition by partition."""
+        for topic in sorted(self.topics):
+            for partition, deliveries in enumerate(self.topics[topic]):
+                yield from _records(topic, partition, deliveries, 0)
 
     def __len__(self) -> int:
-        return sum(len(deliveries) for deliveries in self.partitions)
+        return sum(len(d) for partitions in self.topics.values() for d in partitions)
 
 
 _DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -242,8 +265,11 @@ class _Producer:
         self.settings = settings
         self.codec = settings.codec
         self.config = settings.codec_config()
-        self.log = TopicLog(settings, [[] for _ in range(settings.partitions)])
-        self.queued: list[list[RowChangedEvent]] = [[] for _ in range(settings.partitions)]
+        router = settings.router()
+        self.topics = Topics[Delivery](router, settings.partitions, settings.profile)
+        self.queued = Topics[RowChangedEvent](router, settings.partitions, settings.profile)
+        default = self.topics.of(settings.topic)
+        self.log = TopicLog(settings, default, self.topics.logs)
         config = self.config
         self.simple = config if isinstance(config, simple.Config) else None
         self.schedule = (
@@ -279,10 +305,9 @@ class _Producer:
                 if self.schedule.row(row.table, now):  # a table's first row (§6.6)
                     self.flush()
                     self.send_bootstrap(row.table, now)
-            partition = partition_of(
-                row, settings.partitions, settings.dispatcher, settings.profile
-            )
-            self.queued[partition].append(row)
+            topic, rule = self.topics.row(row)
+            partition = partition_of(row, settings.partitions, rule, settings.profile)
+            self.queued.of(topic)[partition].append(self.topics.renamed_row(row))
 
     def tick(self, now: int) -> None:
         """The bootstrap ticker with commit time as its clock (``simple.BootstrapSchedule``)."""
@@ -299,34 +324,43 @@ class _Producer:
         assert isinstance(self.codec, SchemaCodec)
         if everywhere is None:
             everywhere = self.simple.send_bootstrap_to_all_partition
-        (message,) = self.sendable([self.codec.encode_bootstrap(table, self.simple)])
+        topic = self.topics.router.topic_of_table(table.schema, table.name)
+        renamed = self.topics.renamed_table(table)
+        (message,) = self.sendable([self.codec.encode_bootstrap(renamed, self.simple)])
         delivery = Delivery(kind="bootstrap", message=message, commit_ts=0, timestamp=now)
-        for deliveries in self.log.partitions if everywhere else self.log.partitions[:1]:
+        partitions = self.topics.of(topic)
+        for deliveries in partitions if everywhere else partitions[:1]:
             deliveries.append(delivery)
 
     def flush(self) -> None:
-        for partition, rows in enumerate(self.queued):
-            if not rows:
-                continue
-            group = tuple(rows)
-            rows.clear()
-            newest = max(row.commit_ts for row in group)
-            for message in self.sendable(self.codec.encode(group, self.config)):
-                self.log.partitions[partition].append(
-                    Delivery(
-                        kind="rows",
-                        message=message,
-                        commit_ts=newest,
-                        timestamp=physical_ms(newest),
-                        rows=group,
+        for topic, queued in self.queued.logs.items():
+            for partition, rows in enumerate(queued):
+                if not rows:
+                    continue
+                group = tuple(rows)
+                rows.clear()
+                newest = max(row.commit_ts for row in group)
+                for message in self.sendable(self.codec.encode(group, self.config)):
+                    self.topics.of(topic)[partition].append(
+                        Delivery(
+                            kind="rows",
+                            message=message,
+                            commit_ts=newest,
+                            timestamp=physical_ms(newest),
+                            rows=group,
+                        )
                     )
-                )
 
     def broadcast(self, event: DDLEvent | ResolvedEvent) -> None:
         self.flush()
         if self.schedule is not None:
             self.tick(physical_ms(event.commit_ts))
         kind: DeliveryKind = "ddl" if isinstance(event, DDLEvent) else "resolved"
+        if isinstance(event, DDLEvent):
+            topics = [self.topics.ddl(event)]
+            event = self.topics.renamed_ddl(event)
+        else:
+            topics = self.topics.watermark()
         for message in self.sendable(self.codec.encode([event], self.config)):
             delivery = Delivery(
                 kind=kind,
@@ -334,11 +368,12 @@ class _Producer:
                 commit_ts=event.commit_ts,
                 timestamp=physical_ms(event.commit_ts),
             )
-            partitions = self.log.partitions
-            if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
-                partitions = partitions[:1]
-            for deliveries in partitions:
-                deliveries.append(delivery)
+            for topic in topics:  # the broadcast is per topic (§6.2)
+                partitions = self.topics.of(topic)
+                if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
+                    partitions = partitions[:1]
+                for deliveries in partitions:
+                    deliveries.append(delivery)
 
 
 def _run(
@@ -418,20 +453,21 @@ def stream_records(
     once the item is through). Only the messages of one workload item are held at a time.
     """
     producer = _Producer(settings)
-    partitions = producer.log.partitions
-    topic = settings.topic
-    offsets = [0] * len(partitions)
+    log = producer.log
+    offsets: dict[tuple[str, int], int] = {}
     done = 0
 
     def written() -> int:
-        return done + sum(len(deliveries) for deliveries in partitions)
+        return done + len(log)
 
     run = _run(
         producer, workload, messages=messages, tables=tables, progress=progress, written=written
     )
     for _ in run:
-        for partition, deliveries in enumerate(partitions):
-            yield from _records(topic, partition, deliveries, offsets[partition])
-            offsets[partition] += len(deliveries)
-            done += len(deliveries)
-            deliveries.clear()
+        for topic, partitions in log.topics.items():
+            for partition, deliveries in enumerate(partitions):
+                first = offsets.get((topic, partition), 0)
+                yield from _records(topic, partition, deliveries, first)
+                offsets[topic, partition] = first + len(deliveries)
+                done += len(deliveries)
+                deliveries.clear()

@@ -21,13 +21,22 @@ partition dispatcher and the changefeed's topic, so every table matches one (tif
   DDL (a RENAME's old name: tiflow takes ``PreTableInfo``, ticdc the event's extra, dropped
   name) and, when it names no table (database DDLs), to the default topic. A watermark goes to
   every partition of every topic an active table routes to, and of the default topic.
+* Table routing (the new architecture only, ticdc ``pkg/routing/router.go``,
+  ``pkg/config/sink.go``): a rule's ``target-schema`` and ``target-table`` rename the table in
+  the messages (``scm``/``tbl`` and the like are ``TableInfo.GetTargetSchemaName()``); topic
+  and partition still follow the source names (``downstreamadapter/sink/kafka/sink.go``). Only
+  rules with a target take part, the first whose matcher takes the table wins, an empty
+  target keeps the source name, and ``{schema}``/``{table}`` are replaced by the source names
+  as they are (no character replaced). An expression holds literal text and the two
+  placeholders, no other brace. tiflow has no such fields.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.events import DDLEvent
@@ -37,7 +46,9 @@ __all__ = [
     "Router",
     "RoutingRule",
     "TableFilter",
+    "substitute_target",
     "substitute_topic",
+    "target_expression_problem",
     "topic_expression_problem",
 ]
 
@@ -46,7 +57,13 @@ _HARD_CODED = re.compile(r"[A-Za-z0-9._\-]+")
 _EXPRESSION = re.compile(
     r"[A-Za-z0-9._\-]*(\{schema\})?([A-Za-z0-9._\-]*\{table\})?[A-Za-z0-9._\-]*"
 )
+_CONFIG_KEYS = frozenset(
+    {"matcher", "partition", "dispatcher", "index", "columns", "topic"}
+    | {"target-schema", "target-table"}
+)
+"""The keys of a ``[[sink.dispatchers]]`` rule (tiflow and ticdc ``pkg/config/sink.go``)."""
 _FORBIDDEN = re.compile(r"[^a-zA-Z0-9._\-]")
+_TARGET = re.compile(r"(?:[^{}]|\{schema\}|\{table\})*")
 
 
 def topic_expression_problem(rule: str) -> str | None:
@@ -57,6 +74,20 @@ def topic_expression_problem(rule: str) -> str | None:
         f"topic rule {rule!r} is neither a topic name of [A-Za-z0-9._-] nor an expression "
         "[prefix]{schema}[middle][{table}][suffix]"
     )
+
+
+def target_expression_problem(name: str, expression: str) -> str | None:
+    """Why ticdc refuses ``expression`` as ``target-schema``/``target-table`` (``name``)."""
+    if _TARGET.fullmatch(expression):
+        return None
+    return f"{name} {expression!r} must contain only literal text, {{schema}}, and {{table}}"
+
+
+def substitute_target(expression: str, schema: str, table: str, default: str) -> str:
+    """A target name: ``default`` when ``expression`` is empty, else the placeholders filled."""
+    if expression == "":
+        return default
+    return expression.replace("{schema}", schema).replace("{table}", table)
 
 
 def substitute_topic(rule: str, schema: str, table: str) -> str:
@@ -169,11 +200,65 @@ class RoutingRule:
     partition: DispatchRule = field(default_factory=DispatchRule)
     topic: str = ""
     """Empty: the default topic; a name; or an expression with ``{schema}`` and ``{table}``."""
+    target_schema: str = ""
+    """ticdc only: the schema name the messages carry (empty: the source's)."""
+    target_table: str = ""
+    """ticdc only: the table name the messages carry (empty: the source's)."""
 
     def __post_init__(self) -> None:
-        problem = topic_expression_problem(self.topic)
-        if problem is not None:
-            raise ValueError(problem)
+        problems = (
+            topic_expression_problem(self.topic),
+            target_expression_problem("target-schema", self.target_schema),
+            target_expression_problem("target-table", self.target_table),
+        )
+        for problem in problems:
+            if problem is not None:
+                raise ValueError(problem)
+
+    @property
+    def renames(self) -> bool:
+        """Whether the rule routes tables to other names (``target-schema``/``target-table``)."""
+        return self.target_schema != "" or self.target_table != ""
+
+    def config(self) -> dict[str, object]:
+        """The rule as TiCDC's ``[[sink.dispatchers]]`` keys (empty ones left out)."""
+        rule = self.partition
+        out: dict[str, object] = {"matcher": list(self.matcher), "partition": rule.partition}
+        optional = {
+            "index": rule.index_name or "",
+            "columns": list(rule.columns),
+            "topic": self.topic,
+            "target-schema": self.target_schema,
+            "target-table": self.target_table,
+        }
+        out.update({key: value for key, value in optional.items() if value})
+        return out
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> RoutingRule:
+        """A rule from ``[[sink.dispatchers]]`` keys (``dispatcher``: the old ``partition``).
+
+        ``ValueError`` for an unknown key, a missing ``matcher`` or a bad expression.
+        """
+        unknown = set(config) - _CONFIG_KEYS
+        if unknown:
+            raise ValueError(f"unknown dispatcher key(s) {sorted(unknown)}")
+        matcher = config.get("matcher")
+        if not isinstance(matcher, list) or not matcher:
+            raise ValueError("a dispatcher rule needs matcher, a list of table filters")
+        columns = config.get("columns") or ()
+        partition = DispatchRule(
+            partition=str(config.get("partition") or config.get("dispatcher") or "default"),
+            index_name=config.get("index") or None,
+            columns=tuple(str(c) for c in columns),
+        )
+        return cls(
+            matcher=tuple(str(m) for m in matcher),
+            partition=partition,
+            topic=str(config.get("topic") or ""),
+            target_schema=str(config.get("target-schema") or ""),
+            target_table=str(config.get("target-table") or ""),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +280,25 @@ class Router:
     def rule_for(self, schema: str, table: str) -> RoutingRule:
         """The first rule whose matcher takes ``schema.table``."""
         return next(rule for found, rule in self._filters if found.match(schema, table))
+
+    def target_of(self, schema: str, table: str) -> tuple[str, str]:
+        """The (schema, table) names the messages of ``schema.table`` carry (ticdc routing).
+
+        The first rule with a target whose matcher takes the table; none: the names as they
+        are. ``Router.renames`` says whether any rule has a target.
+        """
+        for found, rule in self._filters:
+            if rule.renames and found.match(schema, table):
+                return (
+                    substitute_target(rule.target_schema, schema, table, schema),
+                    substitute_target(rule.target_table, schema, table, table),
+                )
+        return schema, table
+
+    @property
+    def renames(self) -> bool:
+        """Whether a rule routes tables to other names (the new architecture only)."""
+        return any(rule.renames for rule in self.rules)
 
     def topic_of_table(self, schema: str, table: str) -> str:
         """The topic of a table's rows."""

@@ -13,6 +13,7 @@ from ticdc_conformance.generators.generate import generate
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.reference.routing import RoutingRule
 
 _ROOT = Path(tempfile.mkdtemp(prefix="stream-dumps-"))
 atexit.register(shutil.rmtree, _ROOT, ignore_errors=True)
@@ -23,11 +24,12 @@ _SIMPLE = ("missing-schema", "late-schema", "partial-bootstrap", "bad-checksum")
 FAULTY = {
     kind: "simple-json" if kind in _SIMPLE else "open"
     for kind in FAULT_KINDS
-    if kind != "oversized-message" and FAULT_KINDS[kind] != "claim-check"
+    if kind not in ("oversized-message", "wrong-topic") and FAULT_KINDS[kind] != "claim-check"
 }
 """One dump per fault kind, with the protocol it is injected into (``oversized-message`` needs
 a small ``max-message-bytes``: the stream fixtures carry it; the claim-check kinds need
-claim-check options: tests/test_stream_claim_check.py)."""
+claim-check options: tests/test_stream_claim_check.py; ``wrong-topic`` routing rules:
+``routed_dump``)."""
 FAULT_OPTIONS = {"bad-checksum": (("integrity-check-level", "correctness"),)}
 """The encoder options a fault kind needs (``bad-checksum``: rows with checksums)."""
 
@@ -63,6 +65,33 @@ def dump_with(settings: StreamSettings, messages: int, faults: tuple[str, ...] =
     name = f"{settings.topic}-{settings.protocol}-{settings.partitions}-{messages}-{faults}"
     folder = _ROOT / name
     generate(settings, messages=messages, seed=1, faults=faults, folder=folder)
+    return folder
+
+
+def routes(prefix: str) -> tuple[RoutingRule, ...]:
+    """Routing rules sending ``shop.orders`` and ``shop.customers`` to topics of their own,
+    named after ``prefix`` so several dumps can be checked together."""
+    return (
+        RoutingRule(
+            matcher=("shop.orders",),
+            topic=prefix + ".{schema}_{table}",
+            partition=DispatchRule(partition="ts"),
+        ),
+        RoutingRule(matcher=("shop.cust*",), topic=prefix + ".people"),
+    )
+
+
+@functools.cache
+def routed_dump(protocol: str, fault: str | None = None, messages: int = 600) -> Path:
+    """A dump of three topics (``routes``; the samples table stays on the default topic)."""
+    name = f"routed-{protocol}-{fault or 'clean'}-{messages}"
+    extended = protocol in ("canal-json", "debezium")  # watermarks only with the extension
+    options = (("enable-tidb-extension", "true"),) if extended else ()
+    settings = StreamSettings(
+        protocol=protocol, topic=name, partitions=2, routes=routes(name), options=options
+    )
+    folder = _ROOT / name
+    generate(settings, messages=messages, seed=3, faults=[fault] if fault else [], folder=folder)
     return folder
 
 

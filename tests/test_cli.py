@@ -345,6 +345,47 @@ def test_generate_usage_errors(tmp_path: Path, extra: list[str], message: str) -
     assert message in result.stderr
 
 
+SINK_CONFIG = """
+[sink]
+dispatchers = [
+  {matcher = ["shop.orders"], topic = "cdc.{schema}_{table}", partition = "ts"},
+  {matcher = ["shop.cust*"], topic = "people"},
+]
+"""
+
+
+def test_generate_routes_tables_to_topics_from_a_changefeed_config(tmp_path: Path) -> None:
+    config = tmp_path / "changefeed.toml"
+    config.write_text(SINK_CONFIG)
+    out = tmp_path / "dump"
+    args = "--protocol open --messages 300 --partitions 2 --topic cdc --fault wrong-topic"
+    result = run("generate", *args.split(), "--sink-config", str(config), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    settings = json.loads((out / "_labels.json").read_text())["settings"]
+    assert settings["topics"] == {"cdc": 2, "cdc.shop_orders": 2, "people": 2}
+    assert [r["topic"] for r in settings["dispatchers"]] == ["cdc.{schema}_{table}", "people"]
+    assert {r.topic for r in read_dump(out)} == set(settings["topics"])
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ('[sink]\ndispatchers = [{matcher = ["a.b"], target-table = "x"}]', "profile tiflow"),
+        ('[sink]\ndispatchers = [{matcher = ["a.b"], topics = "x"}]', "unknown dispatcher key"),
+        ('[sink]\ndispatchers = [{matcher = ["a.b"], topic = "{db}"}]', "neither a topic name"),
+        ("[sink\n", "changefeed.toml"),
+    ],
+)
+def test_generate_refuses_bad_dispatchers(tmp_path: Path, config: str, message: str) -> None:
+    path = tmp_path / "changefeed.toml"
+    path.write_text(config)
+    out = str(tmp_path / "dump")
+    args = ["--protocol", "open", "--messages", "300", "--sink-config", str(path), "--out", out]
+    result = run("generate", *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
 def test_a_broken_run_exits_3(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

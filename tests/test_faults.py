@@ -25,6 +25,7 @@ from ticdc_conformance.reference import (
     DecodeError,
     Message,
 )
+from ticdc_conformance.reference.routing import RoutingRule
 from ticdc_conformance.reference.simple import EncodingFormat, read_checksum
 from ticdc_conformance.reference.validation import InvalidValueError
 
@@ -33,7 +34,9 @@ SETTINGS = StreamSettings(protocol="open", partitions=3, options=LIMIT)
 SIMPLE_KINDS = {"missing-schema", "late-schema", "partial-bootstrap", "bad-checksum"}
 CLAIM_CHECK_KINDS = {"missing-claim-check", "swapped-claim-check"}
 """Kinds of logs with claim-check references: tests/test_stream_claim_check.py."""
-KINDS = [k for k in FAULT_KINDS if k not in SIMPLE_KINDS | CLAIM_CHECK_KINDS]
+ROUTED_KINDS = {"wrong-topic"}
+"""Kinds that need routing rules (tests/test_stream_routing.py, and below)."""
+KINDS = [k for k in FAULT_KINDS if k not in SIMPLE_KINDS | CLAIM_CHECK_KINDS | ROUTED_KINDS]
 
 
 def clean_log() -> TopicLog:
@@ -253,6 +256,7 @@ def test_which_kinds_apply_is_one_rule() -> None:
     simple = StreamSettings(protocol="simple-avro", options=LIMIT)
     plain = StreamSettings(protocol="debezium")
     extended = StreamSettings(protocol="debezium", options=(("enable-tidb-extension", "true"),))
+    every = [k for k in every if k not in ROUTED_KINDS]
     assert applicable_kinds(SETTINGS) == [k for k in every if k not in SIMPLE_KINDS]
     assert applicable_kinds(StreamSettings(protocol="craft", options=LIMIT)) == applicable_kinds(
         SETTINGS
@@ -354,3 +358,24 @@ def test_bad_checksum_flips_one_bit_of_a_checksum_and_nothing_else(protocol: str
     (rejected,) = decoder.rejected()
     assert rejected.message_index == finding.offset
     assert rejected.reason.startswith("checksum:")
+
+
+def test_wrong_topic_moves_a_row_message_to_a_topic_its_table_does_not_route_to() -> None:
+    rule = RoutingRule(matcher=("shop.orders",), topic="orders")
+    settings = StreamSettings(protocol="open", partitions=2, routes=(rule,))
+    assert "routing rules" in (inapplicable("wrong-topic", SETTINGS) or "")
+    log = simulate(shop_workload(5, ddl_every=40), settings, messages=1500)
+    before = len(log)
+    (fault,) = inject_faults(log, ["wrong-topic"], seed=3)
+    (finding,) = fault.findings
+    assert finding.rule == "topic-routing"
+    assert len(log) == before
+    topic = finding.topic or settings.topic
+    assert finding.offset is not None
+    moved = log.topics[topic][finding.partition][finding.offset]
+    router = settings.router()
+    rows = [r for r in settings.codec.decode(moved.message) if isinstance(r, DecodedRow)]
+    assert rows
+    elsewhere = {"orders", "ticdc-conformance"} - {topic}
+    assert {router.topic_of_table(r.schema, r.table) for r in rows} == elsewhere
+    assert min(r.commit_ts or 0 for r in rows) == finding.commit_ts

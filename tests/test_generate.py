@@ -20,6 +20,7 @@ from ticdc_conformance.generators.simulator import (
 )
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
 from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.reference.routing import RoutingRule
 
 # (settings, seed, faults) and the sha256 of the dump's files as generate wrote them before it
 # streamed: 1,500 messages, a DDL every 40 transactions. A change here is a change of format.
@@ -96,6 +97,20 @@ def test_streamed_records_write_the_bytes_of_the_whole_log(
     write_dump(iter(streamed), tmp_path / "streamed", full_row_groups=True)
     assert digest(tmp_path / "streamed") == digest(tmp_path / "whole")
     assert not [f for f in (tmp_path / "streamed").iterdir() if f.name.startswith(".")]
+
+
+def test_streamed_records_of_several_topics_are_the_whole_logs() -> None:
+    rule = RoutingRule(
+        matcher=("shop.orders",), topic="orders", partition=DispatchRule(partition="ts")
+    )
+    settings = StreamSettings(protocol="open", partitions=2, routes=(rule,))
+    log = simulate(shop_workload(5, ddl_every=40), settings, messages=600, tables=SHOP_TABLES)
+    streamed = stream_records(
+        shop_workload(5, ddl_every=40), settings, messages=600, tables=SHOP_TABLES
+    )
+    records = sorted(streamed, key=lambda r: (r.topic, r.partition, r.offset))
+    assert records == list(log.records())
+    assert {r.topic for r in records} == {"orders", "ticdc-conformance"}
 
 
 def test_stream_records_holds_no_log() -> None:

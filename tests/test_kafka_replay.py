@@ -10,15 +10,18 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from stream_helpers import routed_dump
 
-from ticdc_conformance.generators.dump import read_dump, write_dump
+from ticdc_conformance.generators.dump import read_dump, read_labels, write_dump
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.generators.simulator import Record
 from ticdc_conformance.kafka import broker
+from ticdc_conformance.kafka.capture import capture
 from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError
 from ticdc_conformance.kafka.dump_reader import plan_dump
 from ticdc_conformance.kafka.replay import _Deliveries, replay
 from ticdc_conformance.reference.errors import UsageError
+from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 pytestmark = pytest.mark.kafka
 confluent_kafka = pytest.importorskip("confluent_kafka")
@@ -212,3 +215,25 @@ def test_delivery_reports_are_matched_to_the_records_sent_in_order() -> None:
     assert (deliveries.reported(), deliveries.failed()) == (4, 1)
     assert deliveries.first_failure() == "t/0: dump offset 6 failed: Local: Message timed out"
     assert deliveries.moved() == (1, "t/0: dump offset 7 is topic offset 9")
+
+
+def test_a_multi_topic_dump_goes_through_the_broker_and_back(
+    tmp_path: Path, config: dict[str, str]
+) -> None:
+    folder = routed_dump("open", messages=300)
+    settings = read_labels(folder)["settings"]
+    topics = sorted(settings["topics"])
+    assert len(topics) == 3
+    result = replay(folder, config)
+    assert sorted(t.target for t in result.topics) == topics
+    assert result.delivered == result.records
+    assert result.moved == 0
+    captured = capture(config, topics, tmp_path / "captured")
+    assert captured.records == result.records
+
+    def coordinates(path: Path) -> list[tuple[Any, ...]]:
+        return sorted((r.topic, r.partition, r.offset, r.key, r.value) for r in read_dump(path))
+
+    records = coordinates(tmp_path / "captured")
+    assert records == coordinates(folder)
+    assert check_records(records, CheckSettings.from_labels(settings)).findings == ()

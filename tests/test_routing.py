@@ -164,3 +164,57 @@ def test_watermarks_go_to_every_active_topic_and_the_default_one() -> None:
     active = [("shop", "orders"), ("shop", "items"), ("shop", "orders"), ("logs", "x")]
     assert ROUTER.watermark_topics(active) == ["orders-only", "shop_items", "default"]
     assert ROUTER.watermark_topics([]) == ["default"]
+
+
+# ticdc pkg/routing/router.go (Route, substituteExpression) and pkg/config/sink.go
+# (validateRoutingExpression): the first rule with a target wins, an empty target keeps the
+# source name, placeholders are replaced as they are
+TARGET_RULES = (
+    RoutingRule(matcher=("shop.orders",), topic="orders"),  # no target: takes no part
+    RoutingRule(matcher=("shop.*",), target_schema="{schema}_bak"),
+    RoutingRule(matcher=("*.*",), target_table="{schema}-{table}"),
+)
+
+
+@pytest.mark.parametrize(
+    ("schema", "table", "target"),
+    [
+        ("shop", "orders", ("shop_bak", "orders")),
+        ("SHOP", "Orders", ("SHOP_bak", "Orders")),  # case-insensitive match, names kept
+        ("crm", "a b", ("crm", "crm-a b")),  # nothing replaced, unlike topic names
+    ],
+)
+def test_target_names(schema: str, table: str, target: tuple[str, str]) -> None:
+    router = Router("cdc", TARGET_RULES)
+    assert router.renames
+    assert router.target_of(schema, table) == target
+    assert Router("cdc", TARGET_RULES[:1]).target_of(schema, table) == (schema, table)
+
+
+@pytest.mark.parametrize(
+    ("expression", "valid"),
+    [("", True), ("archive", True), ("{schema}_{table}", True), ("{db}", False), ("a}", False)],
+)
+def test_target_expressions(expression: str, valid: bool) -> None:
+    if valid:
+        RoutingRule(matcher=("*.*",), target_table=expression)
+    else:
+        with pytest.raises(ValueError, match="must contain only literal text"):
+            RoutingRule(matcher=("*.*",), target_table=expression)
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"matcher": ["a.*"], "partition": "default"},
+        {"matcher": ["a.*", "!a.b"], "partition": "columns", "columns": ["id"], "topic": "t"},
+        {"matcher": ["a.b"], "partition": "index-value", "index": "k", "target-schema": "x"},
+    ],
+)
+def test_dispatcher_config_round_trips(config: dict[str, object]) -> None:
+    assert RoutingRule.from_config(config).config() == config
+
+
+def test_dispatcher_config_refuses_unknown_keys() -> None:
+    with pytest.raises(ValueError, match="unknown dispatcher key"):
+        RoutingRule.from_config({"matcher": ["a.b"], "topics": "x"})

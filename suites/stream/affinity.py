@@ -5,7 +5,8 @@ which rows cannot be recomputed: where the encoder replaced invalid UTF-8 with U
 ``tiflow``, Simple JSON, §1.4), a row whose hashed text holds U+FFFD may have been hashed from
 other bytes. The table dispatcher gives the same partition for every row of a table, so it is
 computed once per table. Simple marks no handle key: the schema its decoder resolved the row
-with says which columns it has (``index-value``).
+with says which columns it has (``index-value``). With routing rules each table has its rule's
+dispatcher (the first ``[[sink.dispatchers]]`` rule whose matcher takes it, docs/kafka.md).
 """
 
 from __future__ import annotations
@@ -41,6 +42,17 @@ class Affinity:
         self._handles: dict[tuple[str, str, int | None], frozenset[str] | None] = {}
         self._table_partitions: dict[tuple[str, str], int | None] = {}
         self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
+        self._router = settings.router()
+        self._rules: dict[tuple[str, str], DispatchRule] = {}
+
+    def rule(self, row: DecodedRow) -> DispatchRule:
+        """The partition rule of a row's table."""
+        if self._router is None:
+            return self.settings.dispatcher
+        name = (row.schema, row.table)
+        if name not in self._rules:
+            self._rules[name] = self._router.rule_for(*name).partition
+        return self._rules[name]
 
     def partitions(self, rows: Sequence[DecodedRow]) -> tuple[set[int], list[DecodedRow]]:
         """The partitions the dispatcher picks for ``rows``, and the rows it cannot recompute.
@@ -50,37 +62,34 @@ class Affinity:
         count = self.settings.partitions
         if count is None:
             return set(), []
-        rule, profile = self.settings.dispatcher, self.settings.profile
+        profile = self.settings.profile
         chosen: set[int | None] = set()
         unverifiable = []
-        if rule.kind == "table":  # the same for every row of a table: computed once
-            tables = self._table_partitions
-            for r in rows:
+        tables = self._table_partitions
+        for r in rows:
+            rule = self.rule(r)
+            if rule.kind == "table":  # the same for every row of a table: computed once
                 if (r.schema, r.table) not in tables:
                     tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
                 chosen.add(tables[r.schema, r.table])
-        else:
-            for r in rows:
-                handle_key = self._handle_names(r)
-                if self._text_replaced and _replaced_text(r, rule, handle_key):
-                    unverifiable.append(r)
-                else:
-                    chosen.add(decoded_partition_of(r, count, rule, profile, handle_key=handle_key))
+                continue
+            handle_key = self._handle_names(r, rule)
+            if self._text_replaced and _replaced_text(r, rule, handle_key):
+                unverifiable.append(r)
+            else:
+                chosen.add(decoded_partition_of(r, count, rule, profile, handle_key=handle_key))
         return {p for p in chosen if p is not None}, unverifiable
 
-    def _handle_names(self, row: DecodedRow) -> frozenset[str] | None:
+    def _handle_names(self, row: DecodedRow, rule: DispatchRule) -> frozenset[str] | None:
         """Simple marks no handle key: the schema its decoder resolved the row with says."""
-        if self._stateful is None or self.settings.dispatcher.kind != "index-value":
+        if self._stateful is None or rule.kind != "index-value":
             return None
         key = (row.schema, row.table, row.schema_version)
         if key not in self._handles:
             table = self._stateful.table_info(row.schema, row.table, row.schema_version or 0)
             names: frozenset[str] | None = None
-            if table is not None and self.settings.dispatcher.index_name is not None:
-                index = next(
-                    (i for i in table.indexes if i.name == self.settings.dispatcher.index_name),
-                    None,
-                )
+            if table is not None and rule.index_name is not None:
+                index = next((i for i in table.indexes if i.name == rule.index_name), None)
                 names = None if index is None else frozenset(index.columns)
             elif table is not None:
                 flags = table.column_flags(self.settings.profile)

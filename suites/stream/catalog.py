@@ -17,6 +17,7 @@ from typing import Any
 
 from ticdc_conformance.reference.compression import Compression, compression_of
 from ticdc_conformance.reference.dispatch import DispatchRule
+from ticdc_conformance.reference.routing import Router, RoutingRule
 from ticdc_conformance.reference.tables import Profile
 
 __all__ = [
@@ -82,7 +83,7 @@ _CATALOG = (
     Rule(
         id="watermark-broadcast",
         severity="error",
-        description="every watermark reaches every partition of its topic",
+        description="every watermark reaches every partition of its topic and the default topic",
     ),
     Rule(
         id="commit-ts-order",
@@ -140,6 +141,11 @@ _CATALOG = (
         description="a Simple BOOTSTRAP reaches every partition (send-bootstrap-to-all-partition)",
     ),
     Rule(
+        id="topic-routing",
+        severity="error",
+        description="a row lands on the topic its table's [[sink.dispatchers]] rule names",
+    ),
+    Rule(
         id="checksum",
         severity="error",
         description="a Simple row's checksum matches its images (integrity-check-level)",
@@ -170,6 +176,17 @@ class CheckSettings:
     options: tuple[tuple[str, str], ...] = ()
     claim_check_storage: str | None = None
     """The folder (``file://`` URI or path) holding the claim-check files; ``None``: none."""
+    topic: str | None = None
+    """The changefeed's default topic; ``None``: unknown (no cross-topic rule runs)."""
+    routes: tuple[RoutingRule, ...] = ()
+    """``[[sink.dispatchers]]`` in order (``topic-routing`` runs only with some and ``topic``)."""
+
+    def router(self) -> Router | None:
+        """The event router when there are routing rules and a default topic, else ``None``."""
+        if not self.routes or self.topic is None:
+            return None
+        last = RoutingRule(matcher=("*.*",), partition=self.dispatcher)
+        return Router(default_topic=self.topic, rules=(*self.routes, last))
 
     @property
     def max_message_bytes(self) -> int:
@@ -202,6 +219,8 @@ class CheckSettings:
                 columns=tuple(dispatcher.get("columns") or ()),
             ),
             "options": tuple(sorted((settings.get("options") or {}).items())),
+            "topic": settings.get("topic"),
+            "routes": tuple(RoutingRule.from_config(r) for r in settings.get("dispatchers") or ()),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["protocol"] is None:
@@ -239,12 +258,21 @@ class Broadcast:
 
 
 def missing_broadcasts(
-    broadcasts: Iterable[Broadcast], partitions: Mapping[str, int]
+    broadcasts: Iterable[Broadcast], partitions: Mapping[str, int], default: str | None = None
 ) -> Iterator[Finding]:
-    """One finding per partition of a topic lacking a DDL or watermark others have (§6.2)."""
+    """One finding per partition of a topic lacking a DDL or watermark others have (§6.2).
+
+    With the ``default`` topic known (routing rules), a watermark any topic carries must be on
+    every partition of the default topic too (TiCDC sends each checkpoint there, tiflow
+    ``cdc/sink/ddlsink/mq/mq_ddl_sink.go``, ticdc ``downstreamadapter/sink/kafka/sink.go``).
+    """
     seen: dict[tuple[str, str, int, str], set[int]] = {}
     for b in broadcasts:
         seen.setdefault((b.kind, b.topic, b.commit_ts, b.ident), set()).add(b.partition)
+    if default is not None and default in partitions:
+        for kind, _, ts, ident in list(seen):
+            if kind == "watermark-broadcast":
+                seen.setdefault((kind, default, ts, ident), set())
     for (kind, topic, ts, ident), where in sorted(seen.items()):
         for p in range(partitions[topic]):
             if p not in where:

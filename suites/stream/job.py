@@ -253,6 +253,11 @@ def build_report(
                 "columns": list(settings.dispatcher.columns),
             },
             "options": dict(settings.options),
+            **(
+                {"topic": settings.topic, "dispatchers": [r.config() for r in settings.routes]}
+                if settings.routes
+                else {}
+            ),
         },
         "messages": {
             "input": result.records,

@@ -27,6 +27,8 @@ Per partition, in offset order:
   §6.1); where the encoder replaced invalid UTF-8 with U+FFFD (Open ``tiflow``, Simple JSON,
   §1.4), a row whose hashed text holds U+FFFD cannot be recomputed and is counted instead
   (``affinity-unverifiable``);
+* with routing rules, a row's or DDL's table routes to this topic (``topic-routing``,
+  ``suites/stream/routing.py``), and a row's dispatcher is its rule's;
 * messages keep ``max-message-bytes`` and ``max-batch-size`` (``message-size``,
   ``batch-size``, §1.5, §2.2, §3.4);
 * Simple DML resolves to a schema some BOOTSTRAP or DDL announced (``schema-resolvable``,
@@ -36,7 +38,8 @@ Per partition, in offset order:
   announces (``claim-check``: ``suites/stream/claim_checks.py``).
 
 Across partitions, every DDL and watermark reaches every partition of its topic
-(``ddl-broadcast``, ``watermark-broadcast``, §6.2), and with Simple's
+(``ddl-broadcast``, ``watermark-broadcast``, §6.2), every watermark reaches the default topic
+when routing rules name it, and with Simple's
 ``send-bootstrap-to-all-partition=true`` (the default) every BOOTSTRAP of a table's schema
 version (``bootstrap-broadcast``, §6.6): checkers emit ``Broadcast`` records and
 ``missing_broadcasts`` finds the gaps. Canal-JSON writes a DDL to partition 0 alone, so there
@@ -71,6 +74,7 @@ from ticdc_conformance.suites.stream.catalog import (
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
 from ticdc_conformance.suites.stream.ordering import TableOrder
+from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
 
 __all__ = [
@@ -152,6 +156,7 @@ class PartitionChecker:
             ),
             self._schemas and self._schemas.decoder,
         )
+        self._routing = TopicRouting.of(settings, topic)
 
     def _decode(
         self, message: Message, offset: int
@@ -211,6 +216,8 @@ class PartitionChecker:
         self, offset: int, key: bytes | None, event: DecodedEvent
     ) -> Iterator[Finding | Broadcast]:
         """A watermark, DDL or BOOTSTRAP: its broadcast, and what it changes for later rows."""
+        if isinstance(event, DecodedDDL) and self._routing is not None:
+            yield from self._routed(offset, key, self._routing.ddl(event), event.commit_ts)
         if isinstance(event, DecodedResolved):
             yield from self._watermark_seen(offset, key, event.commit_ts)
         elif isinstance(event, DecodedBootstrap) and self._bootstrap_everywhere:
@@ -299,6 +306,8 @@ class PartitionChecker:
             )
         misplaced = list(self._affinity(offset, key, rows))
         yield from misplaced
+        if self._routing is not None:
+            yield from self._routed(offset, key, self._routing.rows(rows), _min_ts(rows))
         digest = hash((key, value))
         repeat = digest in self._delivered
         self._delivered.add(digest)
@@ -382,6 +391,12 @@ class PartitionChecker:
                 f"dispatcher picks partition(s) {sorted(chosen)}",
             )
 
+    def _routed(
+        self, offset: int, key: bytes | None, wrong: str | None, ts: int | None
+    ) -> Iterator[Finding]:
+        if wrong is not None:
+            yield self._finding("topic-routing", offset, key, ts, wrong)
+
     def finish(self) -> Iterator[Finding]:
         """Findings known only at the end: Simple DML whose schema never arrived."""
         if self._schemas is not None:
@@ -437,7 +452,8 @@ def check_records(
         counts = dict.fromkeys(counts, settings.partitions)
     if progress is not None:
         progress(fed)
-    findings.extend(missing_broadcasts(broadcasts, counts))
+    default = settings.topic if settings.routes else None
+    findings.extend(missing_broadcasts(broadcasts, counts, default))
     watermarks: dict[tuple[str, int], list[int]] = {}
     for b in broadcasts:
         if b.kind == "watermark-broadcast":

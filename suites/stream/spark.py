@@ -108,10 +108,15 @@ def _watermarks(out: DataFrame) -> list[dict[str, Any]]:
 
 
 def _missing_broadcasts(out: DataFrame, settings: CheckSettings) -> DataFrame:
-    groups = (
-        out.filter(F.col("kind") == "broadcast")
-        .groupBy("rule", "topic", "commit_ts", "detail")
-        .agg(F.collect_set("partition").alias("have"))
+    seen = out.filter(F.col("kind") == "broadcast")
+    if settings.routes and settings.topic is not None:
+        # every watermark is owed to the default topic too (rules.missing_broadcasts)
+        owed = seen.filter(F.col("rule") == "watermark-broadcast").withColumns(
+            {"topic": F.lit(settings.topic), "partition": F.lit(None)}
+        )
+        seen = seen.unionByName(owed.withColumn("partition", F.col("partition").cast("int")))
+    groups = seen.groupBy("rule", "topic", "commit_ts", "detail").agg(
+        F.collect_set("partition").alias("have")
     )
     if settings.partitions is not None:
         sizes = out.filter(F.col("kind") == "partition").select("topic").distinct()
