@@ -214,7 +214,12 @@ def invalid_values(inj: Injector, zone: int) -> list[Mark]:
     """One row message per family the log's tables and the protocol carry, one value broken."""
     protocol = inj.log.settings.protocol
     wanted = list(families(protocol))
-    routed = set(inj.log.settings.dispatcher.columns)
+    settings = inj.log.settings
+    # columns a dispatcher hashes stay valid: the row keeps its partition
+    routed = {
+        *settings.dispatcher.columns,
+        *(column for rule in settings.routes for column in rule.partition.columns),
+    }
     marks: list[Mark] = []
     done: set[str] = set()
     for p, _, _, rows in inj.stretches(zone):

@@ -94,10 +94,8 @@ def row_after_ddl(inj: Injector, zone: int) -> list[Mark]:
                 and row.commit_ts < ddl.commit_ts
             ]
             for late in reversed(candidates):
-                if (
-                    partition_of(late, settings.partitions, settings.dispatcher, settings.profile)
-                    != p
-                ):
+                rule = settings.dispatch_rule(late.table)
+                if partition_of(late, settings.partitions, rule, settings.profile) != p:
                     continue
                 messages = inj.codec.encode([late], inj.config)
                 added = [

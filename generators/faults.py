@@ -218,9 +218,10 @@ def _row_below_watermark(inj: Injector, zone: int) -> list[Mark]:
                 ),
                 None,
             )
-            if (
-                late is None
-                or partition_of(late, settings.partitions, settings.dispatcher, settings.profile)
+            if late is None or (
+                partition_of(
+                    late, settings.partitions, settings.dispatch_rule(late.table), settings.profile
+                )
                 != p
             ):
                 continue  # no older row, or the ts dispatcher would send it elsewhere

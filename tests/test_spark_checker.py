@@ -288,6 +288,8 @@ def _families() -> dict[str, list[dict[str, Any]]]:
     for stream in fixtures.load_manifest()["streams"]:
         settings = json.loads((root / stream["labels"]).read_text(encoding="utf-8"))["settings"]
         options = "-".join(f"{k}={v}" for k, v in sorted(settings["options"].items()))
+        if settings.get("dispatchers"):  # routed: one per job (test_routed_streams_...)
+            continue
         dispatcher = settings["dispatcher"]["partition"]
         name = "-".join(filter(None, [stream["protocol"], stream["profile"], dispatcher, options]))
         families.setdefault(name, []).append(stream)
@@ -355,6 +357,40 @@ def test_every_stream_fixture_is_reported_where_labelled(
     assert code == (1 if any(e[1] != "allowed-duplicate" for e in expected) else 0)
     m = report["messages"]
     assert m["read"] == m["decoded"] + m["undecodable"] == m["input"]
+
+
+ROUTED = [
+    "stream.open.tiflow.wrong-partition-by-columns",
+    "stream.open.tiflow.row-after-ddl-by-columns",
+]
+"""Streams with a ``[[sink.dispatchers]]`` rule per table, whose faults sit where those rules
+put rows (each its own job: a check takes one routing configuration, the dump's)."""
+
+
+@pytest.mark.parametrize("stream_id", ROUTED)
+def test_routed_streams_are_reported_where_labelled(
+    spark: Any, stream_id: str, tmp_path: Path
+) -> None:
+    del spark
+    root = fixtures.default_root()
+    [stream] = [s for s in fixtures.load_manifest()["streams"] if s["id"] == stream_id]
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    shutil.copy(root / stream["records"], folder / "part-00000.parquet")
+    shutil.copy(root / stream["labels"], folder / "_labels.json")
+    expected = sorted(labelled(read_labels(folder)))
+    assert expected
+    for engine in ("plain", "spark"):
+        report_file = tmp_path / f"report-{engine}.json"
+        args = ["check-stream", "--input", str(folder), "--report", str(report_file)]
+        assert main([*args, "--quiet", "--engine", engine]) == 1
+        report = json.loads(report_file.read_text(encoding="utf-8"))
+        got = sorted(
+            (rule["id"], s["partition"], s["offset"], s["commit_ts"])
+            for rule in report["rules"]
+            for s in rule["samples"]
+        )
+        assert got == expected, engine
 
 
 def test_samples_are_bounded_and_counts_are_not(spark: Any, tmp_path: Path) -> None:
