@@ -9,12 +9,45 @@ module parses the file its own way and hands the document here.
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
+import uuid
 from collections.abc import Callable
 from typing import NoReturn
 
-from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.message import ClaimCheckObject, Message
 
-__all__ = ["stored_message"]
+__all__ = ["claim_check_file", "stored_message"]
+
+
+def claim_check_file(
+    key: bytes | None,
+    value: bytes,
+    *,
+    storage_uri: str,
+    raw_value: bool,
+    names: uuid.UUID,
+) -> ClaimCheckObject:
+    """The file TiCDC stores for an oversized message, and its location (§1.5).
+
+    ``{"key": base64|null, "value": base64}``, or with ``claim-check-raw-value`` the value bytes
+    alone; the location is ``storage_uri`` without its trailing ``/``, ``/``, the file name.
+    TiCDC names the file with a random UUID; the reference derives one from the content in the
+    protocol's namespace ``names``, so that its output is reproducible.
+    """
+    content = (
+        value
+        if raw_value
+        else json.dumps(
+            {
+                "key": None if key is None else base64.b64encode(key).decode(),
+                "value": base64.b64encode(value).decode(),
+            },
+            separators=(",", ":"),
+        ).encode()
+    )
+    name = uuid.uuid5(names, hashlib.sha256(content).hexdigest())
+    return ClaimCheckObject(location=f"{storage_uri.rstrip('/')}/{name}.json", content=content)
 
 
 def stored_message(document: object, fail: Callable[[str, tuple[str, ...]], NoReturn]) -> Message:

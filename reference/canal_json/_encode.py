@@ -33,19 +33,17 @@ pingcap/ticdc; docs/canal-json.md):
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import uuid
 from collections.abc import Iterable, Mapping
 
+from ticdc_conformance.reference._claim_check import claim_check_file
 from ticdc_conformance.reference.canal_json._config import PROTOCOL, Config
 from ticdc_conformance.reference.canal_json._json import quote
 from ticdc_conformance.reference.canal_json._types import mysql_type_text, sql_type, value_text
 from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
-from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
+from ticdc_conformance.reference.message import RECORD_OVERHEAD, Message
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, PRIMARY_KEY_FLAG, ColumnInfo
 from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import Value
@@ -199,21 +197,6 @@ def _unchanged(
     return type(before) is type(after) and before == after
 
 
-def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:
-    """The stored file: the value alone, or ``{"key": null, "value": base64}``."""
-    content = (
-        value
-        if config.claim_check_raw_value
-        else json.dumps(
-            {"key": None, "value": base64.b64encode(value).decode()}, separators=(",", ":")
-        ).encode()
-    )
-    # TiCDC names the file with a random UUID; the reference derives it from the content.
-    name = uuid.uuid5(_CLAIM_CHECK_NAMES, hashlib.sha256(content).hexdigest())
-    location = config.claim_check_storage_uri.rstrip("/") + f"/{name}.json"
-    return ClaimCheckObject(location=location, content=content)
-
-
 def _to_bytes(text: str, config: Config) -> bytes:
     """The JSON text's bytes, compressed: every message's whole value is (§1.5)."""
     return compress(
@@ -230,7 +213,17 @@ def _encode_row(event: RowChangedEvent, config: Config) -> Message:
     reason = f"row needs {length} bytes, max-message-bytes is {config.max_message_bytes}"
     if option == "none":
         raise EncodeError(reason + " (ErrMessageTooLarge)", protocol=PROTOCOL)
-    claim_check = _claim_check(value, config) if option == "claim-check" else None
+    claim_check = (
+        claim_check_file(
+            None,  # the stored message's key is nil
+            value,
+            storage_uri=config.claim_check_storage_uri,
+            raw_value=config.claim_check_raw_value,
+            names=_CLAIM_CHECK_NAMES,
+        )
+        if option == "claim-check"
+        else None
+    )
     location = None if claim_check is None else claim_check.location
     small = _to_bytes(_row_json(event, config, too_large=True, location=location), config)
     if len(small) + RECORD_OVERHEAD > config.max_message_bytes:

@@ -8,13 +8,11 @@ rows before it writes a DDL or a checkpoint.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ticdc_conformance.reference._claim_check import claim_check_file
 from ticdc_conformance.reference._gojson import JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.errors import EncodeError
@@ -215,22 +213,6 @@ def _single_row_length(key: bytes, value: bytes) -> int:
     return len(key) + len(value) + RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
 
 
-def _claim_check(key: bytes, value: bytes, config: Config) -> ClaimCheckObject:
-    """The external file: the full single-row message as base64 key and value (§1.5)."""
-    content = json.dumps(
-        {
-            "key": base64.b64encode(VERSION_HEADER + _entry(key)).decode(),
-            "value": base64.b64encode(_entry(value)).decode(),
-        },
-        separators=(",", ":"),
-    ).encode()
-    # TiCDC names the file with a random UUID; the reference derives one from the content
-    # so that its output is reproducible.
-    name = uuid.uuid5(_CLAIM_CHECK_NAMES, hashlib.sha256(content).hexdigest())
-    location = config.claim_check_storage_uri.rstrip("/") + f"/{name}.json"
-    return ClaimCheckObject(location=location, content=content)
-
-
 def _fit_row(
     event: RowChangedEvent, config: Config
 ) -> tuple[bytes, bytes, ClaimCheckObject | None]:
@@ -244,7 +226,17 @@ def _fit_row(
     )
     if option == "none":
         raise EncodeError(too_large + " (ErrMessageTooLarge)", protocol=PROTOCOL)
-    claim_check = _claim_check(key, value, config) if option == "claim-check" else None
+    claim_check = (
+        claim_check_file(
+            VERSION_HEADER + _entry(key),
+            _entry(value),
+            storage_uri=config.claim_check_storage_uri,
+            raw_value=False,  # TiCDC refuses claim-check-raw-value for Open
+            names=_CLAIM_CHECK_NAMES,
+        )
+        if option == "claim-check"
+        else None
+    )
     location = None if claim_check is None else claim_check.location
     key, value = _encode_row(event, config, handle_key_only=True, location=location)
     if _single_row_length(key, value) > config.max_message_bytes:

@@ -13,17 +13,15 @@ simulator.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from ticdc_conformance.reference._claim_check import claim_check_file
 from ticdc_conformance.reference.compression import compress
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
-from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
+from ticdc_conformance.reference.message import RECORD_OVERHEAD, Message
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import Checksum, row_checksum
 from ticdc_conformance.reference.simple._config import PROTOCOL, Config, EncodingFormat
@@ -119,25 +117,6 @@ def _row_value(
     )
 
 
-def _claim_check(value: bytes, config: Config) -> ClaimCheckObject:
-    """The stored file: ``{"key": null, "value": base64}`` (the key is nil, §1.5).
-
-    With ``claim-check-raw-value`` the value bytes alone: pingcap/tiflow and pingcap/ticdc
-    ``pkg/sink/codec/simple/encoder.go`` hand the value to ``pkg/sink/kafka/claimcheck``.
-    """
-    content = (
-        value
-        if config.claim_check_raw_value
-        else json.dumps(
-            {"key": None, "value": base64.b64encode(value).decode()}, separators=(",", ":")
-        ).encode()
-    )
-    # TiCDC names the file with a random UUID; the reference derives it from the content.
-    name = uuid.uuid5(_CLAIM_CHECK_NAMES, hashlib.sha256(content).hexdigest())
-    location = config.claim_check_storage_uri.rstrip("/") + f"/{name}.json"
-    return ClaimCheckObject(location=location, content=content)
-
-
 def _encode_row(event: RowChangedEvent, config: Config, encoding: EncodingFormat) -> Message:
     checksum = event_checksum(event, config) if config.enable_row_checksum else None
     value = _packed(_row_value(event, config, encoding, checksum), config)
@@ -147,7 +126,17 @@ def _encode_row(event: RowChangedEvent, config: Config, encoding: EncodingFormat
     option = config.large_message_handle_option
     if option == "none":
         return _check_size(value, config, "row")
-    claim_check = _claim_check(value, config) if option == "claim-check" else None
+    claim_check = (
+        claim_check_file(
+            None,  # the stored message's key is nil
+            value,
+            storage_uri=config.claim_check_storage_uri,
+            raw_value=config.claim_check_raw_value,
+            names=_CLAIM_CHECK_NAMES,
+        )
+        if option == "claim-check"
+        else None
+    )
     location = None if claim_check is None else claim_check.location
     small = _packed(
         _row_value(event, config, encoding, checksum, handle_key_only=True, location=location),
