@@ -42,11 +42,10 @@ differ)."""
 
 
 def _applies(protocol: str, kind: str) -> bool:
-    if kind == "invalid-value":  # must-reject golden cases cover it; no stream fixture
-        return False
-    if kind == "wrong-topic":  # needs routing rules: the dumps of tests/test_stream_routing.py
-        return False
-    if FAULT_KINDS[kind] == "claim-check":  # stored files: tests/test_stream_claim_check.py
+    # no stream fixture: invalid values have must-reject golden cases; wrong-topic needs
+    # routing rules (tests/test_stream_routing.py), the claim-check kinds stored files
+    # (tests/test_stream_claim_check.py)
+    if kind in {"invalid-value", "wrong-topic"} or FAULT_KINDS[kind] == "claim-check":
         return False
     if kind in {"missing-schema", "late-schema", "partial-bootstrap"}:  # Simple's (§6.6)
         return protocol.startswith("simple")
