@@ -43,8 +43,7 @@ differ)."""
 
 def _applies(protocol: str, kind: str) -> bool:
     # no stream fixture: invalid values have must-reject golden cases; wrong-topic needs
-    # routing rules (tests/test_stream_routing.py), the claim-check kinds stored files
-    # (tests/test_stream_claim_check.py)
+    # routing rules and the claim-check kinds stored files (each has its own test file)
     if kind in {"invalid-value", "wrong-topic"} or FAULT_KINDS[kind] == "claim-check":
         return False
     if kind in {"missing-schema", "late-schema", "partial-bootstrap"}:  # Simple's (§6.6)
