@@ -76,6 +76,7 @@ def _ddl_of(inj: Injector, delivery: Delivery) -> DecodedDDL | None:
 
 def row_after_ddl(inj: Injector, zone: int) -> list[Mark]:
     settings = inj.log.settings
+    router = settings.router()  # each row partitioned by its own rule's dispatcher
     for p, start, end, _ in inj.stretches(zone):
         deliveries = inj.log.partitions[p]
         floor = deliveries[start].commit_ts if start >= 0 else 0
@@ -94,7 +95,7 @@ def row_after_ddl(inj: Injector, zone: int) -> list[Mark]:
                 and row.commit_ts < ddl.commit_ts
             ]
             for late in reversed(candidates):
-                rule = settings.dispatch_rule(late.table)
+                rule = router.rule_for(late.table.schema, late.table.name).partition
                 if partition_of(late, settings.partitions, rule, settings.profile) != p:
                     continue
                 messages = inj.codec.encode([late], inj.config)

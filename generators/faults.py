@@ -201,12 +201,13 @@ def _replay(inj: Injector, zone: int) -> list[Mark]:
 
 
 def _row_below_watermark(inj: Injector, zone: int) -> list[Mark]:
+    settings = inj.log.settings
+    router = settings.router()  # each row partitioned by its own rule's dispatcher
     for p, _, end, rows in inj.stretches(zone):
         if rows:
             deliveries = inj.log.partitions[p]
             watermark = deliveries[end].commit_ts
             template = deliveries[rows[-1]]
-            settings = inj.log.settings
             # a late row of the segment, again, as a new version stamped with the watermark;
             # one committed at the watermark would be the very same version (for a protocol
             # of one row per message, the same bytes: a replay, not this fault)
@@ -218,13 +219,11 @@ def _row_below_watermark(inj: Injector, zone: int) -> list[Mark]:
                 ),
                 None,
             )
-            if late is None or (
-                partition_of(
-                    late, settings.partitions, settings.dispatch_rule(late.table), settings.profile
-                )
-                != p
-            ):
-                continue  # no older row, or the ts dispatcher would send it elsewhere
+            if late is None:
+                continue  # no older row
+            rule = router.rule_for(late.table.schema, late.table.name).partition
+            if partition_of(late, settings.partitions, rule, settings.profile) != p:
+                continue  # the ts dispatcher would send it elsewhere
             added = inj.encode_rows(template, [late])
             deliveries[end + 1 : end + 1] = added
             return [Mark("row-after-watermark", p, d, watermark) for d in added]

@@ -142,12 +142,6 @@ class StreamSettings:
         """The event router of these settings (``generators/_topics.py``)."""
         return router_of(self.topic, self.routes, self.dispatcher)
 
-    def dispatch_rule(self, table: TableInfo) -> DispatchRule:
-        """The partition dispatcher of ``table``'s rows: its routing rule's."""
-        if not self.routes:
-            return self.dispatcher
-        return self.router().rule_for(table.schema, table.name).partition
-
     @property
     def codec(self) -> Codec[Any]:
         """The reference codec of ``protocol``."""
