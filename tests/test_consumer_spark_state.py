@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from stream_helpers import dump_with
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
+from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER, read_dump, read_labels
+from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.reference import DecodedRow, Message
+from ticdc_conformance.reference.decoding import PartitionDecoder
+from ticdc_conformance.reference.errors import UsageError
 from ticdc_conformance.suites.consumer import expected
 from ticdc_conformance.suites.consumer.job import consume_dump
 
@@ -94,3 +102,88 @@ def test_expected_state_engine_spark_writes_what_plain_writes(
         str(tmp_path / "spark")
     )
     assert _folder(tmp_path / "spark") == _folder(tmp_path / "plain")
+
+
+CLAIM_CHECK = {
+    # the limits put the shop workload's larger rows over max-message-bytes (as in
+    # tests/test_stream_claim_check.py); Canal-JSON stores the value bytes alone
+    "open": (("max-message-bytes", "600"),),
+    "canal-json": (
+        ("max-message-bytes", "700"),
+        ("enable-tidb-extension", "true"),
+        ("claim-check-raw-value", "true"),
+    ),
+}
+
+
+@functools.cache
+def claim_check_dump(protocol: str) -> Path:
+    """A generated dump whose larger rows are claim-check references, files in ``_claim_check``."""
+    options = (
+        *CLAIM_CHECK[protocol],
+        ("large-message-handle-option", "claim-check"),
+        ("claim-check-storage-uri", "file:///var/claim-check/"),
+    )
+    settings = StreamSettings(protocol=protocol, topic="consumer-claim-check", options=options)
+    return dump_with(settings, messages=600)
+
+
+def _references(folder: Path) -> int:
+    """How many rows of the dump are claim-check references (to rows stored elsewhere)."""
+    protocol = read_labels(folder)["settings"]["protocol"]
+    decoder = PartitionDecoder(protocol)
+    return sum(
+        sum(isinstance(e, DecodedRow) and e.claim_check_location is not None for e in events)
+        for events in (decoder.decode(Message(key=r.key, value=r.value)) for r in read_dump(folder))
+    )
+
+
+def _unresolved(dump: Path, storage: str | None = None) -> list[str]:
+    """The reasons the plain path gives for the references it could not resolve."""
+    consumed = consume_dump(str(dump), None, {}, storage)[1]
+    return [m.reason for m in consumed.not_applied if "claim-check" in m.reason]
+
+
+@pytest.mark.parametrize("protocol", sorted(CLAIM_CHECK))
+def test_the_plain_path_applies_the_rows_claim_check_stored(protocol: str, tmp_path: Path) -> None:
+    """Found in the dump's ``_claim_check`` or named by ``--claim-check-storage``."""
+    folder = claim_check_dump(protocol)
+    references = _references(folder)
+    assert references > 0
+    assert _unresolved(folder) == []
+    moved = tmp_path / "dump"
+    shutil.copytree(folder, moved)
+    storage = tmp_path / "storage"
+    (moved / CLAIM_CHECK_FOLDER).rename(storage)
+    assert len(_unresolved(moved)) == references
+    for given in (str(storage), storage.as_uri()):
+        assert _unresolved(moved, given) == []
+    with pytest.raises(UsageError, match="--claim-check-storage"):
+        consume_dump(str(moved), None, {}, "s3://bucket/claim-check")
+
+
+@pytest.mark.spark
+@pytest.mark.usefixtures("spark")
+@pytest.mark.parametrize("protocol", sorted(CLAIM_CHECK))
+def test_spark_resolves_claim_checks_as_the_plain_path_does(
+    protocol: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = claim_check_dump(protocol)
+    moved = tmp_path / "dump"  # the Spark run reads the files from the storage it is given
+    shutil.copytree(folder, moved)
+    storage = tmp_path / "storage"
+    (moved / CLAIM_CHECK_FOLDER).rename(storage)
+    runs = {
+        "plain": [str(folder)],
+        "spark": [str(moved), "--claim-check-storage", storage.as_uri()],
+        "spark-own-folder": [str(folder)],
+    }
+    for name, given in runs.items():
+        engine = name.partition("-")[0]
+        args = ["expected-state", "--input", *given, "--out", str(tmp_path / name)]
+        assert main([*args, "--engine", engine, "--master", "local[2]"]) == 0
+    capsys.readouterr()
+    plain = _folder(tmp_path / "plain")
+    assert not any("claim-check" in m["reason"] for m in plain["manifest"]["not_applied"])
+    assert _folder(tmp_path / "spark") == plain
+    assert _folder(tmp_path / "spark-own-folder") == plain

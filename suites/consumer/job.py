@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER, dump_storage
+from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER, file_storage
 from ticdc_conformance.generators.dump import dump_files, publishing, read_dump, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.claim_check import ClaimCheck
@@ -107,23 +107,35 @@ def resolve_input(given: str) -> tuple[Path, dict[str, Any]]:
 
 
 def consume_dump(
-    given: str, protocol: str | None, handle_keys: Mapping[TableName, Sequence[str]]
+    given: str,
+    protocol: str | None,
+    handle_keys: Mapping[TableName, Sequence[str]],
+    claim_check_storage: str | None = None,
 ) -> tuple[str, Consumed]:
     """The reference consumer over a dump; the protocol from its labels or the flag."""
     dump, protocol = _protocol(given, protocol)
+    claim_check = claim_check_of(dump, claim_check_storage)
     return protocol, consume(
-        protocol, _messages(dump), handle_keys=handle_keys, claim_check=_claim_check(dump)
+        protocol, _messages(dump), handle_keys=handle_keys, claim_check=claim_check
     )
 
 
-def _claim_check(dump: Path) -> ClaimCheck | None:
-    """The dump's own claim-check files (``_claim_check/``), read as its labels say."""
+def claim_check_of(dump: Path, storage: str | None = None) -> ClaimCheck | None:
+    """The claim-check files of a dump, read as its labels say (``claim-check-raw-value``).
+
+    ``storage`` (``--claim-check-storage``: a ``file://`` URI or a folder) when given, else
+    the dump's own ``_claim_check/`` folder; ``None`` when neither is there.
+    """
     folder = dump if dump.is_dir() else dump.parent
-    if not (folder / CLAIM_CHECK_FOLDER).is_dir():
+    if storage is None and not (folder / CLAIM_CHECK_FOLDER).is_dir():
         return None
     options = (read_labels(folder).get("settings") or {}).get("options") or {}
     raw = options.get("claim-check-raw-value") == "true"
-    return ClaimCheck(storage=dump_storage(folder), raw_value=raw)
+    try:
+        read = file_storage(storage or str(folder / CLAIM_CHECK_FOLDER))
+    except ValueError as error:
+        raise UsageError(f"--claim-check-storage: {error}") from None
+    return ClaimCheck(storage=read, raw_value=raw)
 
 
 def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
@@ -141,6 +153,12 @@ def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="SCHEMA.TABLE=COL,COL",
         help="a table's handle-key columns, when its messages do not mark them",
+    )
+    parser.add_argument(
+        "--claim-check-storage",
+        metavar="URI",
+        help="the claim-check files: a file:// URI or a folder (default: the dump's "
+        "_claim_check folder)",
     )
 
 
@@ -188,6 +206,8 @@ def _expected_on_spark(
     protocol: str,
     folder: Path,
     handle_keys: Mapping[TableName, Sequence[str]],
+    *,
+    claim_check: ClaimCheck | None,
 ) -> dict[str, Any]:
     from ticdc_conformance.suites.consumer import spark, spark_state
     from ticdc_conformance.suites.stream.phases import Phases
@@ -196,7 +216,13 @@ def _expected_on_spark(
     quiet = getattr(args, "quiet", False)
     with Phases(session.sparkContext, command="expected-state", quiet=quiet) as phases:
         return spark_state.write_expected_state(
-            session, dump, protocol, folder, handle_keys=handle_keys, phases=phases
+            session,
+            dump,
+            protocol,
+            folder,
+            handle_keys=handle_keys,
+            claim_check=claim_check,
+            phases=phases,
         )
 
 
@@ -205,19 +231,19 @@ def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
     handle_keys = _handle_keys(args.handle_key)
     dump, protocol = _protocol(args.input, args.protocol)
     spark_engine = _dump_engine(args.engine, dump) == "spark"
+    claim_check = claim_check_of(dump, getattr(args, "claim_check_storage", None))
     try:
         # an interrupted run leaves no folder that looks complete (docs/consumers.md)
         with publishing(
             Path(args.out), "expected-state", replaceable=is_expected_state, kind=_STATE_KIND
         ) as folder:
             if spark_engine:
-                manifest = _expected_on_spark(args, dump, protocol, folder, handle_keys)
+                manifest = _expected_on_spark(
+                    args, dump, protocol, folder, handle_keys, claim_check=claim_check
+                )
             else:
                 consumed = consume(
-                    protocol,
-                    _messages(dump),
-                    handle_keys=handle_keys,
-                    claim_check=_claim_check(dump),
+                    protocol, _messages(dump), handle_keys=handle_keys, claim_check=claim_check
                 )
                 manifest = write_expected_state(consumed, protocol, folder)
     except FileExistsError as error:
@@ -266,7 +292,9 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
 def _expected(args: argparse.Namespace, scratch: Path) -> ExpectedState:
     if is_expected_state(Path(args.input)):
         return read_expected_state(Path(args.input))
-    protocol, consumed = consume_dump(args.input, args.protocol, _handle_keys(args.handle_key))
+    storage = getattr(args, "claim_check_storage", None)
+    keys = _handle_keys(args.handle_key)
+    protocol, consumed = consume_dump(args.input, args.protocol, keys, storage)
     write_expected_state(consumed, protocol, scratch)
     return read_expected_state(scratch)
 

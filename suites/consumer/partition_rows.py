@@ -24,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.consumer import (
     AppliedDDL,
     Coordinates,
@@ -143,8 +144,17 @@ def _rows(read: PartitionRead, where: tuple[str, int]) -> Iterator[dict[str, Any
         yield row
 
 
-def reader(protocol: str, handle_keys: Mapping[TableName, Sequence[str]]) -> Any:  # noqa: ANN401 - mapInArrow's function
-    """The ``mapInArrow`` function reading each whole Kafka partition of a task's batches."""
+def reader(
+    protocol: str,
+    handle_keys: Mapping[TableName, Sequence[str]],
+    claim_check: ClaimCheck | None = None,
+) -> Any:  # noqa: ANN401 - mapInArrow's function
+    """The ``mapInArrow`` function reading each whole Kafka partition of a task's batches.
+
+    ``claim_check`` resolves claim-check references as the plain path does; it travels to the
+    executors with the function, so its storage must be readable there (a local folder with a
+    local master, a shared one on a cluster).
+    """
 
     def read(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         def partitions() -> Iterator[tuple[tuple[str, int], list[tuple[Coordinates, Message]]]]:
@@ -171,7 +181,8 @@ def reader(protocol: str, handle_keys: Mapping[TableName, Sequence[str]]) -> Any
 
         for where, messages in partitions():
             out: list[dict[str, Any]] = []
-            for row in _rows(read_partition(protocol, messages, handle_keys), where):
+            read_messages = read_partition(protocol, messages, handle_keys, claim_check=claim_check)
+            for row in _rows(read_messages, where):
                 out.append(row)
                 if len(out) == _BATCH:
                     yield pa.RecordBatch.from_pylist(out, schema=READ_SCHEMA)

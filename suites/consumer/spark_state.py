@@ -34,6 +34,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F  # noqa: N812 - Spark's own convention
 
 from ticdc_conformance.generators.dump import dump_files
+from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.consumer import global_watermark
 from ticdc_conformance.reference.fold import TableName
 from ticdc_conformance.suites.consumer.expected import (
@@ -187,12 +188,15 @@ def write_expected_state(
     out: Path,
     *,
     handle_keys: Mapping[TableName, Sequence[str]] | None = None,
+    claim_check: ClaimCheck | None = None,
     phases: Phases | None = None,
     fetch_rows: int = FETCH_ROWS,
 ) -> dict[str, Any]:
     """Write the expected state of the dump ``dump`` into ``out``; return the manifest.
 
     The driver holds at most about ``fetch_rows`` rows of a table or of the log at a time.
+    ``claim_check`` resolves claim-check references on the executors, as ``consume`` does
+    (``job.claim_check_of``: the dump's ``_claim_check/`` folder or the given storage).
 
     Its phases (``suites/stream/phases.py``): reading the dump, decoding partitions (the
     reference consumer per Kafka partition), applying changes, writing each table, writing
@@ -210,7 +214,7 @@ def write_expected_state(
         records.select("topic", "partition", "offset", "key", "value")
         .repartition(tasks, "topic", "partition")
         .sortWithinPartitions("topic", "partition", "offset")
-        .mapInArrow(reader(protocol, given), READ_DDL)
+        .mapInArrow(reader(protocol, given, claim_check), READ_DDL)
         .persist()
     )
     try:
