@@ -95,6 +95,47 @@ def routed_dump(protocol: str, fault: str | None = None, messages: int = 600) ->
     return folder
 
 
+def renamed_routes(prefix: str) -> tuple[RoutingRule, ...]:
+    """``routes`` with ticdc's table routing: each table's messages carry another name.
+
+    Topic and partition follow the source names; the customers rule hashes the table name
+    (``table``), the samples one falls to the default dispatcher (handle key and names).
+    """
+    return (
+        RoutingRule(
+            matcher=("shop.orders",),
+            topic=prefix + ".{schema}_{table}",
+            partition=DispatchRule(partition="ts"),
+            target_table="{table}_v2",
+        ),
+        RoutingRule(
+            matcher=("shop.cust*",),
+            topic=prefix + ".people",
+            partition=DispatchRule(partition="table"),
+            target_schema="crm_{schema}",
+        ),
+        RoutingRule(matcher=("shop.samples",), target_table="{schema}_{table}"),
+    )
+
+
+@functools.cache
+def renamed_dump(protocol: str, fault: str | None = None, messages: int = 600) -> Path:
+    """A dump of three topics under profile ``ticdc`` whose rules rename every table."""
+    name = f"renamed-{protocol}-{fault or 'clean'}-{messages}"
+    extended = protocol in ("canal-json", "debezium")  # watermarks only with the extension
+    settings = StreamSettings(
+        protocol=protocol,
+        profile="ticdc",
+        topic=name,
+        partitions=3,
+        routes=renamed_routes(name),
+        options=(("enable-tidb-extension", "true"),) if extended else (),
+    )
+    folder = _ROOT / name
+    generate(settings, messages=messages, seed=3, faults=[fault] if fault else [], folder=folder)
+    return folder
+
+
 Coordinates = tuple[str, int, int | None, int | None]
 
 

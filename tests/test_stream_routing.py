@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stream_helpers import routed_dump, routes
+from stream_helpers import renamed_dump, routed_dump, routes
 
 from ticdc_conformance.generators.dump import read_dump, read_labels
-from ticdc_conformance.generators.faults import inapplicable
+from ticdc_conformance.generators.faults import FAULT_KINDS, inapplicable
 from ticdc_conformance.generators.simulator import StreamSettings
-from ticdc_conformance.reference import TableInfo
+from ticdc_conformance.reference import CODECS, DecodedRow, Message, TableInfo
 from ticdc_conformance.reference.decoded import DecodedDDL
 from ticdc_conformance.reference.routing import RoutingRule
 from ticdc_conformance.suites.stream.catalog import Broadcast, missing_broadcasts
-from ticdc_conformance.suites.stream.routing import TopicRouting
+from ticdc_conformance.suites.stream.routing import TopicRouting, sources_of
 from ticdc_conformance.suites.stream.rules import CheckSettings, Outcome, check_records
 
 Located = tuple[str, str, int, int | None, int | None]
@@ -157,11 +157,104 @@ def test_a_ddl_belongs_on_the_topic_of_its_table_before_it(
     assert (routing.ddl(ddl) is not None) == wrong
 
 
-def test_rules_that_rename_tables_are_not_checked() -> None:
-    renaming = RoutingRule(matcher=("shop.orders",), topic="orders", target_table="o")
-    settings = CheckSettings(protocol="open", topic="cdc", routes=(renaming,))
-    assert TopicRouting.of(settings, "cdc") is None
-    assert TopicRouting.of(CheckSettings(protocol="open", topic="cdc"), "cdc") is None
+RENAMING = (
+    RoutingRule(matcher=("shop.orders",), topic="orders", target_table="{table}_v2"),
+    RoutingRule(matcher=("shop.*",), target_schema="{schema}_bak"),
+    RoutingRule(matcher=("logs.*",), target_schema="archive"),
+    RoutingRule(matcher=("a.b_c",), target_table="{schema}_{table}"),
+)
+
+
+@pytest.mark.parametrize(
+    ("target", "sources"),
+    [
+        (("shop", "orders_v2"), [("shop", "orders")]),
+        (("shop_bak", "items"), [("shop_bak", "items"), ("shop", "items")]),
+        (("shop", "items"), []),  # shop.items is renamed: nothing keeps this name
+        (("other", "t"), [("other", "t")]),  # no renaming rule takes it
+        (("shop_bak", "orders_v2"), [("shop_bak", "orders_v2"), ("shop", "orders_v2")]),
+        (("a", "a_b_c"), [("a", "a_b_c"), ("a", "b_c")]),
+        (("a_b", "c"), [("a_b", "c")]),  # a.b_c's target is a.a_b_c, not this
+        (("archive", "t"), None),  # the rule drops the source schema: not told
+        (("archives", "t"), [("archives", "t")]),
+    ],
+)
+def test_a_target_name_maps_back_to_the_sources_whose_target_it_is(
+    target: tuple[str, str], sources: list[tuple[str, str]] | None
+) -> None:
+    router = CheckSettings(protocol="open", topic="cdc", routes=RENAMING).router()
+    assert router is not None
+    found = sources_of(router, *target)
+    assert found == (None if sources is None else tuple(sources))
+    for source in found or ():
+        assert router.target_of(*source) == target
+
+
+def test_a_shared_target_name_may_be_on_the_topic_of_any_source() -> None:
+    shared = (
+        RoutingRule(matcher=("shop.old_orders",), topic="old", target_table="orders"),
+        RoutingRule(matcher=("shop.orders",), topic="orders"),
+    )
+    routing = TopicRouting.of(CheckSettings(protocol="open", topic="cdc", routes=shared), "cdc")
+    assert routing is not None
+    assert routing.sources.of("shop", "orders") == (("shop", "orders"), ("shop", "old_orders"))
+    assert routing.ddl(_ddl("orders", "ALTER TABLE orders COMMENT 'x'", 17)) is not None
+    for topic in ("old", "orders"):
+        here = TopicRouting(routing.router, topic)
+        assert here.ddl(_ddl("orders", "ALTER TABLE orders COMMENT 'x'", 17)) is None
+
+
+RENAMED_TABLES = {("shop", "orders_v2"), ("crm_shop", "customers"), ("shop", "shop_samples")}
+
+
+def _tables(folder: Path) -> set[tuple[str, str]]:
+    """The tables the rows of a dump name."""
+    codec: Any = CODECS[read_labels(folder)["settings"]["protocol"]]
+    return {
+        (e.schema, e.table)
+        for r in read_dump(folder)
+        for e in codec.decode(Message(key=r.key, value=r.value))
+        if isinstance(e, DecodedRow)
+    }
+
+
+@pytest.mark.parametrize("protocol", ["open", "canal-json"])
+def test_a_clean_renamed_dump_has_no_finding(protocol: str) -> None:
+    """Topic and partition follow the source names the checker maps the targets back to."""
+    folder = renamed_dump(protocol)
+    assert _tables(folder) == RENAMED_TABLES
+    assert len({r.topic for r in read_dump(folder)}) == 3
+    outcome = check(folder)
+    assert outcome.findings == ()
+    assert outcome.read == outcome.decoded > 0
+
+
+@pytest.mark.parametrize("protocol", ["open", "canal-json"])
+@pytest.mark.parametrize("fault", ["wrong-topic", "wrong-partition"])
+def test_faults_in_a_renamed_dump_are_found_where_labelled(protocol: str, fault: str) -> None:
+    folder = renamed_dump(protocol, fault)
+    expected = labelled(folder)
+    assert [f[0] for f in expected] == [FAULT_KINDS[fault]]
+    assert located(check(folder)) == expected
+
+
+@pytest.mark.spark
+def test_spark_checks_renamed_dumps_as_the_plain_check_does(spark: Any) -> None:
+    from ticdc_conformance.suites.stream.spark import check_dump
+
+    for fault in (None, "wrong-topic", "wrong-partition"):
+        folder = renamed_dump("open", fault)
+        settings = CheckSettings.from_labels(read_labels(folder)["settings"])
+        result = check_dump(spark, [str(folder)], settings, samples=100)
+        samples = sorted(
+            (rule, s["topic"], s["partition"], s["offset"], s["commit_ts"])
+            for rule, found in result.samples.items()
+            for s in found
+        )
+        assert samples == labelled(folder)
+        counts = {r: n for r, n in result.counts.items() if n}
+        assert counts == ({FAULT_KINDS[fault]: 1} if fault else {})
+        assert result.read == result.decoded == result.records
 
 
 def test_check_stream_reads_the_rules_from_the_labels(tmp_path: Path) -> None:

@@ -7,10 +7,15 @@ other bytes. The table dispatcher gives the same partition for every row of a ta
 computed once per table. Simple marks no handle key: the schema its decoder resolved the row
 with says which columns it has (``index-value``). With routing rules each table has its rule's
 dispatcher (the first ``[[sink.dispatchers]]`` rule whose matcher takes it, docs/kafka.md).
+With ticdc's ``target-schema``/``target-table`` the rule and the hashed schema and table names
+are the source's (ticdc ``downstreamadapter/sink/kafka/sink.go``): a row's names are mapped
+back (``routing.SourceNames``); a row that may stand for several sources is where it is when
+one of them picks its partition, and a row whose source cannot be told is not recomputed.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +28,7 @@ from ticdc_conformance.reference.dispatch import (
 from ticdc_conformance.reference.losses import replaced_text_types
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.suites.stream.catalog import CheckSettings
+from ticdc_conformance.suites.stream.routing import SourceNames
 
 __all__ = ["Affinity"]
 
@@ -43,10 +49,11 @@ class Affinity:
         self._table_partitions: dict[tuple[str, str], int | None] = {}
         self._text_replaced = bool(replaced_text_types(settings.protocol, settings.profile))
         self._router = settings.router()
+        self._sources = SourceNames(self._router)
         self._rules: dict[tuple[str, str], DispatchRule] = {}
 
     def rule(self, row: DecodedRow) -> DispatchRule:
-        """The partition rule of a row's table."""
+        """The partition rule of a row's table (under its source names)."""
         if self._router is None:
             return self.settings.dispatcher
         name = (row.schema, row.table)
@@ -54,31 +61,46 @@ class Affinity:
             self._rules[name] = self._router.rule_for(*name).partition
         return self._rules[name]
 
-    def partitions(self, rows: Sequence[DecodedRow]) -> tuple[set[int], list[DecodedRow]]:
+    def partitions(
+        self, rows: Sequence[DecodedRow], here: int | None = None
+    ) -> tuple[set[int], list[DecodedRow]]:
         """The partitions the dispatcher picks for ``rows``, and the rows it cannot recompute.
 
-        Nothing is picked when the partition count is unknown.
+        Nothing is picked when the partition count is unknown. A row standing for several
+        source tables (table routing) counts as ``here`` when one of them picks ``here``.
         """
-        count = self.settings.partitions
-        if count is None:
+        if self.settings.partitions is None:
             return set(), []
-        profile = self.settings.profile
         chosen: set[int | None] = set()
-        unverifiable = []
-        tables = self._table_partitions
+        unverifiable: list[DecodedRow] = []
         for r in rows:
-            rule = self.rule(r)
-            if rule.kind == "table":  # the same for every row of a table: computed once
-                if (r.schema, r.table) not in tables:
-                    tables[r.schema, r.table] = decoded_partition_of(r, count, rule, profile)
-                chosen.add(tables[r.schema, r.table])
+            sources = self._sources.of(r.schema, r.table)
+            if sources is None:  # the rules cannot give its source back: not recomputed
                 continue
-            handle_key = self._handle_names(r, rule)
-            if self._text_replaced and _replaced_text(r, rule, handle_key):
-                unverifiable.append(r)
-            else:
-                chosen.add(decoded_partition_of(r, count, rule, profile, handle_key=handle_key))
+            picks = {self._partition(r, source, unverifiable) for source in sources}
+            chosen |= {here} if here is not None and here in picks else picks
         return {p for p in chosen if p is not None}, unverifiable
+
+    def _partition(
+        self, row: DecodedRow, source: tuple[str, str], unverifiable: list[DecodedRow]
+    ) -> int | None:
+        """The partition of ``row`` as a row of the table ``source`` (``None``: not known)."""
+        count, profile = self.settings.partitions or 1, self.settings.profile
+        named = row
+        if source != (row.schema, row.table):
+            named = dataclasses.replace(row, schema=source[0], table=source[1])
+        rule = self.rule(named)
+        tables = self._table_partitions
+        if rule.kind == "table":  # the same for every row of a table: computed once
+            if source not in tables:
+                tables[source] = decoded_partition_of(named, count, rule, profile)
+            return tables[source]
+        handle_key = self._handle_names(row, rule)  # the schema the message's names resolve
+        if self._text_replaced and _replaced_text(row, rule, handle_key):
+            if not any(u is row for u in unverifiable):
+                unverifiable.append(row)
+            return None
+        return decoded_partition_of(named, count, rule, profile, handle_key=handle_key)
 
     def _handle_names(self, row: DecodedRow, rule: DispatchRule) -> frozenset[str] | None:
         """Simple marks no handle key: the schema its decoder resolved the row with says."""

@@ -373,7 +373,7 @@ class PartitionChecker:
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow]
     ) -> Iterator[Finding]:
-        chosen, unverifiable = self._dispatch.partitions(rows)
+        chosen, unverifiable = self._dispatch.partitions(rows, self.partition)
         if unverifiable:
             yield self._finding(
                 "affinity-unverifiable",
