@@ -6,7 +6,7 @@ import argparse
 import sys
 import tomllib
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from ticdc_conformance.cli._args import PROFILES, PROTOCOLS, Commands, parse_options
 from ticdc_conformance.generators.faults import FAULT_KINDS, FaultPlacementError
@@ -15,8 +15,17 @@ from ticdc_conformance.reference import ExitCode
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import EncodeError, UsageError
 from ticdc_conformance.reference.routing import RoutingRule
+from ticdc_conformance.reference.tables import Profile
 
-__all__ = ["add_parsers", "read_dispatchers"]
+__all__ = ["add_parsers", "read_case_sensitive", "read_dispatchers"]
+
+
+def _sink_config(path: Path) -> dict[str, Any]:
+    """A changefeed configuration file (TOML) as data; ``UsageError`` when it cannot be read."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UsageError(f"{path}: {error}") from None
 
 
 def read_dispatchers(path: Path) -> tuple[RoutingRule, ...]:
@@ -24,17 +33,37 @@ def read_dispatchers(path: Path) -> tuple[RoutingRule, ...]:
 
     ``UsageError`` when the file cannot be read or a rule is not one TiCDC takes.
     """
-    try:
-        config = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise UsageError(f"{path}: {error}") from None
-    rules = config.get("sink", {}).get("dispatchers", [])
+    rules = _sink_config(path).get("sink", {}).get("dispatchers", [])
     if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
         raise UsageError(f"{path}: sink.dispatchers is not an array of tables")
     try:
         return tuple(RoutingRule.from_config(rule) for rule in rules)
     except ValueError as error:
         raise UsageError(f"{path}: {error}") from None
+
+
+def read_case_sensitive(path: Path, profile: Profile) -> bool:
+    """Whether a changefeed's dispatcher matchers compare names as they are (docs/kafka.md).
+
+    tiflow reads the top-level ``case-sensitive`` (``ReplicaConfig.CaseSensitive``, false by
+    default since v7.5.0). ticdc's event router reads ``[sink] case-sensitive``, which
+    ``cdc cli`` and the OpenAPI do not carry to the changefeed (their ``SinkConfig`` has no
+    such field), and its top-level key only filters tables: its matchers compare in lower
+    case whatever the file says. ``UsageError`` when either key is not a boolean, and for
+    ``[sink] case-sensitive`` under tiflow (its ``SinkConfig`` has none; ``cdc cli`` refuses
+    unknown keys).
+    """
+    config = _sink_config(path)
+    keys = {
+        "case-sensitive": config.get("case-sensitive", False),
+        "sink.case-sensitive": config.get("sink", {}).get("case-sensitive", False),
+    }
+    for key, value in keys.items():
+        if not isinstance(value, bool):
+            raise UsageError(f"{path}: {key} must be true or false, not {value!r}")
+    if profile == "tiflow" and "case-sensitive" in config.get("sink", {}):
+        raise UsageError(f"{path}: tiflow's [sink] has no case-sensitive (the top-level key is)")
+    return profile == "tiflow" and keys["case-sensitive"]
 
 
 def _generate(args: argparse.Namespace, out: IO[str]) -> int:
@@ -47,11 +76,15 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
     try:
         options, raw = split_sink_options(parse_options(args.option))
         routes = () if args.sink_config is None else read_dispatchers(args.sink_config)
+        sensitive = args.sink_config is not None and read_case_sensitive(
+            args.sink_config, args.profile
+        )
         settings = StreamSettings(
             protocol=args.protocol,
             profile=args.profile,
             topic=args.topic,
             routes=routes,
+            case_sensitive=sensitive,
             partitions=args.partitions,
             dispatcher=DispatchRule(
                 partition=args.dispatcher,
@@ -114,7 +147,8 @@ def add_parsers(commands: Commands) -> None:
         metavar="TOML",
         help="a changefeed configuration file whose [[sink.dispatchers]] rules (matcher, "
         "partition, index, columns, topic; with --profile ticdc also target-schema, "
-        "target-table) route tables to topics, before the implicit *.* rule with --dispatcher "
+        "target-table) route tables to topics, before the implicit *.* rule with --dispatcher; "
+        "with --profile tiflow its case-sensitive says how matchers compare names "
         "(docs/kafka.md)",
     )
     generate.add_argument(

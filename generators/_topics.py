@@ -39,14 +39,21 @@ DROP_TABLE = 4
 """TiDB's ``ActionDropTable``: the table leaves the changefeed's active tables."""
 
 
-def router_of(topic: str, routes: tuple[RoutingRule, ...], dispatcher: DispatchRule) -> Router:
+def router_of(
+    topic: str,
+    routes: tuple[RoutingRule, ...],
+    dispatcher: DispatchRule,
+    *,
+    case_sensitive: bool = False,
+) -> Router:
     """The router of a changefeed: ``routes`` in order, then ``*.*`` with ``dispatcher``.
 
     ``dispatcher`` stands in for the partition rule of TiCDC's implicit last rule: a
-    changefeed without rules dispatches every table with it.
+    changefeed without rules dispatches every table with it. ``case_sensitive``: whether the
+    matchers compare names as they are (docs/kafka.md "Topic routing").
     """
     last = RoutingRule(matcher=("*.*",), partition=dispatcher)
-    return Router(default_topic=topic, rules=(*routes, last))
+    return Router(default_topic=topic, rules=(*routes, last), case_sensitive=case_sensitive)
 
 
 def check_routes(routes: tuple[RoutingRule, ...], profile: Profile) -> None:

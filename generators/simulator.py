@@ -130,6 +130,8 @@ class StreamSettings:
     """``true`` sends key-changing UPDATEs whole instead of split (§6.5)."""
     routes: tuple[RoutingRule, ...] = ()
     """``[[sink.dispatchers]]`` in order; ``dispatcher`` is the last, implicit ``*.*`` rule's."""
+    case_sensitive: bool = False
+    """Whether the rules' matchers compare names as they are (``case-sensitive``)."""
 
     def __post_init__(self) -> None:
         if self.protocol not in CODECS:
@@ -140,7 +142,9 @@ class StreamSettings:
 
     def router(self) -> Router:
         """The event router of these settings (``generators/_topics.py``)."""
-        return router_of(self.topic, self.routes, self.dispatcher)
+        return router_of(
+            self.topic, self.routes, self.dispatcher, case_sensitive=self.case_sensitive
+        )
 
     @property
     def codec(self) -> Codec[Any]:
@@ -164,6 +168,7 @@ class StreamSettings:
             "output-raw-change-event": self.output_raw_change_event,
             **self._bootstrap_settings(),
             **({"dispatchers": [r.config() for r in self.routes]} if self.routes else {}),
+            **({"case-sensitive": True} if self.case_sensitive else {}),
         }
 
     def _bootstrap_settings(self) -> dict[str, object]:

@@ -180,13 +180,16 @@ class CheckSettings:
     """The changefeed's default topic; ``None``: unknown (no cross-topic rule runs)."""
     routes: tuple[RoutingRule, ...] = ()
     """``[[sink.dispatchers]]`` in order (``topic-routing`` runs only with some and ``topic``)."""
+    case_sensitive: bool = False
+    """Whether the rules' matchers compare names as they are (``case-sensitive``)."""
 
     def router(self) -> Router | None:
         """The event router when there are routing rules and a default topic, else ``None``."""
         if not self.routes or self.topic is None:
             return None
         last = RoutingRule(matcher=("*.*",), partition=self.dispatcher)
-        return Router(default_topic=self.topic, rules=(*self.routes, last))
+        rules = (*self.routes, last)
+        return Router(default_topic=self.topic, rules=rules, case_sensitive=self.case_sensitive)
 
     @property
     def max_message_bytes(self) -> int:
@@ -221,6 +224,7 @@ class CheckSettings:
             "options": tuple(sorted((settings.get("options") or {}).items())),
             "topic": settings.get("topic"),
             "routes": tuple(RoutingRule.from_config(r) for r in settings.get("dispatchers") or ()),
+            "case_sensitive": settings.get("case-sensitive") is True,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values["protocol"] is None:
