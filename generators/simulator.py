@@ -27,7 +27,8 @@ simulator does what TiCDC's Kafka sink does with them (ground truth §6):
 Topics follow the routing rules (``StreamSettings.routes``, ``[[sink.dispatchers]]``): rows go to
 their table's topic with their rule's dispatcher, a DDL to its table's topic, a watermark to
 every active table's topic and the default topic, each topic with ``partitions`` partitions
-(``generators/_topics.py``). Without rules everything goes to ``topic``.
+(``generators/_topics.py``). Without rules everything goes to ``topic``. The settings and the
+workload's items are ``generators/_settings.py``.
 
 Records carry the Kafka coordinates a consumer sees; the record timestamp is the physical time
 of the newest commit ts the message carries (TiCDC leaves it to the producer clock, so a
@@ -37,18 +38,24 @@ simulation picks the commit time).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-from ticdc_conformance.generators._topics import Topics, check_routes, router_of
-from ticdc_conformance.reference import CODECS, Codec, Message, simple
-from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
+from ticdc_conformance.generators._settings import (
+    RAW_CHANGE_EVENT,
+    StreamSettings,
+    Transaction,
+    WorkloadItem,
+    split_sink_options,
+)
+from ticdc_conformance.generators._topics import Topics
+from ticdc_conformance.reference import Message, simple
+from ticdc_conformance.reference.dispatch import partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
 from ticdc_conformance.reference.message import ClaimCheckObject, SchemaCodec
-from ticdc_conformance.reference.routing import Router, RoutingRule
-from ticdc_conformance.reference.tables import Profile, TableInfo
+from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.updates import sink_order
 
 __all__ = [
@@ -70,122 +77,15 @@ __all__ = [
 DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
 
 
-RAW_CHANGE_EVENT = "output-raw-change-event"
-"""TiCDC's Kafka sink option (``[sink.kafka-config]``, tiflow and ticdc ``pkg/config/sink.go``)
-that sends key-changing UPDATEs whole. It acts before any encoder, so every protocol has it."""
-
-
 DDL_TO_PARTITION_ZERO = frozenset({"canal-json"})
 """Protocols whose DDL message TiCDC writes to partition 0 alone instead of broadcasting it
 (``GetDDLDispatchRule``: tiflow ``cdc/sink/ddlsink/mq/mq_ddl_sink.go``, ticdc
 ``downstreamadapter/sink/helper/helper.go``)."""
 
 
-def split_sink_options(options: Mapping[str, str]) -> tuple[dict[str, str], bool]:
-    """``options`` as (the encoder's options, ``output-raw-change-event``).
-
-    ``ValueError`` when ``output-raw-change-event`` is neither ``true`` nor ``false``.
-    """
-    encoder = dict(options)
-    raw = encoder.pop(RAW_CHANGE_EVENT, "false")
-    if raw not in ("true", "false"):
-        raise ValueError(f"{RAW_CHANGE_EVENT} takes true or false, got {raw!r}")
-    return encoder, raw == "true"
-
-
 def physical_ms(ts: int) -> int:
     """The wall-clock milliseconds of a TiDB TSO (its high bits, ``ts >> 18``)."""
     return ts >> 18
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Transaction:
-    """The rows of one upstream transaction, all with its commit ts."""
-
-    commit_ts: int
-    rows: tuple[RowChangedEvent, ...]
-
-    def __post_init__(self) -> None:
-        if not self.rows:
-            raise ValueError("a transaction has at least one row")
-        if any(row.commit_ts != self.commit_ts for row in self.rows):
-            raise ValueError("every row of a transaction has the transaction's commit ts")
-
-
-WorkloadItem = Transaction | DDLEvent | ResolvedEvent
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StreamSettings:
-    """The TiCDC settings that shape a topic log."""
-
-    protocol: str = "open"
-    profile: Profile = "tiflow"
-    topic: str = "ticdc-conformance"
-    partitions: int = 3
-    dispatcher: DispatchRule = field(default_factory=DispatchRule)
-    options: tuple[tuple[str, str], ...] = ()
-    """The protocol's encoder options as (TiCDC name, value) pairs (``max-batch-size``, …)."""
-    output_raw_change_event: bool = False
-    """``true`` sends key-changing UPDATEs whole instead of split (§6.5)."""
-    routes: tuple[RoutingRule, ...] = ()
-    """``[[sink.dispatchers]]`` in order; ``dispatcher`` is the last, implicit ``*.*`` rule's."""
-    case_sensitive: bool = False
-    """Whether the rules' matchers compare names as they are (``case-sensitive``)."""
-
-    def __post_init__(self) -> None:
-        if self.protocol not in CODECS:
-            raise ValueError(f"unknown protocol {self.protocol!r}; known: {sorted(CODECS)}")
-        if self.partitions <= 0:
-            raise ValueError("a topic has at least one partition")
-        check_routes(self.routes, self.profile)
-
-    def router(self) -> Router:
-        """The event router of these settings (``generators/_topics.py``)."""
-        return router_of(
-            self.topic, self.routes, self.dispatcher, case_sensitive=self.case_sensitive
-        )
-
-    @property
-    def codec(self) -> Codec[Any]:
-        """The reference codec of ``protocol``."""
-        return CODECS[self.protocol]
-
-    def describe(self) -> dict[str, object]:
-        """The settings as JSON-ready data (the label sidecar's ``settings``)."""
-        rule = self.dispatcher
-        return {
-            "protocol": self.protocol,
-            "profile": self.profile,
-            "topic": self.topic,
-            "partitions": self.partitions,
-            "dispatcher": {
-                "partition": rule.partition,
-                "index-name": rule.index_name,
-                "columns": list(rule.columns),
-            },
-            "options": dict(self.options),
-            "output-raw-change-event": self.output_raw_change_event,
-            **self._bootstrap_settings(),
-            **({"dispatchers": [r.config() for r in self.routes]} if self.routes else {}),
-            **({"case-sensitive": True} if self.case_sensitive else {}),
-        }
-
-    def _bootstrap_settings(self) -> dict[str, object]:
-        """Simple's BOOTSTRAP options as the codec reads them (TiCDC's defaults elsewhere)."""
-        config = self.codec_config()
-        if not isinstance(config, simple.Config):
-            config = simple.Config()
-        return {
-            "send-bootstrap-interval-in-sec": config.send_bootstrap_interval_in_sec,
-            "send-bootstrap-in-msg-count": config.send_bootstrap_in_msg_count,
-            "send-bootstrap-to-all-partition": config.send_bootstrap_to_all_partition,
-            "send-all-bootstrap-at-start": config.send_all_bootstrap_at_start,
-        }
-
-    def codec_config(self) -> object:
-        """The codec's config for these settings (``EncodeError`` for bad options)."""
-        return self.codec.config_from_options(dict(self.options), profile=self.profile)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
