@@ -218,7 +218,7 @@ def _tables(folder: Path) -> set[tuple[str, str]]:
     }
 
 
-@pytest.mark.parametrize("protocol", ["open", "canal-json"])
+@pytest.mark.parametrize("protocol", ["open", "canal-json", "debezium", "simple-json"])
 def test_a_clean_renamed_dump_has_no_finding(protocol: str) -> None:
     """Topic and partition follow the source names the checker maps the targets back to."""
     folder = renamed_dump(protocol)
