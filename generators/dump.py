@@ -98,10 +98,33 @@ def _batch(records: list[Record]) -> pa.RecordBatch:
     )
 
 
-def write_records(records: Iterable[Record], file: Path) -> int:
-    """Write ``records`` to one Parquet ``file`` in the given order; returns the count."""
+def write_records(
+    records: Iterable[Record],
+    file: Path,
+    *,
+    compression: str = "snappy",
+    compression_level: int | None = None,
+    compact: bool = False,
+) -> int:
+    """Write ``records`` to one Parquet ``file`` in the given order; returns the count.
+
+    ``compression`` names the pages' codec (pyarrow's names: ``snappy``, ``zstd``, ``gzip``,
+    ``none``) and ``compression_level`` its level, ``None`` for the codec's default; the
+    format fixes no codec (docs/dump-format.md). ``compact`` leaves out what a reader can do
+    without, for small files shipped many at a time: statistics but those of ``topic``,
+    ``partition``, ``offset`` and ``timestamp`` (the checker's layout needs the first three),
+    dictionaries but those of ``topic`` and ``partition``, and the Arrow schema in the footer
+    (the Parquet types say the same).
+    """
     count = 0
-    with pq.ParquetWriter(file, DUMP_SCHEMA) as writer:
+    options: dict[str, Any] = {"compression": compression, "compression_level": compression_level}
+    if compact:
+        options |= {
+            "write_statistics": ["topic", "partition", "offset", "timestamp"],
+            "use_dictionary": ["topic", "partition"],
+            "store_schema": False,
+        }
+    with pq.ParquetWriter(file, DUMP_SCHEMA, **options) as writer:
         chunk: list[Record] = []
         for record in records:
             chunk.append(record)

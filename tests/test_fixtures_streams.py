@@ -199,6 +199,19 @@ def test_regeneration_compares_streams_by_records(tmp_path: Path) -> None:
     assert same_records(path, ROOT / stream["records"])
 
 
+def test_stream_files_are_zstd_with_the_layout_statistics() -> None:
+    # small files, many at a time: ZSTD pages, statistics only where the checker's layout
+    # reads them (docs/dump-format.md)
+    for stream in STREAMS:
+        metadata = pq.ParquetFile(ROOT / str(stream["records"])).metadata
+        for group in range(metadata.num_row_groups):
+            columns = [metadata.row_group(group).column(c) for c in range(metadata.num_columns)]
+            assert {c.compression for c in columns} == {"ZSTD"}
+            with_statistics = {c.path_in_schema for c in columns if c.is_stats_set}
+            assert {"topic", "partition", "offset"} <= with_statistics
+            assert "value" not in with_statistics
+
+
 FOLDABLE = [s for s in STREAMS if s["fault"] in (None, "replay") and "without" not in s["id"]]
 """Streams TiCDC may write (clean, or with a replay) whose values say what the table holds
 (Debezium without the TiDB extension leaves BIGINT UNSIGNED and BLOB values ambiguous)."""
