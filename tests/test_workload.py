@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from itertools import islice
+from types import GeneratorType
 
 import pytest
 
+from ticdc_conformance.generators import workload
 from ticdc_conformance.generators.simulator import Transaction
 from ticdc_conformance.generators.truth import final_tables
 from ticdc_conformance.generators.workload import _Shop, shop_workload
@@ -103,3 +106,25 @@ def test_handles_and_unique_keys_stay_unique_and_each_key_changes_once(seed: int
 def test_a_seed_always_gives_the_same_workload() -> None:
     assert items(11, 500) == items(11, 500)
     assert items(11, 500) != items(12, 500)
+
+
+@pytest.mark.parametrize("buffer", [1, 100, 4096])
+def test_live_rows_read_back_from_the_store_file_as_from_its_buffer(
+    buffer: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Images the store wrote to its file read back as those still in its buffer."""
+    expected = items(5, 3000)
+    monkeypatch.setattr(workload, "_STORE_BUFFER", buffer)
+    assert items(5, 3000) == expected
+
+
+def test_closing_the_workload_closes_the_store_file() -> None:
+    stream = shop_workload(1)
+    assert isinstance(stream, GeneratorType)
+    next(stream)
+    assert stream.gi_frame is not None
+    store = stream.gi_frame.f_locals["shop"].store
+    os.fstat(store.descriptor)  # open
+    stream.close()
+    with pytest.raises(OSError, match="Bad file descriptor"):
+        os.fstat(store.descriptor)
