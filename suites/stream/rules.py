@@ -305,9 +305,9 @@ class PartitionChecker:
                 f"{len(rows)} rows, max-batch-size {self._max_batch}",
             )
         misplaced = list(self._affinity(offset, key, rows))
-        yield from misplaced
         if self._routing is not None:
-            yield from self._routed(offset, key, self._routing.rows(rows), _min_ts(rows))
+            misplaced += self._routed(offset, key, self._routing.rows(rows), _min_ts(rows))
+        yield from misplaced
         digest = hash((key, value))
         repeat = digest in self._delivered
         self._delivered.add(digest)
