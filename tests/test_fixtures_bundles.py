@@ -29,7 +29,7 @@ def cli(*args: str, cache: Path | None = None) -> subprocess.CompletedProcess[st
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=600,  # a hang guard: verify regenerates the tree, slow beside other workers
         env=env,
     )
 
