@@ -362,9 +362,11 @@ def test_every_stream_fixture_is_reported_where_labelled(
 ROUTED = [
     "stream.open.tiflow.wrong-partition-by-columns",
     "stream.open.tiflow.row-after-ddl-by-columns",
+    "stream.canal-json.tiflow.wrong-topic-routed",
 ]
-"""Streams with a ``[[sink.dispatchers]]`` rule per table, whose faults sit where those rules
-put rows (each its own job: a check takes one routing configuration, the dump's)."""
+"""Streams with ``[[sink.dispatchers]]`` rules, whose faults sit where those rules put rows:
+a rule per table on one topic, and three topics (each its own job: a check takes one routing
+configuration, the dump's)."""
 
 
 @pytest.mark.parametrize("stream_id", ROUTED)
