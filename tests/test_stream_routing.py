@@ -105,18 +105,24 @@ def test_wrong_topic_needs_routing_rules_and_no_simple() -> None:
     assert inapplicable("wrong-topic", StreamSettings(protocol="simple-json", routes=routed.routes))
 
 
-@pytest.mark.spark
-def test_spark_finds_what_the_plain_check_finds_over_several_topics(spark: Any) -> None:
+def _spark_check(spark: Any, folder: Path) -> tuple[Any, list[Located]]:
+    """The Spark check of a dump with its labels' settings, and its findings' coordinates."""
     from ticdc_conformance.suites.stream.spark import check_dump
 
-    faulty = routed_dump("open", "wrong-topic")  # its own rules name its own topics
-    settings = CheckSettings.from_labels(read_labels(faulty)["settings"])
-    result = check_dump(spark, [str(faulty)], settings, samples=100)
+    settings = CheckSettings.from_labels(read_labels(folder)["settings"])
+    result = check_dump(spark, [str(folder)], settings, samples=100)
     samples = sorted(
         (rule, s["topic"], s["partition"], s["offset"], s["commit_ts"])
         for rule, found in result.samples.items()
         for s in found
     )
+    return result, samples
+
+
+@pytest.mark.spark
+def test_spark_finds_what_the_plain_check_finds_over_several_topics(spark: Any) -> None:
+    faulty = routed_dump("open", "wrong-topic")  # its own rules name its own topics
+    result, samples = _spark_check(spark, faulty)
     assert samples == labelled(faulty)
     assert {r: n for r, n in result.counts.items() if n} == {"topic-routing": 1}
     assert result.read == result.decoded == result.records
@@ -240,17 +246,9 @@ def test_faults_in_a_renamed_dump_are_found_where_labelled(protocol: str, fault:
 
 @pytest.mark.spark
 def test_spark_checks_renamed_dumps_as_the_plain_check_does(spark: Any) -> None:
-    from ticdc_conformance.suites.stream.spark import check_dump
-
     for fault in (None, "wrong-topic", "wrong-partition"):
         folder = renamed_dump("open", fault)
-        settings = CheckSettings.from_labels(read_labels(folder)["settings"])
-        result = check_dump(spark, [str(folder)], settings, samples=100)
-        samples = sorted(
-            (rule, s["topic"], s["partition"], s["offset"], s["commit_ts"])
-            for rule, found in result.samples.items()
-            for s in found
-        )
+        result, samples = _spark_check(spark, folder)
         assert samples == labelled(folder)
         counts = {r: n for r, n in result.counts.items() if n}
         assert counts == ({FAULT_KINDS[fault]: 1} if fault else {})
