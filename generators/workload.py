@@ -39,16 +39,11 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import marshal
-import os
 import random
-import tempfile
 import time
-import weakref
-from array import array
 from collections.abc import Iterator
-from pathlib import Path
 
+from ticdc_conformance.generators._live_rows import ImageStore, LiveRows
 from ticdc_conformance.generators.simulator import Transaction, WorkloadItem
 from ticdc_conformance.reference import (
     ColumnInfo,
@@ -159,128 +154,6 @@ def _values(table: str, rng: random.Random) -> tuple[Value, ...]:
     return (rng.choice((None, 0.5, 1e-7, 3.25e10)), counter)
 
 
-class _ImageStore:
-    """Packed row images in an unnamed temporary file, appended and read back by position.
-
-    The images of a long stream's live rows are most of the workload's memory (a million
-    live rows at about 3 million messages), so they stay out of it: an image is appended
-    (through a buffer of ``_STORE_BUFFER`` bytes) and read back by its span, ``position << 16
-    | length``. Nothing is ever rewritten; a replaced or deleted image is left where it is.
-    The file is unlinked as soon as it is made, so the operating system removes it once its
-    descriptor is closed (``close``, the store's collection or the end of the process).
-    """
-
-    def __init__(self) -> None:
-        self.descriptor, name = tempfile.mkstemp(prefix="shop-rows-")
-        Path(name).unlink()
-        self.close = weakref.finalize(self, os.close, self.descriptor)
-        """Close the file (once; later calls do nothing)."""
-        self.written = 0
-        """Bytes in the file; the buffer's bytes follow them."""
-        self.buffer = bytearray()
-
-    def add(self, packed: bytes) -> int:
-        """Append ``packed``; its span."""
-        if len(packed) >= 1 << 16:
-            raise ValueError(f"a row image of {len(packed)} bytes is over the store's 64 KiB")
-        span = (self.written + len(self.buffer)) << 16 | len(packed)
-        self.buffer += packed
-        if len(self.buffer) >= _STORE_BUFFER:
-            done = 0
-            with memoryview(self.buffer) as view:
-                while done < len(view):
-                    done += os.pwrite(self.descriptor, view[done:], self.written + done)
-            self.written += done
-            self.buffer = bytearray()
-        return span
-
-    def get(self, span: int) -> bytes:
-        """The bytes ``add`` gave ``span`` for."""
-        position, length = span >> 16, span & 0xFFFF
-        if position >= self.written:
-            start = position - self.written
-            return bytes(self.buffer[start : start + length])
-        return os.pread(self.descriptor, length, position)
-
-
-_STORE_BUFFER = 1 << 20
-"""Bytes of images ``_ImageStore`` collects before it writes them to its file."""
-
-
-class _LiveRows:
-    """The rows a table holds by row key, with a random pick and a removal in constant time.
-
-    Held compactly, since a long stream keeps millions of rows alive: row keys come from
-    counters, so arrays indexed by key replace dictionaries, and each image is kept as
-    ``marshal`` bytes (``_packed``) in an ``_ImageStore`` shared by the tables, turned back
-    into the same values when a statement reads it.
-    """
-
-    def __init__(self, store: _ImageStore) -> None:
-        self.store = store
-        self.keys = array("q")
-        """The live keys, in no order (a removal moves the last one into the gap)."""
-        self.where = array("q")
-        """Row key → its index in ``keys``; -1 when the row is not live."""
-        self.spans = array("q")
-        """Row key → the span of the row's packed image in ``store``; -1 when not live."""
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def __contains__(self, key: int) -> bool:
-        return key < len(self.spans) and self.spans[key] >= 0
-
-    def image(self, key: int) -> tuple[Value, ...] | None:
-        """The live image of ``key``, or ``None``."""
-        span = self.spans[key] if key < len(self.spans) else -1
-        return None if span < 0 else _unpacked(self.store.get(span))
-
-    def put(self, key: int, image: tuple[Value, ...]) -> None:
-        if key >= len(self.spans):
-            grow = key + 1 - len(self.spans)
-            self.spans.extend(itertools.repeat(-1, grow))
-            self.where.extend(itertools.repeat(-1, grow))
-        if self.spans[key] < 0:
-            self.where[key] = len(self.keys)
-            self.keys.append(key)
-        self.spans[key] = self.store.add(_packed(image))
-
-    def remove(self, key: int) -> None:
-        index, last = self.where[key], self.keys.pop()
-        self.where[key] = -1
-        if last != key:
-            self.keys[index], self.where[last] = last, index
-        self.spans[key] = -1
-
-    def pick(self, rng: random.Random) -> int:
-        return self.keys[rng.randrange(len(self.keys))]
-
-
-def _packed(image: tuple[Value, ...]) -> bytes:
-    """An image as ``marshal`` bytes: DECIMAL and TIMESTAMP values as tagged tuples."""
-    return marshal.dumps(
-        tuple(
-            ("d", v.text)
-            if isinstance(v, DecimalValue)
-            else ("t", v.text, v.zone)
-            if isinstance(v, TimestampValue)
-            else v
-            for v in image
-        )
-    )
-
-
-def _unpacked(packed: bytes) -> tuple[Value, ...]:
-    """The image ``_packed`` gave ``packed`` for (no ``Value`` is a tuple: tags are plain)."""
-    return tuple(
-        (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
-        if type(v) is tuple
-        else v
-        for v in marshal.loads(packed)  # noqa: S302 - bytes _packed wrote in this process
-    )
-
-
 _Change = list[tuple[Value, ...] | None]
 """[image when the transaction began (None: the row did not exist), image now]."""
 
@@ -291,8 +164,8 @@ class _Shop:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.tables = list(SHOP_TABLES)
-        self.store = _ImageStore()
-        self.live = [_LiveRows(self.store) for _ in self.tables]
+        self.store = ImageStore()
+        self.live = [LiveRows(self.store) for _ in self.tables]
         self.ids = [itertools.count(1) for _ in self.tables]
         self.rowids = [itertools.count(1) for _ in self.tables]
         self.serials = itertools.count(1)

@@ -9,7 +9,7 @@ from types import GeneratorType
 
 import pytest
 
-from ticdc_conformance.generators import workload
+from ticdc_conformance.generators import _live_rows
 from ticdc_conformance.generators.simulator import Transaction
 from ticdc_conformance.generators.truth import final_tables
 from ticdc_conformance.generators.workload import _Shop, shop_workload
@@ -114,7 +114,7 @@ def test_live_rows_read_back_from_the_store_file_as_from_its_buffer(
 ) -> None:
     """Images the store wrote to its file read back as those still in its buffer."""
     expected = items(5, 3000)
-    monkeypatch.setattr(workload, "_STORE_BUFFER", buffer)
+    monkeypatch.setattr(_live_rows, "STORE_BUFFER", buffer)
     assert items(5, 3000) == expected
 
 
