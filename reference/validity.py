@@ -27,8 +27,9 @@ them to every codec (shared/research/ticdc-ground-truth.md §1.1); docs/errors.m
 * declared lengths, where the message states them: CHAR(n) and VARCHAR(n) hold at most n
   characters, BINARY(n) and VARBINARY(n) at most n bytes (TiDB refuses or, in a non-strict
   ``sql_mode``, truncates a longer value, so none reaches TiCDC). Text given as bytes (not
-  UTF-8, another charset) is judged by bytes: at most 4 per character, utf8mb4's widest. TEXT
-  and BLOB types are not checked;
+  UTF-8, another charset) is judged by bytes: at most 4 per character, utf8mb4's widest, and
+  so is text holding U+FFFD, which a protocol writing through Go's JSON made of such bytes,
+  one per byte. TEXT and BLOB types are not checked;
 * JSON: valid JSON text (no NaN or infinities); VECTOR: ``[`` finite float32 numbers ``]``.
 """
 
@@ -349,6 +350,10 @@ def _text(value: Value, ctype: ColumnType) -> str | None:
             value.encode()
         except UnicodeEncodeError:
             return "is not valid Unicode text"
+        if "\ufffd" in value:
+            # text written from bytes that are not UTF-8 (Go's JSON writes U+FFFD for each
+            # such byte): up to the raw bytes' bound of 4 per declared character
+            return _too_long(len(value), "characters", ctype, _UTF8MB4_WIDEST)
     return _too_long(len(value), "characters", ctype, 1)
 
 

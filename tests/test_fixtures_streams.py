@@ -108,10 +108,18 @@ def test_one_clean_stream_and_one_per_fault_kind() -> None:
         if profile == wanted
         for kind in ("clean", *kinds)
     }
+    # routed over three topics: a clean stream, and wrong-topic where it can be placed
+    expected |= {
+        f"stream.{protocol}.tiflow.{kind}-routed"
+        for protocol, profile in FAMILIES
+        if profile == "tiflow"
+        for kind in ("clean", "wrong-topic")
+        if kind == "clean" or not protocol.startswith("simple")
+    }
     assert set(ids) == expected
     assert len(ids) == len(expected)
     for stream in STREAMS:
-        name = stream["id"].split(".")[3].split("-by-")[0]
+        name = stream["id"].split(".")[3].split("-by-")[0].removesuffix("-routed")
         assert stream["fault"] == (None if name.startswith("clean") else name)
 
 

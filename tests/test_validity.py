@@ -51,6 +51,8 @@ VALID: list[tuple[str, Value, ColumnType]] = [
     ("text", "héllo", T("varchar")),
     ("text-raw-bytes", b"\xff\xfe", T("varchar", raw_text=True)),
     ("char-length", "ab", T("char", length=2)),
+    # two bytes not UTF-8 in a VARCHAR(1), written by Go's JSON as a U+FFFD each
+    ("varchar-replaced-bytes", "\x00\ufffd", T("varchar", length=1)),
     ("binary", b"\x00\xff", T("varbinary", length=2)),
     ("json", '{"a": [1, 2.5, null]}', T("json")),
     ("vector", "[1,2.5,-3]", T("vector")),
@@ -91,6 +93,8 @@ INVALID: list[tuple[str, Value, ColumnType, str]] = [
     ("time-minutes", "10:60:00", T("time"), "above 59"),
     ("text-surrogate", "\ud800", T("varchar"), "Unicode"),
     ("text-bytes", b"\xff", T("varchar"), "UTF-8"),
+    ("varchar-length", "ab", T("varchar", length=1), "2 characters"),
+    ("varchar-replaced-bytes", "\ufffd" * 5, T("varchar", length=1), "5 characters"),
     ("json-open", "{", T("json"), "not valid JSON"),
     ("json-nan", "NaN", T("json"), "not valid JSON"),
     ("vector-inf", "[1,inf]", T("vector"), "float32"),
