@@ -10,11 +10,14 @@ from ticdc_conformance.reference import (
     CODECS,
     ColumnInfo,
     DDLEvent,
+    DecodedColumn,
+    DecodedRow,
     RowChangedEvent,
     TableInfo,
 )
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.tables import Profile
+from ticdc_conformance.suites.stream.ordering import Redeliveries
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 TABLE = TableInfo(
@@ -115,3 +118,42 @@ def test_the_order_holds_per_table_and_per_transaction() -> None:
     # an INSERT of another table, or of an earlier transaction, may precede a DELETE
     events = [row(5, "insert", 1, OTHER), row(5, "delete", 2), row(6, "insert", 3)]
     assert found(records(*events, row(7, "delete", 3))) == []
+
+
+def _decoded(ts: int, op: Operation, name: str) -> DecodedRow:
+    after = (DecodedColumn(name="c", value=name),)
+    return DecodedRow(commit_ts=ts, schema="s", table="t", op=op, before=None, after=after)
+
+
+@pytest.mark.parametrize(
+    ("runs", "verdicts"),
+    [
+        # a first delivery is always its own first
+        ([[(5, "a"), (5, "b")]], [True, True]),
+        # a redelivery repeating the first run row for row
+        ([[(5, "a"), (5, "b")], [(5, "a"), (5, "b")]], [True, True, True, True]),
+        # a redelivery with other images, or in another order
+        ([[(5, "a"), (5, "b")], [(5, "b"), (5, "a")]], [True, True, False, False]),
+        # a redelivery longer than the first run
+        ([[(5, "a")], [(5, "a"), (5, "c")]], [True, True, False]),
+        # one row changed twice in a transaction: matched by position, not key
+        ([[(5, "a"), (5, "a")], [(5, "a"), (5, "a")]], [True, True, True, True]),
+    ],
+)
+def test_a_redelivered_transaction_repeats_its_first_run(
+    runs: list[list[tuple[int, str]]], verdicts: list[bool]
+) -> None:
+    seen = Redeliveries()
+    got = []
+    for number, run in enumerate(runs):
+        if number:  # another transaction between the runs ends the run
+            assert seen.same_as_first(_decoded(99 + number, "insert", "x"), 99 + number)
+        got += [seen.same_as_first(_decoded(ts, "insert", name), ts) for ts, name in run]
+    assert got == verdicts
+
+
+def test_a_watermark_forgets_the_first_runs() -> None:
+    seen = Redeliveries()
+    assert seen.same_as_first(_decoded(5, "insert", "a"), 5)
+    seen.clear()
+    assert seen.same_as_first(_decoded(5, "insert", "b"), 5)  # a first delivery again

@@ -17,13 +17,17 @@
   a duplicate unique key or a lost row. Both profiles.
 
 A DDL that names no table (``CREATE DATABASE``) is a barrier for no row this module tracks.
+
+And one order of redeliveries: the rows of one transaction reach a partition as one contiguous
+run (§6.3), so a later run with the same commit ts is a redelivery and repeats the first run
+row for row (``duplicate-identical``: ``Redeliveries``).
 """
 
 from __future__ import annotations
 
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedRow
 
-__all__ = ["TableOrder"]
+__all__ = ["Redeliveries", "TableOrder"]
 
 _Table = tuple[str, str]
 
@@ -67,3 +71,47 @@ class TableOrder:
             self._inserted.add(table)
             return False
         return row.op == "delete" and table in self._inserted
+
+
+def _fingerprint(row: DecodedRow) -> int:
+    whole = (row.schema, row.table, row.op, row.before, row.after)
+    try:
+        return hash(whole)
+    except TypeError:  # a value without hash: compare by its text
+        return hash(repr(whole))
+
+
+class Redeliveries:
+    """The first delivery of each transaction since the last watermark, row by row."""
+
+    def __init__(self) -> None:
+        self._runs: dict[int, list[int]] = {}
+        """Commit ts → row fingerprints of its first delivery since the last watermark."""
+        self._run_ts: int | None = None
+        self._run_position = 0
+        self._replaying = False
+
+    def clear(self) -> None:
+        """Forget every run: a watermark passed, rows above it were never delivered before."""
+        self._runs.clear()
+        self._run_ts = None
+
+    def same_as_first(self, row: DecodedRow, ts: int) -> bool:
+        """Whether ``row`` of a transaction delivered again repeats its first delivery.
+
+        A run with a commit ts seen before is a redelivery and must repeat the first run in
+        order. A transaction may change one row twice, so rows are matched by position, not
+        by key.
+        """
+        if ts != self._run_ts:
+            self._run_ts, self._run_position = ts, 0
+            self._replaying = ts in self._runs
+            if not self._replaying:
+                self._runs[ts] = []
+        first = self._runs[ts]
+        fingerprint = _fingerprint(row)
+        if not self._replaying:
+            first.append(fingerprint)
+            return True
+        position, self._run_position = self._run_position, self._run_position + 1
+        return position < len(first) and first[position] == fingerprint

@@ -73,7 +73,7 @@ from ticdc_conformance.suites.stream.catalog import (
     missing_broadcasts,
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
-from ticdc_conformance.suites.stream.ordering import TableOrder
+from ticdc_conformance.suites.stream.ordering import Redeliveries, TableOrder
 from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
 
@@ -92,14 +92,6 @@ __all__ = [
 def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
     stamps = [r.commit_ts for r in rows if r.commit_ts is not None]
     return min(stamps) if stamps else None
-
-
-def _fingerprint(row: DecodedRow) -> int:
-    whole = (row.schema, row.table, row.op, row.before, row.after)
-    try:
-        return hash(whole)
-    except TypeError:  # a value without hash: compare by its text
-        return hash(repr(whole))
 
 
 _ORDER_DETAILS = {
@@ -137,11 +129,7 @@ class PartitionChecker:
         self._watermark: int | None = None
         self._delivered: set[int] = set()
         self._newest: dict[tuple[str, str], int] = {}
-        self._runs: dict[int, list[int]] = {}
-        """Commit ts → row fingerprints of its first delivery since the last watermark."""
-        self._run_ts: int | None = None
-        self._run_position = 0
-        self._replaying = False
+        self._redeliveries = Redeliveries()
         self._dispatch = Affinity(settings, self._schemas and self._schemas.decoder)
         self._order = TableOrder()
         self._bootstraps: dict[str, int] = {}
@@ -290,8 +278,7 @@ class PartitionChecker:
             return
         self._watermark = ts
         # a row above this watermark cannot have been delivered before it (§6.2)
-        self._runs.clear()
-        self._run_ts = None
+        self._redeliveries.clear()
 
     def _rows(
         self, offset: int, key: bytes | None, value: bytes | None, rows: list[DecodedRow]
@@ -347,28 +334,8 @@ class PartitionChecker:
         if self._order.delete_after_insert(row):
             yield "split-update-order"
         # a redelivery goes where the first delivery went: a misplaced row is no repeat
-        if not misplaced and not self._same_as_first_delivery(row, row.commit_ts):
+        if not misplaced and not self._redeliveries.same_as_first(row, row.commit_ts):
             yield "duplicate-identical"
-
-    def _same_as_first_delivery(self, row: DecodedRow, ts: int) -> bool:
-        """Whether a transaction delivered again repeats its first delivery row for row.
-
-        The rows of one transaction reach a partition as one contiguous run (§6.3); a later
-        run with the same commit ts is a redelivery and must repeat the first run in order.
-        A transaction may change one row twice, so rows are matched by position, not by key.
-        """
-        if ts != self._run_ts:
-            self._run_ts, self._run_position = ts, 0
-            self._replaying = ts in self._runs
-            if not self._replaying:
-                self._runs[ts] = []
-        first = self._runs[ts]
-        fingerprint = _fingerprint(row)
-        if not self._replaying:
-            first.append(fingerprint)
-            return True
-        position, self._run_position = self._run_position, self._run_position + 1
-        return position < len(first) and first[position] == fingerprint
 
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow]
