@@ -2,9 +2,11 @@
 
 Each option of every codec (``Codec.OPTIONS``, what ``encode --option`` takes) is tried with
 each of its values, together with the options it needs (claim-check wants a storage URI, and
-a small ``max-message-bytes`` so that a row is large). A combination the encoder refuses is
-not one the CLI accepts and is skipped; every other one must encode, decode without a single
-error line, and give back the input's rows in order. The input starts with the table's
+a small ``max-message-bytes`` so that a row is large); then every pair of two options' values,
+per protocol and profile. A combination the encoder refuses is not one the CLI accepts and is
+skipped; every other one must encode, decode without a single error line, and give back the
+input's rows in order. Claim-check files are written where ``decode --claim-check-storage``
+reads them, so every reference resolves to its stored row. The input starts with the table's
 CREATE TABLE, which carries its schema, so Simple rows decode even with BOOTSTRAPs off.
 The commands run in process through ``cli.main.main``: ``test_cli`` runs them as real
 subprocesses.
@@ -12,10 +14,13 @@ subprocesses.
 
 from __future__ import annotations
 
+import base64
 import io
+import itertools
 import json
 import sys
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -164,6 +169,57 @@ def test_every_option_is_tried() -> None:
     assert listed <= VALUES.keys(), sorted(listed - VALUES.keys())
 
 
+def _stored(encoded: str, storage: Path) -> None:
+    """Write the claim-check files ``encode`` reports where the decoder's storage reads them."""
+    storage.mkdir(exist_ok=True)
+    for line in encoded.splitlines():
+        for stored in json.loads(line).get("claim_checks", ()):
+            name = stored["location"].rsplit("/", 1)[-1]  # TiCDC reads by file name
+            (storage / name).write_bytes(base64.b64decode(stored["content"]))
+
+
+def _round_trip(
+    protocol: str,
+    profile: str,
+    options: tuple[tuple[str, str], ...],
+    storage: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    flags = [f"--option={name}={value}" for name, value in options]
+    status, encoded = _run(
+        ["encode", "--protocol", protocol, "--profile", profile, *flags], INPUT, capsys
+    )
+    assert status == 0
+    chosen = dict(options)
+    consumer = [
+        f"--option={name}={chosen[name]}"
+        for name in ("large-message-handle-compression", "claim-check-raw-value")
+        if name in chosen
+    ]
+    claim_check = chosen.get("large-message-handle-option") == "claim-check"
+    if claim_check:
+        _stored(encoded, storage)
+        consumer.append(f"--claim-check-storage={storage.as_uri()}/")
+    status, decoded = _run(["decode", "--protocol", protocol, *consumer], encoded, capsys)
+    assert status == 0
+    documents = [json.loads(line) for line in decoded.splitlines()]
+    assert _rows(documents) == _input_rows(protocol, chosen)
+    rows = [d for d in documents if d["kind"] == "row"]
+    assert all(d.get("claim_check_location") is None for d in rows)  # every one resolved
+    if chosen.get("debezium-include-start-ts") == "true":
+        assert all(d["start_ts"] == d["commit_ts"] - 7 for d in rows)
+    else:
+        assert all("start_ts" not in d for d in rows)
+
+
+def _accepted(protocol: str, profile: str, options: dict[str, str]) -> bool:
+    try:
+        CODECS[protocol].config_from_options(options, profile=profile)
+    except EncodeError:
+        return False
+    return True
+
+
 @pytest.mark.parametrize(
     ("protocol", "profile", "options"),
     COMBINATIONS,
@@ -173,29 +229,49 @@ def test_encode_then_decode_round_trips(
     protocol: str,
     profile: str,
     options: tuple[tuple[str, str], ...],
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    codec = CODECS[protocol]
-    try:
-        codec.config_from_options(dict(options), profile=profile)
-    except EncodeError as error:
-        pytest.skip(f"not accepted: {error}")
-    flags = [f"--option={name}={value}" for name, value in options]
-    status, encoded = _run(
-        ["encode", "--protocol", protocol, "--profile", profile, *flags], INPUT, capsys
-    )
-    assert status == 0
-    compression = dict(options).get("large-message-handle-compression")
-    consumer = [f"--option=large-message-handle-compression={compression}"] if compression else []
-    status, decoded = _run(["decode", "--protocol", protocol, *consumer], encoded, capsys)
-    assert status == 0
-    documents = [json.loads(line) for line in decoded.splitlines()]
-    assert _rows(documents) == _input_rows(protocol, dict(options))
-    rows = [d for d in documents if d["kind"] == "row"]
-    if dict(options).get("debezium-include-start-ts") == "true":
-        assert all(d["start_ts"] == d["commit_ts"] - 7 for d in rows)
-    else:
-        assert all("start_ts" not in d for d in rows)
+    if not _accepted(protocol, profile, dict(options)):
+        pytest.skip("not accepted by the encoder")
+    _round_trip(protocol, profile, options, tmp_path / "claim-check", capsys)
+
+
+def pairs(protocol: str, profile: str, first: str) -> list[tuple[tuple[str, str], ...]]:
+    """Every accepted pair of a value of ``first`` and a value of an option after it."""
+    names = sorted(CODECS[protocol].OPTIONS)
+    found: list[tuple[tuple[str, str], ...]] = []
+    for second in names[names.index(first) + 1 :]:
+        for one, other in itertools.product(VALUES[first], VALUES[second]):
+            options = dict(_companions(protocol, first, one))
+            options.update(_companions(protocol, second, other))
+            options[first], options[second] = one, other
+            if _accepted(protocol, profile, options):
+                found.append(tuple(options.items()))
+    return found
+
+
+PAIRED = [
+    (protocol, profile, first)
+    for protocol, codec in sorted(CODECS.items())
+    for profile in codec.PROFILES
+    for first in sorted(codec.OPTIONS)[:-1]
+    if pairs(protocol, profile, first)
+]
+"""Each protocol, profile and option that forms an accepted pair with an option after it."""
+
+
+@pytest.mark.parametrize(("protocol", "profile", "first"), PAIRED)
+def test_every_pair_of_option_values_round_trips(
+    protocol: str, profile: str, first: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failed = []
+    for number, options in enumerate(pairs(protocol, profile, first)):
+        try:
+            _round_trip(protocol, profile, options, tmp_path / str(number), capsys)
+        except AssertionError as error:
+            failed.append(f"{dict(options)}: {str(error).splitlines()[0]}")
+    assert failed == []
 
 
 @pytest.mark.parametrize("compression", ["snappy", "lz4"])
