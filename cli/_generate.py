@@ -181,9 +181,9 @@ def add_parsers(commands: Commands) -> None:
     generate.add_argument(
         "--large-blobs",
         action="store_true",
-        help="a quarter of the customers' avatar BLOBs hold 4 to 6 KiB: row messages larger "
-        "than any BOOTSTRAP or DDL, for max-message-bytes and large-message-handle-option "
-        "(docs/generators.md)",
+        help="a quarter of the customers' avatar BLOBs hold 4 to 6 KiB: in Simple, row "
+        "messages larger than any BOOTSTRAP or DDL, for max-message-bytes and "
+        "large-message-handle-option (docs/generators.md)",
     )
     generate.add_argument("--out", required=True, type=Path, help="dump folder to write")
     generate.add_argument(

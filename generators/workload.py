@@ -35,8 +35,8 @@ A resolved event follows every ``resolved_every`` transactions; every ``ddl_ever
 transactions an ``ALTER TABLE … COMMENT`` moves one table to a new schema version.
 
 With ``large_blobs`` a quarter of the ``avatar`` values the workload writes are BLOBs of 4 to
-6 KiB (``LARGE_BLOB``): row messages larger than any other message of the stream, BOOTSTRAP and
-DDL included, so a ``max-message-bytes`` between the two makes TiCDC's
+6 KiB (``LARGE_BLOB``). In Simple their row messages are larger than any other message of the
+stream, BOOTSTRAP and DDL included, so a ``max-message-bytes`` between the two makes TiCDC's
 ``large-message-handle-option`` act on them alone (docs/generators.md, "Large BLOBs"). A
 second generator seeded from the seed draws them, so the main draws, and every other value,
 are the same as without the option.
