@@ -101,6 +101,7 @@ def _generate(args: argparse.Namespace, out: IO[str]) -> int:
             seed=args.seed,
             faults=args.fault,
             folder=args.out,
+            large_blobs=args.large_blobs,
             progress=Progress.for_terminal("simulated", quiet=args.quiet, unit="records"),
         )
     except (ValueError, EncodeError, FaultPlacementError, FileExistsError) as error:
@@ -177,6 +178,13 @@ def add_parsers(commands: Commands) -> None:
         "DELETE and INSERT)",
     )
     generate.add_argument("--seed", type=int, default=1, help="workload seed (1)")
+    generate.add_argument(
+        "--large-blobs",
+        action="store_true",
+        help="a quarter of the customers' avatar BLOBs hold 4 to 6 KiB: in Simple, row "
+        "messages larger than any BOOTSTRAP or DDL, for max-message-bytes and "
+        "large-message-handle-option (docs/generators.md)",
+    )
     generate.add_argument("--out", required=True, type=Path, help="dump folder to write")
     generate.add_argument(
         "--quiet", action="store_true", help="no progress line (shown only on a terminal)"

@@ -46,6 +46,7 @@ def generate(
     faults: Sequence[str],
     folder: Path,
     ddl_every: int = 500,
+    large_blobs: bool = False,
     progress: Progress | None = None,
 ) -> GenerateSummary:
     """Simulate, inject faults and write a dump with its labels to ``folder``.
@@ -55,14 +56,16 @@ def generate(
 
     The ``shop`` workload of ``seed`` runs until the log holds ``messages`` records; one fault
     of each kind in ``faults`` goes in; every ``ddl_every`` transactions a DDL changes a
-    table's schema. The labels' ``workload`` member says how many workload ``items`` the
-    stream holds, so ``truth.shop_truth`` rebuilds its final tables. The same arguments always
-    write the same dump. ``progress`` counts the records simulated, of ``messages``. With
+    table's schema; with ``large_blobs`` a quarter of the avatars are 4 to 6 KiB
+    (``workload.shop_workload``). The labels' ``workload`` member says how many workload
+    ``items`` the stream holds (and ``large_blobs``, when true), so ``truth.shop_truth``
+    rebuilds its final tables. The same arguments always write the same dump. ``progress``
+    counts the records simulated, of ``messages``. With
     ``large-message-handle-option=claim-check`` the files TiCDC would have stored go to the
     dump's ``_claim_check/`` folder, and the labels' ``claim_check`` member says so.
     """
     started = time.perf_counter()
-    pulled = _Counted(shop_workload(seed, ddl_every=ddl_every))
+    pulled = _Counted(shop_workload(seed, ddl_every=ddl_every, large_blobs=large_blobs))
     if progress is not None:
         progress.total(messages)
     update = None if progress is None else progress.update
@@ -98,6 +101,7 @@ def generate(
             seed=seed,
             messages=messages,
             ddl_every=ddl_every,
+            large_blobs=large_blobs,
             items=pulled.count,
             injected=injected,
             topics=sorted(topics),
@@ -141,6 +145,7 @@ def _labels(
     seed: int,
     messages: int,
     ddl_every: int,
+    large_blobs: bool,
     items: int,
     injected: Sequence[InjectedFault],
     topics: Sequence[str],
@@ -164,6 +169,7 @@ def _labels(
             "seed": seed,
             "messages": messages,
             "ddl_every": ddl_every,
+            **({"large_blobs": True} if large_blobs else {}),  # only then: the same bytes
             "items": items,
         },
         "faults": [

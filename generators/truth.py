@@ -163,6 +163,7 @@ def shop_truth(workload: Mapping[str, object]) -> Upstream:
     """The truth of a dump of the ``shop`` workload, from its labels' ``workload`` member.
 
     ``ValueError`` for another workload, or another version of this one (docs/dump-format.md).
+    ``large_blobs`` is there only when true (``generate``'s option).
     """
     from ticdc_conformance.generators.workload import SHOP_VERSION, shop_workload
 
@@ -175,7 +176,10 @@ def shop_truth(workload: Mapping[str, object]) -> Upstream:
     seed, ddl_every, items = (workload.get(k) for k in ("seed", "ddl_every", "items"))
     if not (isinstance(seed, int) and isinstance(ddl_every, int) and isinstance(items, int)):
         raise ValueError("the workload member needs the integers seed, ddl_every and items")
-    return final_tables(shop_workload(seed, ddl_every=ddl_every), items)
+    large_blobs = workload.get("large_blobs", False)
+    if not isinstance(large_blobs, bool):
+        raise ValueError("the workload member's large_blobs is true or false")
+    return final_tables(shop_workload(seed, ddl_every=ddl_every, large_blobs=large_blobs), items)
 
 
 def _keyed(

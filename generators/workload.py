@@ -33,6 +33,13 @@ reads of it, which follows TiDB's rules:
 
 A resolved event follows every ``resolved_every`` transactions; every ``ddl_every``
 transactions an ``ALTER TABLE … COMMENT`` moves one table to a new schema version.
+
+With ``large_blobs`` a quarter of the ``avatar`` values the workload writes are BLOBs of 4 to
+6 KiB (``LARGE_BLOB``). In Simple their row messages are larger than any other message of the
+stream, BOOTSTRAP and DDL included, so a ``max-message-bytes`` between the two makes TiCDC's
+``large-message-handle-option`` act on them alone (docs/generators.md, "Large BLOBs"). A
+second generator seeded from the seed draws them, so the main draws, and every other value,
+are the same as without the option.
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ from ticdc_conformance.reference import (
     Value,
 )
 
-__all__ = ["SHOP_TABLES", "SHOP_VERSION", "START_TS", "shop_workload"]
+__all__ = ["LARGE_BLOB", "SHOP_TABLES", "SHOP_VERSION", "START_TS", "shop_workload"]
 
 SHOP_VERSION = 2
 """The workload's version: a seed gives the same items as long as it stays. Version 2 writes
@@ -122,6 +129,10 @@ _NOTES = ("", "gift <wrap> & card", "leave at door", "call first", "fragile")
 _NAMES = ("Ada", "Grace", "Linus", "Zoë", "Ngozi", "O'Brien")
 _FIRST_SAMPLE = 1_767_225_600
 """2026-01-01T00:00:00Z, Unix seconds: the ``at`` of sample serial 0."""
+LARGE_BLOB = (4096, 6144)
+"""Bytes of a large ``avatar`` (``large_blobs``), at least and at most: a BLOB holds 65 535."""
+_LARGE_SHARE = 0.25
+"""Share of the ``avatar`` values that are large (``large_blobs``)."""
 
 
 def _datetime(rng: random.Random, fsp: int) -> str:
@@ -161,8 +172,10 @@ _Change = list[tuple[Value, ...] | None]
 class _Shop:
     """TiDB's side of the workload: the live rows, the counters and the open transaction."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, *, large_blobs: bool = False) -> None:
         self.rng = random.Random(seed)
+        self.blobs = random.Random(f"shop-large-blobs-{seed}") if large_blobs else None
+        """The large BLOBs' own draws (``large_blobs``): the main ones stay as they are."""
         self.tables = list(SHOP_TABLES)
         self.store = ImageStore()
         self.live = [LiveRows(self.store) for _ in self.tables]
@@ -192,9 +205,17 @@ class _Shop:
         else:
             live.put(key, image)
 
+    def _values(self, table: str) -> tuple[Value, ...]:
+        """``_values`` of ``table``, a quarter of ``avatar`` values large with ``large_blobs``."""
+        values = _values(table, self.rng)
+        blobs = self.blobs
+        if blobs is None or table != "customers" or blobs.random() >= _LARGE_SHARE:
+            return values
+        return (*values[:-1], blobs.randbytes(blobs.randint(*LARGE_BLOB)))
+
     def _insert(self, which: int) -> None:
         name = self.tables[which].name
-        values = _values(name, self.rng)
+        values = self._values(name)
         if name == "samples":
             self._set(which, next(self.rowids[which]), (*self._unique(name), *values))
             return
@@ -215,7 +236,7 @@ class _Shop:
             keys = (next(self.ids[which]), *keys[1:])
         elif roll < _NEW_ID.get(name, 0) + _NEW_UNIQUE.get(name, 0):
             keys = (keys[0], *self._unique(name)) if name == "customers" else self._unique(name)
-        after = (*keys, *_values(name, self.rng))
+        after = (*keys, *self._values(name))
         if name == "orders" and keys[0] != key:  # a new clustered key: a new row key
             self._set(which, key, None)
             assert isinstance(keys[0], int)
@@ -262,10 +283,10 @@ class _Shop:
 
 
 def shop_workload(
-    seed: int, *, resolved_every: int = 8, ddl_every: int = 500
+    seed: int, *, resolved_every: int = 8, ddl_every: int = 500, large_blobs: bool = False
 ) -> Iterator[WorkloadItem]:
     """An endless, seeded stream of transactions over ``SHOP_TABLES`` (see the module doc)."""
-    shop = _Shop(seed)
+    shop = _Shop(seed, large_blobs=large_blobs)
     try:
         yield from _items(shop, resolved_every=resolved_every, ddl_every=ddl_every)
     finally:  # the workload's end, or its collection: the rows' file goes at once

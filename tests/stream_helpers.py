@@ -60,11 +60,19 @@ def dump(
     return folder
 
 
-def dump_with(settings: StreamSettings, messages: int, faults: tuple[str, ...] = ()) -> Path:
-    """A dump of the shop workload (seed 1) under other settings."""
+def dump_with(
+    settings: StreamSettings,
+    messages: int,
+    faults: tuple[str, ...] = (),
+    *,
+    large_blobs: bool = False,
+) -> Path:
+    """A dump of the shop workload (seed 1) under other settings, its large BLOBs if asked."""
     name = f"{settings.topic}-{settings.protocol}-{settings.partitions}-{messages}-{faults}"
-    folder = _ROOT / name
-    generate(settings, messages=messages, seed=1, faults=faults, folder=folder)
+    folder = _ROOT / (name + ("-large-blobs" if large_blobs else ""))
+    generate(
+        settings, messages=messages, seed=1, faults=faults, folder=folder, large_blobs=large_blobs
+    )
     return folder
 
 

@@ -327,6 +327,21 @@ def first(image: tuple[DecodedColumn, ...]) -> object:
     return image[0].value
 
 
+def test_generate_large_blobs_give_simple_claim_check_references(tmp_path: Path) -> None:
+    out = tmp_path / "dump"
+    args = f"--protocol simple-json --messages 60 --large-blobs --out {out}".split()
+    options = (
+        "max-message-bytes=4096",
+        "large-message-handle-option=claim-check",
+        "claim-check-storage-uri=file:///var/claim-check/",
+    )
+    result = run("generate", *args, *(a for o in options for a in ("--option", o)))
+    assert result.returncode == 0, result.stderr
+    labels = json.loads((out / "_labels.json").read_text())
+    assert labels["workload"]["large_blobs"] is True
+    assert labels["claim_check"]["files"] == len(list((out / "_claim_check").iterdir())) > 0
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

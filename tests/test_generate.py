@@ -59,10 +59,10 @@ PINNED = [
 
 
 def digest(folder: Path) -> str:
-    """sha256 over every file of a dump folder, names and bytes, in name order."""
+    """sha256 over every file of a dump folder and its subfolders, paths and bytes, in order."""
     hashed = hashlib.sha256()
-    for file in sorted(folder.iterdir()):
-        hashed.update(file.name.encode())
+    for file in sorted(f for f in folder.rglob("*") if f.is_file()):
+        hashed.update(file.relative_to(folder).as_posix().encode())
         hashed.update(file.read_bytes())
     return hashed.hexdigest()
 
@@ -129,3 +129,32 @@ def test_stream_records_holds_no_log() -> None:
     assert sum(1 for _ in records) + 50 == len(
         simulate(islice(shop_workload(6), 3000), StreamSettings(protocol="open"))
     )
+
+
+def test_large_blobs_write_one_dump_per_seed_and_the_labels_say_so(tmp_path: Path) -> None:
+    """``large_blobs`` is deterministic, and without it the same settings store nothing."""
+    settings = StreamSettings(
+        protocol="simple-avro",
+        options=(
+            ("max-message-bytes", "4096"),
+            ("large-message-handle-option", "claim-check"),
+            ("claim-check-storage-uri", "file:///var/claim-check/"),
+        ),
+    )
+    for name, large in (("large", True), ("again", True), ("plain", False)):
+        generate(
+            settings,
+            messages=200,
+            seed=7,
+            faults=(),
+            folder=tmp_path / name,
+            ddl_every=40,
+            large_blobs=large,
+        )
+    assert digest(tmp_path / "large") == digest(tmp_path / "again")
+    assert (tmp_path / "large" / "_claim_check").is_dir()
+    assert not (tmp_path / "plain" / "_claim_check").exists()
+    workloads = [dump.read_labels(tmp_path / n)["workload"] for n in ("large", "plain")]
+    assert workloads[0].pop("large_blobs") is True
+    assert "large_blobs" not in workloads[1]
+    assert workloads[0] == workloads[1]

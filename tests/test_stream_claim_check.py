@@ -1,6 +1,7 @@
 """check-stream's ``claim-check`` rule over generated dumps with claim-check references, plain
 and on Spark: clean dumps give no finding, each claim-check fault is found exactly where its
-labels say, and the storage comes from the dump's ``_claim_check`` folder or the option."""
+labels say, and the storage comes from the dump's ``_claim_check`` folder or the option.
+Simple's dumps run the workload with large BLOBs (its BOOTSTRAPs outgrow the other rows)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from stream_helpers import dump_with, labelled
 from ticdc_conformance.generators.claim_check import dump_storage
 from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER, read_dump, read_labels
 from ticdc_conformance.generators.faults import FAULT_KINDS, inapplicable
-from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.generators.simulator import StreamSettings, simulate
+from ticdc_conformance.generators.truth import expected_tables, observed_tables, shop_truth
+from ticdc_conformance.generators.workload import LARGE_BLOB, SHOP_TABLES, shop_workload
 from ticdc_conformance.reference import (
     CODECS,
     ColumnInfo,
@@ -26,8 +29,9 @@ from ticdc_conformance.reference import (
     TableInfo,
 )
 from ticdc_conformance.reference.claim_check import ClaimCheck
+from ticdc_conformance.reference.consumer import Coordinates, apply_log, consume
 from ticdc_conformance.reference.decoding import PartitionDecoder
-from ticdc_conformance.reference.errors import UsageError
+from ticdc_conformance.reference.errors import EncodeError, UsageError
 from ticdc_conformance.suites.stream.job import settings_from
 from ticdc_conformance.suites.stream.rules import RULES, CheckSettings, Outcome, check_records
 
@@ -36,6 +40,9 @@ STORAGE = (
     ("large-message-handle-option", "claim-check"),
     ("claim-check-storage-uri", "file:///var/claim-check/"),
 )
+SIMPLE_LIMIT = ("max-message-bytes", "4096")
+"""Over Simple's BOOTSTRAP and DDL messages (at most 2.5 KiB in JSON) and its rows but those
+with a large BLOB (``generate(large_blobs=True)``), which are longer than the BLOB's 4 KiB."""
 SETTINGS = {
     # the limits put the shop workload's larger rows over max-message-bytes, and every
     # reference, DDL and watermark under it
@@ -49,12 +56,25 @@ SETTINGS = {
             *STORAGE,
         ),
     ),
+    "simple-json": StreamSettings(protocol="simple-json", options=(SIMPLE_LIMIT, *STORAGE)),
+    "simple-avro": StreamSettings(
+        protocol="simple-avro",
+        options=(SIMPLE_LIMIT, ("claim-check-raw-value", "true"), *STORAGE),
+    ),
 }
+SIMPLE = ("simple-json", "simple-avro")
 
 
 @functools.cache
 def dump(protocol: str, faults: tuple[str, ...] = ()) -> Path:
+    if protocol in SIMPLE:
+        return dump_with(SETTINGS[protocol], messages=300, faults=faults, large_blobs=True)
     return dump_with(SETTINGS[protocol], messages=1200, faults=faults)
+
+
+def raw_value(protocol: str) -> bool:
+    """Whether the claim-check files of ``protocol``'s dump hold the value bytes alone."""
+    return dict(SETTINGS[protocol].options).get("claim-check-raw-value") == "true"
 
 
 def check(folder: Path, **overrides: object) -> Outcome:
@@ -73,8 +93,10 @@ def references(folder: Path) -> int:
     """Messages of the dump carrying a claim-check reference."""
     count = 0
     protocol = read_labels(folder)["settings"]["protocol"]
-    for record in read_dump(folder):
-        events = PartitionDecoder(protocol).decode(Message(key=record.key, value=record.value))
+    decoders: dict[int, PartitionDecoder] = {}  # Simple's rows need their partition's schemas
+    for record in sorted(read_dump(folder), key=lambda r: (r.partition, r.offset)):
+        decoder = decoders.setdefault(record.partition, PartitionDecoder(protocol))
+        events = decoder.decode(Message(key=record.key, value=record.value))
         count += any(isinstance(e, DecodedRow) and e.claim_check_location for e in events)
     return count
 
@@ -102,7 +124,7 @@ def test_a_clean_claim_check_dump_has_no_finding(protocol: str) -> None:
 @pytest.mark.parametrize("protocol", sorted(SETTINGS))
 def test_every_reference_resolves_to_its_full_row(protocol: str) -> None:
     folder = dump(protocol)
-    raw = protocol == "canal-json"
+    raw = raw_value(protocol)
     resolved = 0
     partitions: dict[int, tuple[PartitionDecoder, PartitionDecoder]] = {}
     for record in read_dump(folder):
@@ -262,3 +284,76 @@ def test_simple_references_resolve_with_the_partition_schemas(
     (finding,) = check_records(records, settings).findings
     assert (finding.rule, finding.offset, finding.commit_ts) == ("claim-check", 2, 11 << 18)
     assert "stored commit ts" in finding.detail
+
+
+@pytest.mark.parametrize("protocol", SIMPLE)
+def test_without_large_blobs_simple_refuses_a_bootstrap_before_it_stores_a_row(
+    protocol: str,
+) -> None:
+    """TiCDC fails on a BOOTSTRAP or DDL over ``max-message-bytes`` (tiflow
+    ``pkg/sink/codec/simple/encoder.go``), and the workload's rows are smaller than its
+    largest BOOTSTRAP or DDL: any limit that would store a row stops the changefeed too."""
+    plain = simulate(
+        shop_workload(1, ddl_every=40),
+        StreamSettings(protocol=protocol),
+        messages=300,
+        tables=SHOP_TABLES,
+    )
+    sizes: dict[str, int] = {}
+    for delivery in (d for deliveries in plain.partitions for d in deliveries):
+        size = len(delivery.message.value or b"")
+        sizes[delivery.kind] = max(sizes.get(delivery.kind, 0), size)
+    assert sizes["rows"] < max(sizes["bootstrap"], sizes["ddl"]) < int(SIMPLE_LIMIT[1])
+    limit = ("max-message-bytes", str(sizes["rows"] - 1))  # stores the largest row
+    settings = StreamSettings(protocol=protocol, options=(limit, *STORAGE))
+    with pytest.raises(EncodeError, match="max-message-bytes"):
+        simulate(shop_workload(1, ddl_every=40), settings, messages=300, tables=SHOP_TABLES)
+
+
+@pytest.mark.parametrize("protocol", SIMPLE)
+def test_the_simple_consumer_with_the_storage_ends_with_the_workload_truth(
+    protocol: str,
+) -> None:
+    folder = dump(protocol)
+    records = sorted(read_dump(folder), key=lambda r: (r.partition, r.offset))
+    messages = [
+        (Coordinates(r.topic, r.partition, r.offset), Message(key=r.key, value=r.value))
+        for r in records
+    ]
+    storage = ClaimCheck(storage=dump_storage(folder), raw_value=raw_value(protocol))
+    consumed = consume(protocol, messages, claim_check=storage)
+    assert consumed.not_applied == ()
+    workload = read_labels(folder)["workload"]
+    upstream = shop_truth(workload)
+    avatars = [image[-1] for image in upstream.tables["shop", "customers"].values()]
+    assert any(isinstance(a, bytes) and len(a) >= LARGE_BLOB[0] for a in avatars)
+    # a dump cut at its record count may end above its last watermark: flushed, those rows
+    # complete the truth
+    flushed = apply_log((*consumed.log, *consumed.pending))
+    applied = observed_tables({k: v for k, v in flushed.items() if v}, upstream.infos)
+    assert applied == expected_tables(upstream, protocol, "tiflow")
+    # the labels' large_blobs is the workload's: without it the truth is another
+    assert expected_tables(shop_truth({**workload, "large_blobs": False}), protocol, "tiflow") != (
+        applied
+    )
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("protocol", SIMPLE)
+def test_spark_finds_simple_claim_check_faults_where_labelled_and_nothing_else(
+    spark: Any, protocol: str
+) -> None:
+    from ticdc_conformance.suites.stream.spark import check_dump
+
+    folder = dump(protocol, KINDS)
+    labels = read_labels(folder)
+    settings = CheckSettings.from_labels(
+        labels["settings"], claim_check_storage=str(folder / CLAIM_CHECK_FOLDER)
+    )
+    result = check_dump(spark, [str(folder)], settings, samples=100, shuffle=False)
+    assert {rule: n for rule, n in result.counts.items() if n} == {"claim-check": 2}
+    samples = sorted(
+        ("claim-check", s["partition"], s["offset"], s["commit_ts"])
+        for s in result.samples["claim-check"]
+    )
+    assert samples == labelled(labels) == found(check(folder))

@@ -88,6 +88,10 @@ def test_the_labels_rebuild_the_truth() -> None:
     assert again.transactions == upstream.transactions
     with pytest.raises(ValueError, match="'shop' version 2"):
         shop_truth({**labels, "version": 1})
+    assert shop_truth({**labels, "large_blobs": False}).tables == upstream.tables
+    assert shop_truth({**labels, "large_blobs": True}).tables != upstream.tables
+    with pytest.raises(ValueError, match="large_blobs is true or false"):
+        shop_truth({**labels, "large_blobs": "yes"})
 
 
 ORDERS = SHOP_TABLES[0]

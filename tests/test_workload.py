@@ -12,8 +12,9 @@ import pytest
 from ticdc_conformance.generators import _live_rows
 from ticdc_conformance.generators.simulator import Transaction
 from ticdc_conformance.generators.truth import final_tables
-from ticdc_conformance.generators.workload import _Shop, shop_workload
-from ticdc_conformance.reference import RowChangedEvent, Value
+from ticdc_conformance.generators.workload import LARGE_BLOB, _Shop, shop_workload
+from ticdc_conformance.reference import ColumnInfo, RowChangedEvent, Value
+from ticdc_conformance.reference.validity import ColumnType, problem
 
 ORDERS, CUSTOMERS = 0, 1
 A: tuple[Value, ...] = (7, 1, None, 1, None, "2026-01-01 00:00:00.000", None)
@@ -51,8 +52,8 @@ def test_a_transaction_writes_each_row_key_once(
     assert net(*statements, live=live) == expected
 
 
-def items(seed: int, count: int) -> list[Transaction]:
-    workload = islice(shop_workload(seed), count)
+def items(seed: int, count: int, *, large_blobs: bool = False) -> list[Transaction]:
+    workload = islice(shop_workload(seed, large_blobs=large_blobs), count)
     return [item for item in workload if isinstance(item, Transaction)]
 
 
@@ -106,6 +107,39 @@ def test_handles_and_unique_keys_stay_unique_and_each_key_changes_once(seed: int
 def test_a_seed_always_gives_the_same_workload() -> None:
     assert items(11, 500) == items(11, 500)
     assert items(11, 500) != items(12, 500)
+    assert items(11, 500, large_blobs=True) == items(11, 500, large_blobs=True)
+    assert items(11, 500, large_blobs=True) != items(12, 500, large_blobs=True)
+
+
+def test_large_blobs_change_a_quarter_of_the_avatars_and_nothing_else() -> None:
+    """The same transactions, rows and values, but for some ``avatar`` BLOBs of 4 to 6 KiB."""
+    plain, large = items(13, 3000), items(13, 3000, large_blobs=True)
+    assert len(plain) == len(large)
+    written, grown = 0, 0
+    for one, other in zip(plain, large, strict=True):
+        assert (one.commit_ts, len(one.rows)) == (other.commit_ts, len(other.rows))
+        for row, twin in zip(one.rows, other.rows, strict=True):
+            assert (row.table, row.op, row.row_id) == (twin.table, twin.op, twin.row_id)
+            kept = len(row.table.columns) - (row.table.name == "customers")  # avatar is last
+            for image, big in ((row.before, twin.before), (row.after, twin.after)):
+                assert (image is None) == (big is None)
+                if image is not None and big is not None:
+                    assert image[:kept] == big[:kept]
+                    pairs = zip(row.table.columns, big, strict=True)
+                    assert not [p for c, v in pairs if (p := _problem(c, v)) is not None]
+            if row.table.name == "customers" and row.after and twin.after:
+                written += 1
+                avatar = twin.after[-1]
+                if avatar != row.after[-1]:
+                    assert isinstance(avatar, bytes)
+                    assert LARGE_BLOB[0] <= len(avatar) <= LARGE_BLOB[1] < 65_536  # a BLOB's most
+                    grown += 1
+    assert 0.15 < grown / written < 0.35, (grown, written)
+
+
+def _problem(column: ColumnInfo, value: Value) -> str | None:
+    """Why ``value`` cannot be in ``column`` (reference/validity.py), or ``None``."""
+    return None if value is None else problem(value, ColumnType.of_column(column, raw_text=False))
 
 
 @pytest.mark.parametrize("buffer", [1, 100, 4096])
