@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
+import tarfile
 from collections import Counter
 from pathlib import Path
 
@@ -308,6 +310,31 @@ def test_regeneration_compares_streams_by_records(tmp_path: Path) -> None:
     pq.write_table(table.slice(1), other)
     assert not same_records(path, other)
     assert same_records(path, ROOT / stream["records"])
+
+
+def test_verification_compares_stored_files_by_bytes(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    stream = CLAIM_CHECK[0]
+    folder = tree / stream["claim_check"]
+    changed, gone = sorted(folder.iterdir())[:2]
+    changed.write_bytes(changed.read_bytes() + b" ")
+    gone.unlink()
+    (folder / "stray.json").write_text("{}")
+    manifest = json.loads((tree / "manifest.json").read_text())
+    name = f"{stream['claim_check']}/{changed.name}"
+    digest = hashlib.sha256(changed.read_bytes()).hexdigest()
+    manifest["streams"][STREAMS.index(stream)]["sha256"][name] = digest  # agrees with the file
+    (tree / "manifest.json").write_text(json.dumps(manifest))
+    problems = fixtures.verify(tree)
+    assert f"{name}: differs from a fresh regeneration" in problems
+    assert any(p.startswith(f"{stream['claim_check']}/{gone.name}: missing") for p in problems)
+    assert f"{stream['claim_check']}/stray.json: not listed in the manifest" in problems
+    # the bundle packs the stored files: one member per file
+    with tarfile.open(fileobj=io.BytesIO(bundles.bundle_bytes())) as bundle:
+        names = bundle.getnames()
+    members = [m for m in names if f"/{stream['claim_check']}/" in m]
+    assert len(members) == len(list((ROOT / stream["claim_check"]).iterdir())) > 1
 
 
 def test_stream_files_are_zstd_with_the_layout_statistics() -> None:
