@@ -28,6 +28,7 @@ from ticdc_conformance.reference.claim_check import ClaimCheckStorage, file_name
 
 __all__ = [
     "CLAIM_CHECK_FOLDER",
+    "CLAIM_CHECK_SIDECAR",
     "REMOTE_SCHEMES",
     "dump_storage",
     "file_storage",
@@ -37,6 +38,9 @@ __all__ = [
 
 CLAIM_CHECK_FOLDER = "_claim_check"
 """The folder of a dump holding the claim-check files its messages name (docs/dump-format.md)."""
+CLAIM_CHECK_SIDECAR = ".claim-check"
+"""A stream fixture's folder of claim-check files is its records file's name with this in
+place of ``.parquet``, as its labels' ``.labels.json`` (docs/dump-format.md)."""
 
 REMOTE_SCHEMES = frozenset({"s3", "gcs", "gs", "azblob", "azure", "noop", "hdfs"})
 """Storage schemes TiCDC accepts that the kit does not read."""

@@ -167,10 +167,15 @@ def test_build_is_deterministic_and_removes_stale_files(tmp_path: Path) -> None:
     stale = tmp_path / "data/open/old.case.change.jsonl"
     stale.parent.mkdir(parents=True)
     stale.write_text("{}\n")
+    stored = tmp_path / "data/streams/open.tiflow.old.claim-check/x.json"  # a stream's folder
+    stored.parent.mkdir(parents=True)
+    stored.write_text("{}")
     for name in ("README.md", "manifest.schema.json"):  # hand-written, and in the pinned bundle
         shutil.copy(ROOT / name, tmp_path / name)
     build(tmp_path)
     assert not stale.exists()
+    assert not stored.parent.exists()
+    assert (tmp_path / "data/streams/open.tiflow.clean-claim-check.claim-check").is_dir()
     assert (tmp_path / "manifest.json").read_bytes() == (ROOT / "manifest.json").read_bytes()
     assert (tmp_path / bundles.PIN).read_bytes() == (ROOT / bundles.PIN).read_bytes()
 

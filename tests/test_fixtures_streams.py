@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
+import tarfile
 from collections import Counter
 from pathlib import Path
 
@@ -16,11 +18,22 @@ from truth_helpers import KEYS, dump_rows
 from ticdc_conformance import fixtures
 from ticdc_conformance.fixtures import bundles
 from ticdc_conformance.fixtures.builder._streams import same_records
-from ticdc_conformance.generators.dump import read_dump
+from ticdc_conformance.generators.claim_check import file_storage
+from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER, read_dump
 from ticdc_conformance.generators.faults import FAULT_KINDS
 from ticdc_conformance.generators.truth import expected_tables, observed_tables, shop_truth
-from ticdc_conformance.reference import CODECS, DecodedBootstrap, DecodedColumn, Message
+from ticdc_conformance.reference import (
+    CODECS,
+    DecodedBootstrap,
+    DecodedColumn,
+    DecodedRow,
+    Message,
+)
+from ticdc_conformance.reference.claim_check import ClaimCheck
+from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.fold import fold_rows, handle_key_of
+from ticdc_conformance.suites.consumer.expected import expected_state_document
+from ticdc_conformance.suites.consumer.job import consume_dump
 from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
 
 ROOT = fixtures.default_root()
@@ -41,9 +54,20 @@ FAMILIES = {
 differ)."""
 
 
+CLAIM_CHECK_FAMILIES = {
+    ("open", "tiflow"),
+    ("open", "ticdc"),
+    ("canal-json", "tiflow"),
+    ("canal-json", "ticdc"),
+}
+"""The families written with large-message-handle-option=claim-check: their larger rows are
+references to stored files (the protocols whose shop rows exceed the limit)."""
+CLAIM_CHECK = [s for s in STREAMS if s["claim_check"] is not None]
+
+
 def _applies(protocol: str, kind: str) -> bool:
     # no stream fixture: invalid values have must-reject golden cases; wrong-topic needs
-    # routing rules and the claim-check kinds stored files (each has its own test file)
+    # routing rules and the claim-check kinds claim-check options (their own families)
     if kind in {"invalid-value", "wrong-topic"} or FAULT_KINDS[kind] == "claim-check":
         return False
     if kind in {"missing-schema", "late-schema", "partial-bootstrap"}:  # Simple's (§6.6)
@@ -116,6 +140,12 @@ def test_one_clean_stream_and_one_per_fault_kind() -> None:
         for kind in ("clean", "wrong-topic")
         if kind == "clean" or not protocol.startswith("simple")
     }
+    # claim-check: a clean stream and each claim-check fault, named by its kind alone
+    expected |= {
+        f"stream.{protocol}.{profile}.{kind}"
+        for protocol, profile in CLAIM_CHECK_FAMILIES
+        for kind in ("clean-claim-check", "missing-claim-check", "swapped-claim-check")
+    }
     assert set(ids) == expected
     assert len(ids) == len(expected)
     for stream in STREAMS:
@@ -175,7 +205,7 @@ def test_labels_name_the_findings(stream: dict[str, object]) -> None:
 def test_the_checker_finds_exactly_the_labelled_findings(stream: dict[str, object]) -> None:
     labels = json.loads((ROOT / str(stream["labels"])).read_text())
     records = read_dump(ROOT / str(stream["records"]))
-    settings = CheckSettings.from_labels(labels["settings"])
+    settings = CheckSettings.from_labels(labels["settings"], claim_check_storage=_storage(stream))
     outcome = check_records(
         ((r.topic, r.partition, r.offset, r.key, r.value) for r in records), settings
     )
@@ -184,6 +214,81 @@ def test_the_checker_finds_exactly_the_labelled_findings(stream: dict[str, objec
     assert found == comparable(found, expected)
     assert bool(found) is (stream["fault"] is not None)
     assert outcome.read == outcome.decoded + outcome.undecodable > 0
+
+
+def _storage(stream: dict[str, object]) -> str | None:
+    """The folder of a stream's claim-check files, ``None`` for a stream without them."""
+    return None if stream["claim_check"] is None else str(ROOT / str(stream["claim_check"]))
+
+
+def _references(stream: dict[str, object]) -> int:
+    """Messages of the stream carrying a claim-check reference."""
+    protocol = str(stream["protocol"])
+    decoders: dict[int, PartitionDecoder] = {}
+    count = 0
+    for r in read_dump(ROOT / str(stream["records"])):
+        decoder = decoders.setdefault(r.partition, PartitionDecoder(protocol))
+        events = decoder.decode(Message(key=r.key, value=r.value))
+        count += any(isinstance(e, DecodedRow) and e.claim_check_location for e in events)
+    return count
+
+
+@pytest.mark.parametrize("stream", CLAIM_CHECK, ids=[s["id"] for s in CLAIM_CHECK])
+def test_a_claim_check_stream_carries_its_stored_files(stream: dict[str, object]) -> None:
+    folder = str(stream["claim_check"])
+    assert folder == str(stream["records"]).removesuffix(".parquet") + ".claim-check"
+    files = sorted((ROOT / folder).iterdir())
+    # every stored file is listed with its checksum, under its location's file name
+    sums = dict(stream["sha256"])  # type: ignore[call-overload]
+    assert sorted(p for p in sums if p.startswith(folder + "/")) == [
+        f"{folder}/{f.name}" for f in files
+    ]
+    labels = json.loads((ROOT / str(stream["labels"])).read_text())
+    assert labels["claim_check"] == {"folder": CLAIM_CHECK_FOLDER, "files": len(files)}
+    options = labels["settings"]["options"]
+    assert options["large-message-handle-option"] == "claim-check"
+    # without its files every reference is a finding, and nothing else
+    records = read_dump(ROOT / str(stream["records"]))
+    bare = check_records(
+        ((r.topic, r.partition, r.offset, r.key, r.value) for r in records),
+        CheckSettings.from_labels(labels["settings"]),
+    )
+    assert files
+    assert len(bare.findings) == _references(stream) > 0
+    assert {f.rule for f in bare.findings} == {"claim-check"}
+
+
+def test_the_claim_check_streams_are_short_and_their_faults_found_apart() -> None:
+    for protocol, profile in CLAIM_CHECK_FAMILIES:
+        clean, missing, swapped = (
+            next(s for s in STREAMS if s["id"] == f"stream.{protocol}.{profile}.{name}")
+            for name in ("clean-claim-check", "missing-claim-check", "swapped-claim-check")
+        )
+        assert clean["expected"] is not None
+        assert missing["expected"] is swapped["expected"] is None
+        for stream in (clean, missing, swapped):
+            assert sum(1 for _ in read_dump(ROOT / str(stream["records"]))) <= 100
+
+
+@pytest.mark.parametrize(
+    "stream",
+    [s for s in CLAIM_CHECK if s["expected"] is not None],
+    ids=[s["id"] for s in CLAIM_CHECK if s["expected"] is not None],
+)
+def test_a_clean_claim_check_streams_expected_state_reads_its_stored_files(
+    stream: dict[str, str], tmp_path: Path
+) -> None:
+    stored = json.loads((ROOT / stream["expected"]).read_text())
+    # a fixture's stored files beside its records are found, or named as storage
+    for storage in (None, (ROOT / stream["claim_check"]).as_uri()):
+        protocol, consumed = consume_dump(stream["id"], None, {}, storage)
+        assert expected_state_document(consumed, protocol) == stored
+    # elsewhere, without them: the references cannot be applied as full rows
+    alone = tmp_path / "stream.parquet"
+    shutil.copy(ROOT / stream["records"], alone)
+    shutil.copy(ROOT / stream["labels"], tmp_path / "stream.labels.json")
+    protocol, consumed = consume_dump(str(alone), None, {})
+    assert expected_state_document(consumed, protocol) != stored
 
 
 def test_regeneration_compares_streams_by_records(tmp_path: Path) -> None:
@@ -205,6 +310,31 @@ def test_regeneration_compares_streams_by_records(tmp_path: Path) -> None:
     pq.write_table(table.slice(1), other)
     assert not same_records(path, other)
     assert same_records(path, ROOT / stream["records"])
+
+
+def test_verification_compares_stored_files_by_bytes(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(ROOT, tree, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    stream = CLAIM_CHECK[0]
+    folder = tree / stream["claim_check"]
+    changed, gone = sorted(folder.iterdir())[:2]
+    changed.write_bytes(changed.read_bytes() + b" ")
+    gone.unlink()
+    (folder / "stray.json").write_text("{}")
+    manifest = json.loads((tree / "manifest.json").read_text())
+    name = f"{stream['claim_check']}/{changed.name}"
+    digest = hashlib.sha256(changed.read_bytes()).hexdigest()
+    manifest["streams"][STREAMS.index(stream)]["sha256"][name] = digest  # agrees with the file
+    (tree / "manifest.json").write_text(json.dumps(manifest))
+    problems = fixtures.verify(tree)
+    assert f"{name}: differs from a fresh regeneration" in problems
+    assert any(p.startswith(f"{stream['claim_check']}/{gone.name}: missing") for p in problems)
+    assert f"{stream['claim_check']}/stray.json: not listed in the manifest" in problems
+    # the bundle packs the stored files: one member per file
+    with tarfile.open(fileobj=io.BytesIO(bundles.bundle_bytes())) as bundle:
+        names = bundle.getnames()
+    members = [m for m in names if f"/{stream['claim_check']}/" in m]
+    assert len(members) == len(list((ROOT / stream["claim_check"]).iterdir())) > 1
 
 
 def test_stream_files_are_zstd_with_the_layout_statistics() -> None:
@@ -230,7 +360,12 @@ def test_folding_a_stream_gives_the_truth_of_its_labels(stream: dict[str, object
     labels = json.loads((ROOT / str(stream["labels"])).read_text())
     upstream = shop_truth(labels["workload"])
     protocol, profile = str(stream["protocol"]), str(stream["profile"])
-    rows = dump_rows(protocol, read_dump(ROOT / str(stream["records"])))
+    storage = _storage(stream)
+    claim_check = None
+    if storage is not None:  # the references resolved to their stored rows
+        raw = labels["settings"]["options"].get("claim-check-raw-value") == "true"
+        claim_check = ClaimCheck(storage=file_storage(storage), raw_value=raw)
+    rows = dump_rows(protocol, read_dump(ROOT / str(stream["records"])), claim_check)
     folded = fold_rows(rows, KEYS)
     assert observed_tables(folded, upstream.infos) == expected_tables(upstream, protocol, profile)
 

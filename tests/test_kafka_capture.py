@@ -67,9 +67,14 @@ def rows(records: Iterator[Record]) -> dict[str, list[Row]]:
     return {topic: sorted(rs, key=lambda r: r[:2]) for topic, rs in found.items()}
 
 
-def findings(records: list[Row], labels: dict[str, Any]) -> list[tuple[object, ...]]:
-    """What the plain-Python checker finds in one topic's records, without the topic name."""
-    settings = CheckSettings.from_labels(labels["settings"])
+def findings(
+    records: list[Row], labels: dict[str, Any], storage: str | None = None
+) -> list[tuple[object, ...]]:
+    """What the plain-Python checker finds in one topic's records, without the topic name.
+
+    ``storage``: the folder of the stream's claim-check files, which the topic does not carry.
+    """
+    settings = CheckSettings.from_labels(labels["settings"], claim_check_storage=storage)
     topic = settings.topic or "t"  # a dump with routing rules: rows on their rules' topic
     outcome = check_records(((topic, p, o, k, v) for p, o, _, k, v, _ in records), settings)
     assert outcome.read == len(records)
@@ -117,8 +122,9 @@ def test_every_stream_fixture_round_trips_byte_for_byte(
     root = fixtures.default_root()
     for stream in ONE_TOPIC:
         labels = json.loads((root / stream["labels"]).read_text())
-        expected = findings(original[stream["id"]], labels)
-        assert findings(captured[stream["id"]], labels) == expected
+        storage = stream["claim_check"] and str(root / stream["claim_check"])
+        expected = findings(original[stream["id"]], labels, storage)
+        assert findings(captured[stream["id"]], labels, storage) == expected
         assert bool(expected) is (stream["fault"] is not None), stream["id"]
 
 

@@ -24,7 +24,13 @@ from stream_helpers import CLEAN, FAULTY, comparable, dump, labelled
 
 from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
-from ticdc_conformance.generators.dump import read_dump, read_labels, write_dump, write_records
+from ticdc_conformance.generators.dump import (
+    CLAIM_CHECK_FOLDER,
+    read_dump,
+    read_labels,
+    write_dump,
+    write_records,
+)
 from ticdc_conformance.generators.faults import FAULT_KINDS, inject_faults
 from ticdc_conformance.generators.simulator import (
     Record,
@@ -290,6 +296,8 @@ def _families() -> dict[str, list[dict[str, Any]]]:
         options = "-".join(f"{k}={v}" for k, v in sorted(settings["options"].items()))
         if settings.get("dispatchers"):  # routed: one per job (test_routed_streams_...)
             continue
+        if stream["claim_check"]:  # its own stored files: one per job (test_claim_check_...)
+            continue
         dispatcher = settings["dispatcher"]["partition"]
         name = "-".join(filter(None, [stream["protocol"], stream["profile"], dispatcher, options]))
         families.setdefault(name, []).append(stream)
@@ -397,6 +405,33 @@ def test_routed_streams_are_reported_where_labelled(
             for s in rule["samples"]
         )
         assert got == expected, engine
+
+
+def test_claim_check_stream_is_reported_where_labelled(spark: Any, tmp_path: Path) -> None:
+    """A fixture's stored files as its dump's ``_claim_check`` folder: found by layout."""
+    del spark
+    root = fixtures.default_root()
+    stream_id = "stream.canal-json.tiflow.swapped-claim-check"
+    [stream] = [s for s in fixtures.load_manifest()["streams"] if s["id"] == stream_id]
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    shutil.copy(root / stream["records"], folder / "part-00000.parquet")
+    shutil.copy(root / stream["labels"], folder / "_labels.json")
+    shutil.copytree(root / stream["claim_check"], folder / CLAIM_CHECK_FOLDER)
+    expected = sorted(labelled(read_labels(folder)))
+    assert [rule for rule, *_ in expected] == ["claim-check"]
+    for engine in ("plain", "spark"):
+        report_file = tmp_path / f"report-{engine}.json"
+        args = ["check-stream", "--input", str(folder), "--report", str(report_file)]
+        assert main([*args, "--quiet", "--engine", engine]) == 1
+        report = json.loads(report_file.read_text(encoding="utf-8"))
+        got = sorted(
+            (rule["id"], s["partition"], s["offset"], s["commit_ts"])
+            for rule in report["rules"]
+            for s in rule["samples"]
+        )
+        assert got == expected, engine
+        assert report["messages"]["decoded"] == report["messages"]["read"] > 0
 
 
 def test_samples_are_bounded_and_counts_are_not(spark: Any, tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from ticdc_conformance.generators.simulator import (
 from ticdc_conformance.generators.truth import Upstream
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
 from ticdc_conformance.reference import CODECS, DecodedRow, Message, Profile, ResolvedEvent
+from ticdc_conformance.reference.claim_check import ClaimCheck
+from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.dispatch import DispatchRule
 from ticdc_conformance.reference.fold import TableName, handle_key_of
 from ticdc_conformance.reference.message import SchemaCodec
@@ -98,11 +100,22 @@ def partition_rows(protocol: str, messages: Iterable[Message]) -> Iterator[Decod
                 yield event
 
 
-def dump_rows(protocol: str, records: Iterable[Record]) -> Iterator[DecodedRow]:
-    """The rows of a dump's records, partition by partition in offset order."""
+def dump_rows(
+    protocol: str, records: Iterable[Record], claim_check: ClaimCheck | None = None
+) -> Iterator[DecodedRow]:
+    """The rows of a dump's records, partition by partition in offset order.
+
+    With ``claim_check``, a reference is the row its stored file holds.
+    """
     ordered = sorted(records, key=lambda r: (r.partition, r.offset))
     for _, group in groupby(ordered, key=lambda r: r.partition):
-        yield from partition_rows(protocol, (Message(key=r.key, value=r.value) for r in group))
+        messages = (Message(key=r.key, value=r.value) for r in group)
+        if claim_check is None:
+            yield from partition_rows(protocol, messages)
+            continue
+        decoder = PartitionDecoder(protocol, claim_check=claim_check)
+        for message in messages:
+            yield from (e for e in decoder.decode(message) if isinstance(e, DecodedRow))
 
 
 class OneChangePerKey:

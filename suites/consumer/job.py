@@ -24,7 +24,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.claim_check import CLAIM_CHECK_FOLDER, file_storage
+from ticdc_conformance.generators.claim_check import (
+    CLAIM_CHECK_FOLDER,
+    CLAIM_CHECK_SIDECAR,
+    file_storage,
+)
 from ticdc_conformance.generators.dump import dump_files, publishing, read_dump, read_labels
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.claim_check import ClaimCheck
@@ -113,26 +117,40 @@ def consume_dump(
     claim_check_storage: str | None = None,
 ) -> tuple[str, Consumed]:
     """The reference consumer over a dump; the protocol from its labels or the flag."""
-    dump, protocol = _protocol(given, protocol)
-    claim_check = claim_check_of(dump, claim_check_storage)
+    dump, labels = resolve_input(given)
+    protocol = _protocol_of(given, protocol, labels)
+    claim_check = claim_check_of(dump, claim_check_storage, labels)
     return protocol, consume(
         protocol, _messages(dump), handle_keys=handle_keys, claim_check=claim_check
     )
 
 
-def claim_check_of(dump: Path, storage: str | None = None) -> ClaimCheck | None:
+def claim_check_of(
+    dump: Path, storage: str | None = None, labels: Mapping[str, Any] | None = None
+) -> ClaimCheck | None:
     """The claim-check files of a dump, read as its labels say (``claim-check-raw-value``).
 
     ``storage`` (``--claim-check-storage``: a ``file://`` URI or a folder) when given, else
-    the dump's own ``_claim_check/`` folder; ``None`` when neither is there.
+    the dump's own ``_claim_check/`` folder, or a stream fixture's ``<name>.claim-check/``
+    beside its ``<name>.parquet`` (docs/dump-format.md#claim-check-files); ``None`` when none
+    is there. ``labels``: the dump's (default: its folder's ``_labels.json``).
     """
     folder = dump if dump.is_dir() else dump.parent
-    if storage is None and not (folder / CLAIM_CHECK_FOLDER).is_dir():
-        return None
-    options = (read_labels(folder).get("settings") or {}).get("options") or {}
+    if storage is None:
+        sidecar = dump.with_name(dump.name.removesuffix(".parquet") + CLAIM_CHECK_SIDECAR)
+        found = (
+            (folder / CLAIM_CHECK_FOLDER,)
+            if dump.is_dir()
+            else (sidecar, folder / CLAIM_CHECK_FOLDER)
+        )
+        storage = next((str(f) for f in found if f.is_dir()), None)
+        if storage is None:
+            return None
+    labels = read_labels(folder) if labels is None else labels
+    options = (labels.get("settings") or {}).get("options") or {}
     raw = options.get("claim-check-raw-value") == "true"
     try:
-        read = file_storage(storage or str(folder / CLAIM_CHECK_FOLDER))
+        read = file_storage(storage)
     except ValueError as error:
         raise UsageError(f"--claim-check-storage: {error}") from None
     return ClaimCheck(storage=read, raw_value=raw)
@@ -158,7 +176,7 @@ def add_expected_arguments(parser: argparse.ArgumentParser) -> None:
         "--claim-check-storage",
         metavar="URI",
         help="the claim-check files: a file:// URI or a folder (default: the dump's "
-        "_claim_check folder)",
+        "_claim_check folder, a stream fixture's .claim-check folder)",
     )
 
 
@@ -183,12 +201,11 @@ def add_engine_arguments(
     )
 
 
-def _protocol(given: str, protocol: str | None) -> tuple[Path, str]:
-    dump, labels = resolve_input(given)
+def _protocol_of(given: str, protocol: str | None, labels: Mapping[str, Any]) -> str:
     protocol = protocol or (labels.get("settings") or {}).get("protocol")
     if protocol not in CODECS:
         raise UsageError(f"--input {given}: say --protocol (one of {', '.join(CODECS)})")
-    return dump, protocol
+    return protocol
 
 
 def _dump_engine(requested: str, dump: Path) -> str:
@@ -229,9 +246,10 @@ def _expected_on_spark(
 def run_expected_state(args: argparse.Namespace, out: IO[str]) -> int:
     """``expected-state``: write the expected state of a dump."""
     handle_keys = _handle_keys(args.handle_key)
-    dump, protocol = _protocol(args.input, args.protocol)
+    dump, labels = resolve_input(args.input)
+    protocol = _protocol_of(args.input, args.protocol, labels)
     spark_engine = _dump_engine(args.engine, dump) == "spark"
-    claim_check = claim_check_of(dump, getattr(args, "claim_check_storage", None))
+    claim_check = claim_check_of(dump, getattr(args, "claim_check_storage", None), labels)
     try:
         # an interrupted run leaves no folder that looks complete (docs/consumers.md)
         with publishing(
