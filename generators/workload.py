@@ -35,11 +35,11 @@ A resolved event follows every ``resolved_every`` transactions; every ``ddl_ever
 transactions an ``ALTER TABLE … COMMENT`` moves one table to a new schema version.
 
 With ``large_blobs`` a quarter of the ``avatar`` values the workload writes are BLOBs of 4 to
-6 KiB (``LARGE_BLOB``). In Simple their row messages are larger than any other message of the
-stream, BOOTSTRAP and DDL included, so a ``max-message-bytes`` between the two makes TiCDC's
-``large-message-handle-option`` act on them alone (docs/generators.md, "Large BLOBs"). A
-second generator seeded from the seed draws them, so the main draws, and every other value,
-are the same as without the option.
+6 KiB (``LARGE_BLOB``), 32 random bytes repeated. In Simple their row messages are larger than
+any other message of the stream, BOOTSTRAP and DDL included, so a ``max-message-bytes``
+between the two makes TiCDC's ``large-message-handle-option`` act on them alone
+(docs/generators.md, "Large BLOBs"). A second generator seeded from the seed draws them, so
+the main draws, and every other value, are the same as without the option.
 """
 
 from __future__ import annotations
@@ -131,6 +131,9 @@ _FIRST_SAMPLE = 1_767_225_600
 """2026-01-01T00:00:00Z, Unix seconds: the ``at`` of sample serial 0."""
 LARGE_BLOB = (4096, 6144)
 """Bytes of a large ``avatar`` (``large_blobs``), at least and at most: a BLOB holds 65 535."""
+_BLOB_PATTERN = 32
+"""A large BLOB repeats random bytes of this length: the stored files compress, as the
+fixture bundle needs, and no value equals another."""
 _LARGE_SHARE = 0.25
 """Share of the ``avatar`` values that are large (``large_blobs``)."""
 
@@ -211,7 +214,8 @@ class _Shop:
         blobs = self.blobs
         if blobs is None or table != "customers" or blobs.random() >= _LARGE_SHARE:
             return values
-        return (*values[:-1], blobs.randbytes(blobs.randint(*LARGE_BLOB)))
+        size, pattern = blobs.randint(*LARGE_BLOB), blobs.randbytes(_BLOB_PATTERN)
+        return (*values[:-1], (pattern * (size // _BLOB_PATTERN + 1))[:size])
 
     def _insert(self, which: int) -> None:
         name = self.tables[which].name
