@@ -1,4 +1,4 @@
-"""The cross-protocol oracle: what every protocol keeps of a row change, and what it loses.
+r"""The cross-protocol oracle: what every protocol keeps of a row change, and what it loses.
 
 One change goes through every protocol's encoder and decoder; each decoded row is compared with
 a protocol-independent projection of the change, after the losses that protocol is documented
@@ -16,7 +16,11 @@ Documented losses (ground truth sections):
   double; NULL becomes the column DEFAULT; a zero DATE/DATETIME becomes NULL, or the epoch in a
   NOT NULL column; a zero TIMESTAMP becomes the epoch, but a NULL whose default is the zero
   TIMESTAMP stays NULL in a nullable column; DATE/DATETIME years 1–69 gain 2000 and 70–99
-  gain 1900.
+  gain 1900. An ENUM member comes back as its name, not its index, when TiCDC's ``allowed``
+  list leaves its place open: that escaping folds ``''`` and ``\'`` into ``'`` and does not
+  escape backslashes, so ``\,`` is a comma inside a member or a member ending in ``\``.
+
+Values are compared by type first, so an index never meets a name's bytes in ``==``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 
 from ticdc_conformance.reference import (
     CODECS,
@@ -38,6 +43,7 @@ from ticdc_conformance.reference import (
     TimestampValue,
     Value,
 )
+from ticdc_conformance.reference.debezium import enum_allowed
 from ticdc_conformance.reference.losses import replace_invalid_utf8, replaced_text_types
 from ticdc_conformance.reference.message import SchemaCodec
 
@@ -45,6 +51,7 @@ __all__ = [
     "ORACLE_CONFIGS",
     "Canonical",
     "disagreements",
+    "enum_readings",
     "observed",
     "observed_image",
     "projected",
@@ -111,6 +118,31 @@ def _json_text_loss(protocol: str) -> _Loss:
     return loss
 
 
+def enum_readings(elements: tuple[str, ...], name: str) -> frozenset[int]:
+    r"""Every 1-based index a reader of TiCDC's ENUM ``allowed`` list may give member ``name``.
+
+    Walks every way of reading the list: a comma after a backslash separates members or sits
+    inside one, any other comma separates; wherever a member reads as ``name``'s escaped form,
+    its position counts.
+    """
+    allowed, target = enum_allowed(elements), enum_allowed((name,))
+    commas = [i for i, char in enumerate(allowed) if char == ","] + [len(allowed)]
+
+    @cache
+    def walk(start: int, members: int) -> frozenset[int]:
+        found: set[int] = set()
+        for end in (i for i in commas if i >= start):
+            if allowed[start:end] == target:
+                found.add(members + 1)
+            if end < len(allowed):
+                found |= walk(end + 1, members + 1)
+            if end == len(allowed) or end == 0 or allowed[end - 1] != "\\":
+                break  # a comma not after a backslash always separates
+        return frozenset(found)
+
+    return walk(0, 0)
+
+
 def _debezium_loss(column: ColumnInfo, value: Canonical, profile: str) -> Canonical:
     del profile
     if value is None and column.default is not None:
@@ -118,6 +150,10 @@ def _debezium_loss(column: ColumnInfo, value: Canonical, profile: str) -> Canoni
         if column.type == "timestamp" and isinstance(value, str) and _ZERO.match(value):
             # a zero TIMESTAMP default stands in for NULL only in a NOT NULL column
             return "1970-01-01 00:00:00" if column.nullable is False else None
+    elements = column.elements or ()
+    if column.type == "enum" and isinstance(value, int) and 1 <= value <= len(elements):
+        name = elements[value - 1]
+        return value if enum_readings(elements, name) == {value} else name.encode()
     if isinstance(value, Decimal):
         return Decimal(repr(float(value)))
     if isinstance(value, str) and column.type in ("date", "datetime"):
@@ -224,6 +260,17 @@ def decoded_rows(event: RowChangedEvent, protocol: str, profile: str) -> list[De
     return [e for e in events if isinstance(e, DecodedRow)]
 
 
+def _same(expected: object, actual: object) -> bool:
+    """``==``, but bytes equal only bytes (``python -b`` warns when bytes meet int or str)."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return expected.keys() == actual.keys() and all(
+            _same(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, bytes) != isinstance(actual, bytes):
+        return False
+    return bool(expected == actual)
+
+
 def disagreements(event: RowChangedEvent, protocol: str, profile: str) -> list[str]:
     """How ``protocol`` under ``profile`` fails to deliver ``event`` as documented."""
     rows = decoded_rows(event, protocol, profile)
@@ -233,6 +280,6 @@ def disagreements(event: RowChangedEvent, protocol: str, profile: str) -> list[s
     problems = []
     for part in ("op", "commit_ts", "schema", "table", "before", "after"):
         expected, actual = getattr(want, part), getattr(got, part)
-        if expected != actual:
+        if not _same(expected, actual):
             problems.append(f"{protocol}/{profile} {part}: expected {expected!r}, got {actual!r}")
     return problems

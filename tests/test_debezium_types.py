@@ -308,6 +308,32 @@ CASES = [
         2,
     ),
     Case(
+        "enum-trailing-backslash",  # \, separates here: a single member ',0' holds no '0'
+        c("enum", elements=("\\", "0")),
+        2,
+        t("string", "io.debezium.data.Enum", parameters={"allowed": "\\,0"}),
+        '"0"',
+        2,
+    ),
+    Case(
+        "enum-unplaceable",  # a\,b,c is also ('a\\', 'b', 'c'): c is the 2nd or the 3rd
+        c("enum", elements=("a,b", "c")),
+        2,
+        t("string", "io.debezium.data.Enum", parameters={"allowed": "a\\,b,c"}),
+        '"c"',
+        "c",
+        "members-unresolved",
+    ),
+    Case(
+        "enum-folded-quotes",  # both written it's
+        c("enum", elements=("it's", "it''s")),
+        2,
+        t("string", "io.debezium.data.Enum", parameters={"allowed": "it's,it's"}),
+        "\"it''s\"",
+        "it''s",
+        "members-unresolved",
+    ),
+    Case(
         "enum-invalid",
         c("enum", elements=("a", "b")),
         0,

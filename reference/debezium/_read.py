@@ -14,7 +14,8 @@ message cannot settle is kept as the message says it and marked in ``ambiguity``
   TiCDC writes a NULL as the default (or it is a YEAR as a JSON string, which only classic
   TiCDC's default for a NULL is);
 * ``members-unresolved``: an ENUM member name that TiCDC's lossy ``allowed`` escaping
-  (``''`` and ``\'`` folded to ``'``) makes impossible to place: kept as the name;
+  (``''`` and ``\'`` folded to ``'``, backslashes not escaped) makes impossible to place:
+  kept as the name;
 * ``no-schema``: the message has no schema (debezium-disable-schema), so numbers and strings
   are passed through as they are.
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache, partial
@@ -35,13 +35,14 @@ from ticdc_conformance.reference.debezium._temporal import (
     read_time,
     read_timestamp,
 )
+from ticdc_conformance.reference.debezium._types import escape_enum
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
 from ticdc_conformance.reference.mysql import TYPE_CODES, MySQLType, type_named
 from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "field_type", "read_column", "split_allowed"]
+__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "field_type", "member_positions", "read_column"]
 
 Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
 """(payload value, field schema, tidb_type) → the value and its ambiguity."""
@@ -50,12 +51,35 @@ _BINARY_TIDB_TYPES = frozenset(
     {"binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob"}
 )
 _NO_DEFAULT = object()
-_UNESCAPED_COMMA = re.compile(r"(?<!\\),")
 
 
-def split_allowed(allowed: str) -> list[str]:
-    r"""ENUM ``allowed`` members (commas inside members are escaped as ``\\,``)."""
-    return [part.replace("\\,", ",") for part in _UNESCAPED_COMMA.split(allowed)] if allowed else []
+def member_positions(allowed: str, name: str) -> frozenset[int]:
+    r"""Every 1-based index ENUM member ``name`` may hold in TiCDC's ``allowed`` list.
+
+    TiCDC escapes a member's commas as ``\,`` but not its backslashes, and folds ``''`` and
+    ``\'`` into ``'`` (§5.3, ``pkg/sink/codec/common/helper.go`` EscapeEnumAndSetOptions). So
+    a comma after a backslash is doubtful: inside a member, or the separator after a member
+    ending in a backslash; any other comma separates. ``name`` stands where the list holds its
+    escaped form between separators (or the ends), after as many members as there are
+    separators before it: every certain one, and any number of the doubtful ones.
+    """
+    target = escape_enum(name)
+    positions: set[int] = set()
+
+    def place(start: int, first: int, last: int) -> None:
+        end = start + len(target)
+        if allowed.startswith(target, start) and (end == len(allowed) or allowed[end] == ","):
+            positions.update(range(first, last + 1))
+
+    place(0, 1, 1)
+    certain = doubtful = 0  # the commas before the one at ``comma``
+    for comma in (i for i, char in enumerate(allowed) if char == ","):
+        place(comma + 1, 2 + certain, 2 + certain + doubtful)  # this comma separates
+        if comma and allowed[comma - 1] == "\\":
+            doubtful += 1
+        else:
+            certain += 1
+    return frozenset(positions)
 
 
 def _integer(raw: Json, bits: int) -> int:
@@ -90,12 +114,13 @@ def _enum(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | 
     text, allowed = _text(raw), _allowed(field)
     if not text:
         return 0, None  # TiCDC writes an invalid member as ""
-    elements = split_allowed(allowed)
-    if elements.count(text) == 1:
-        return elements.index(text) + 1, None
-    if "'" in allowed or "\\" in allowed:
-        # TiCDC's escaping folds '' and \' into ' and leaves a trailing \ before the comma
-        # separator: the member is real, its position cannot be known
+    positions = member_positions(allowed, text)
+    if len(positions) == 1:
+        return min(positions), None
+    if positions or "'" in allowed or "\\" in allowed:
+        # the member may stand at more than one place (TiCDC's escaping folds '' and \' into '
+        # and leaves a member's trailing \ before the separator), or the list holds quotes or
+        # backslashes as a DDL spells them (Debezium's own connector): the name is kept
         return text, "members-unresolved"
     raise ValueError(f"{text!r} is not among the allowed members")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC
 from typing import NamedTuple
 
@@ -45,6 +45,8 @@ __all__ = [
     "bit_value",
     "bit_width",
     "default_text",
+    "enum_allowed",
+    "escape_enum",
     "field_schema",
     "member_names",
     "tidb_type",
@@ -127,9 +129,18 @@ def default_text(column: ColumnInfo) -> str | None:
     return str(default)
 
 
-def _escape_enum(element: str) -> str:
-    r"""Debezium's ENUM ``allowed`` escaping (§5.3): ``,`` → ``\\,``; ``\\'`` and ``''`` → ``'``."""
+def escape_enum(element: str) -> str:
+    r"""Debezium's ENUM ``allowed`` escaping (§5.3): ``,`` → ``\\,``; ``\\'`` and ``''`` → ``'``.
+
+    Backslashes are not escaped: a member ending in ``\\`` and a member holding a comma both
+    put ``\\,`` into the list.
+    """
     return element.replace(",", "\\,").replace("\\'", "'").replace("''", "'")
+
+
+def enum_allowed(elements: Sequence[str]) -> str:
+    """An ENUM's ``allowed`` parameter: its members escaped and joined by ``,`` (§5.3)."""
+    return ",".join(escape_enum(e) for e in elements)
 
 
 SchemaTypeOf = Callable[[ColumnInfo, int], FieldType]
@@ -156,7 +167,7 @@ def _bit_type(column: ColumnInfo, flags: int) -> FieldType:
 
 def _enum_type(column: ColumnInfo, flags: int) -> FieldType:
     del flags
-    allowed = ",".join(_escape_enum(e) for e in column.elements or ())
+    allowed = enum_allowed(column.elements or ())
     return FieldType("string", "io.debezium.data.Enum", {"allowed": allowed})
 
 
