@@ -53,6 +53,7 @@ __all__ = [
     "format_float_positional",
     "from_json_text",
     "go_text",
+    "json_accelerator",
     "orjson_active",
     "plain_json_only",
     "quote",
@@ -182,19 +183,24 @@ def _orjson_reads_alike(data: bytes) -> bool:
     return True
 
 
-def _orjson_loads() -> Callable[[bytes], Json] | None:
+def _orjson_loads() -> Callable[[bytes | str], Json] | None:
     if os.environ.get("TICDC_CONFORMANCE_ORJSON", "1") == "0":
         return None
     try:
         import orjson
     except ImportError:
         return None
-    loads: Callable[[bytes], Json] = orjson.loads
+    loads: Callable[[bytes | str], Json] = orjson.loads
     return loads
 
 
-_ACCELERATOR: list[Callable[[bytes], Json] | None] = [_orjson_loads()]
+_ACCELERATOR: list[Callable[[bytes | str], Json] | None] = [_orjson_loads()]
 """orjson's ``loads`` while it is in use (a one-element list: ``plain_json_only`` swaps it)."""
+
+
+def json_accelerator() -> Callable[[bytes | str], Json] | None:
+    """The accelerator's ``loads`` (orjson's) while readers may try it, else ``None``."""
+    return _ACCELERATOR[0]
 
 
 def orjson_active() -> bool:
