@@ -68,11 +68,12 @@ _clocks = st.builds(
     st.sampled_from(["00", "23", "24", "99", "838", "839"]) | _digits(2),
     st.sampled_from(["00", "59", "60"]),
     st.sampled_from(["00", "59", "60"]),
-    st.sampled_from(["", ".", ".1", ".123456", ".1234567"]),
+    st.sampled_from(["", ".", ".1", ".123456", ".1234567", "Z", "+01:00", ".1+01", ",1", " "]),
 )
 _texts = st.one_of(
     _dates,
-    st.builds("{} {}".format, _dates, _clocks),
+    st.builds("{}{}{}".format, _dates, st.sampled_from([" ", "T", "  "]), _clocks),
+    st.builds("{} {}".format, _dates, st.sampled_from(["12:00+01", "1200", "12:00", "120000"])),
     _clocks,
     st.from_regex(r"-?[0-9]{1,40}(\.[0-9]{0,35})?", fullmatch=True),
     st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode()),

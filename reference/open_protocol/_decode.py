@@ -33,7 +33,6 @@ from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
-from ticdc_conformance.reference.values import Value
 
 __all__ = ["Entry", "decode"]
 
@@ -77,6 +76,8 @@ class Entry:
 
     def members(self, raw: Json, allowed: frozenset[str], wording: Wording) -> JsonObject:
         """The document ``raw`` as an object of ``allowed`` members."""
+        if type(raw) is dict and raw.keys() <= allowed:
+            return raw  # what Members accepts, without building one
         return Members(raw, (), self.fail_at, optional=allowed, wording=wording).obj
 
     def _raise(self, reason: str, offset: int, path: Path | None) -> NoReturn:
@@ -174,33 +175,28 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
         # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}, of a kind
         # TiCDC writes; anything else (legacy columns without f, or invalid ones) takes the
         # checking path, and the message is then checked value by value (_findings).
-        if type(column) is not dict:
-            append(_checked_column(name, column, member, entry))
-            continue
         try:
-            type_code, flags, raw_value = column["t"], column["f"], column["v"]
-        except KeyError:
+            type_code, flags, raw_value = column["t"], column["f"], column["v"]  # type: ignore[call-overload, index]
+        except (KeyError, TypeError):  # TypeError: not an object
             append(_checked_column(name, column, member, entry))
             continue
-        size = len(column)
-        handle = size == 4 and column.get("h") is True
+        size = len(column)  # type: ignore[arg-type]
+        handle = size == 4 and column.get("h") is True  # type: ignore[union-attr]
         read = (
             seen.get((type_code, flags)) or reader(type_code, flags)
-            if (size == 3 or handle) and type(type_code) is int and type(flags) is int
+            if (size == 3 or handle) and type(type_code) is int is type(flags)
             else None
         )
         if read is None:
             append(_checked_column(name, column, member, entry))
             continue
-        value: Value = None
-        if raw_value is not None:
-            try:
-                value = read(raw_value)
-            except ValueError as error:
-                entry.fail(str(error), member, name, "v")
-            except Invalid as invalid:
-                value = invalid.value
-                entry.invalid = True
+        try:
+            value = None if raw_value is None else read(raw_value)
+        except ValueError as error:
+            entry.fail(str(error), member, name, "v")
+        except Invalid as invalid:
+            value = invalid.value
+            entry.invalid = True
         append(_column((name, value, type_code, flags, handle, None, None)))
     return tuple(columns)
 

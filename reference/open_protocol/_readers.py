@@ -33,6 +33,7 @@ import binascii
 import re
 import sys
 from collections.abc import Callable
+from datetime import date, datetime
 
 from ticdc_conformance.reference._gojson import json_accelerator
 from ticdc_conformance.reference.jsondoc import Json
@@ -159,7 +160,10 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
-_QUOTED = re.compile(r'(?:[ !#-\[\]-~]|\\[abfnrtv\\"]|\\x[0-9a-fA-F]{2})*')
+_PLAIN = r"[ !#-\[\]-~]*"
+"""Printable ASCII but the double quote and the backslash: Go quotes it as it is."""
+_QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*')
+"""Plain runs between the escapes ``unicode_escape`` reads as Go does (no backtracking)."""
 
 
 def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -169,8 +173,11 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         quoted = _QUOTED.fullmatch
 
         def read_bytes(raw: Json) -> Value:
-            if type(raw) is str and quoted(raw):
-                return raw.encode("ascii").decode("unicode_escape").encode("latin-1")
+            if type(raw) is str and raw.isascii():
+                if "\\" not in raw and '"' not in raw and raw.isprintable():
+                    return raw.encode()
+                if quoted(raw):
+                    return raw.encode().decode("unicode_escape").encode("latin-1")
             return general(raw)
 
         return read_bytes
@@ -208,30 +215,65 @@ def _base64(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
-_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)"
-_DAY = (
-    r"(?:[0-9]{4}-(?:(?:0[0-9]|1[0-2])-(?:[01][0-9]|2[0-8])|(?:0[013-9]|1[0-2])-(?:29|30)"
-    rf"|(?:0[013578]|1[02])-31)|{_LEAP_YEAR}-02-29)"
-)
-"""A day ``validity`` holds: month 00 (zero-in-date) takes any day up to 31."""
-_CLOCK = r"(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?"
-_TEXT_PATTERNS = {
-    "date": re.compile(_DAY),
-    "datetime": re.compile(f"{_DAY} {_CLOCK}"),
-    "time": re.compile(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?"),
+_TIME = re.compile(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
+_from_date = date.fromisoformat
+_from_datetime = datetime.fromisoformat
+
+
+def _is_date(raw: str) -> bool:
+    """Whether ``raw`` is ``YYYY-MM-DD`` of a day that exists (years 1–9999).
+
+    ``date.fromisoformat`` judges the numbers once the shape is that one (it reads other
+    ISO 8601 shapes too).
+    """
+    if len(raw) != 10 or raw[4] != "-" or raw[7] != "-" or not raw.isascii():
+        return False
+    try:
+        _from_date(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(raw: str) -> bool:
+    """Whether ``raw`` is ``YYYY-MM-DD HH:MM:SS[.f]`` of a day that exists and a time of day.
+
+    At most 6 fractional digits; hours up to 23 are checked here (newer Pythons read 24:00
+    as the next midnight), the rest by ``datetime.fromisoformat`` once the shape is that one.
+    """
+    size = len(raw)
+    if (
+        (size != 19 and (size < 21 or size > 26 or raw[19] != "." or not raw[20:].isdigit()))
+        or raw[10] != " "
+        or raw[4] != "-"
+        or raw[7] != "-"
+        or raw[13] != ":"
+        or raw[16] != ":"
+        or raw[11:13] > "23"
+        or not raw.isascii()
+    ):
+        return False
+    try:
+        return _from_datetime(raw).tzinfo is None
+    except ValueError:
+        return False
+
+
+_TEXT_TESTS: dict[str, Callable[[str], object]] = {
+    "date": _is_date,
+    "datetime": _is_datetime,
+    "time": _TIME.fullmatch,
 }
-_TIMESTAMP = re.compile(f"(?=19[7-9]|20[0-2]|203[0-7]){_DAY} {_CLOCK}")
 _MAX_OPENINGS = 64
 
 
 def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del flags
-    pattern = _TEXT_PATTERNS.get(ctype.name)
-    if pattern is not None:
-        matches = pattern.fullmatch
+    test = _TEXT_TESTS.get(ctype.name)
+    if test is not None:
 
         def read(raw: Json) -> Value:
-            if type(raw) is str and matches(raw):
+            if type(raw) is str and test(raw):
                 return raw
             return general(raw)
 
@@ -262,11 +304,10 @@ _set = object.__setattr__
 
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del ctype, flags
-    matches = _TIMESTAMP.fullmatch
 
     def read(raw: Json) -> Value:
-        if type(raw) is str and matches(raw):
-            # the text matched a pattern narrower than TimestampValue's own: built directly
+        if type(raw) is str and "1970" <= raw[:4] <= "2037" and _is_datetime(raw):
+            # the text has TimestampValue's own shape (_is_datetime): built directly
             value = _new(TimestampValue)
             _set(value, "text", raw)
             _set(value, "zone", None)
