@@ -16,8 +16,8 @@ flags state (no declared length, scale or members, §2.5). Everything else takes
 * FLOAT, DOUBLE: a JSON float of at most float32's, float64's largest magnitude, or an
   integer of at most 21 digits (Go prints 2.0 as 2);
 * CHAR, VARCHAR: ASCII text; BINARY, VARBINARY (BinaryFlag): Go-quoted ASCII holding only the
-  escapes ``\a \b \f \n \r \t \v \\ \"`` and ``\xNN``, which Python's ``unicode_escape``
-  reads alike;
+  escapes ``\a \b \f \n \r \t \v \\ \"`` and ``\xNN``, which Python's ``escape_decode``
+  (the ``bytes`` literal's escapes) reads alike;
 * TEXT and BLOB types: base64 that ``binascii``'s strict mode reads (it refuses everything
   ``b64decode(validate=True)`` refuses);
 * DATE, DATETIME, TIME: text of a pattern no wider than validity's (days that exist, February
@@ -32,6 +32,7 @@ from __future__ import annotations
 import binascii
 import re
 import sys
+from codecs import escape_decode
 from collections.abc import Callable
 from datetime import date, datetime
 
@@ -163,7 +164,7 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 _PLAIN = r"[ !#-\[\]-~]*"
 """Printable ASCII but the double quote and the backslash: Go quotes it as it is."""
 _QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*')
-"""Plain runs between the escapes ``unicode_escape`` reads as Go does (no backtracking)."""
+"""Plain runs between the escapes ``escape_decode`` reads as Go does (no backtracking)."""
 
 
 def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -177,7 +178,7 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
                 if "\\" not in raw and '"' not in raw and raw.isprintable():
                     return raw.encode()
                 if quoted(raw):
-                    return raw.encode().decode("unicode_escape").encode("latin-1")
+                    return escape_decode(raw)[0]
             return general(raw)
 
         return read_bytes
