@@ -53,6 +53,7 @@ __all__ = [
     "format_float_positional",
     "from_json_text",
     "go_text",
+    "json_accelerator",
     "orjson_active",
     "plain_json_only",
     "quote",
@@ -147,7 +148,8 @@ _NEGATIVE_ZERO = re.compile(r"-0(?![0-9.eE])")
 """Where ``-0`` may stand as a number (it may also match inside a string: harmless)."""
 
 _NEGATIVE_ZERO_BYTES = re.compile(rb"-0(?![0-9.eE])")
-_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_SHAPE = bytes.maketrans(b"123456789{", b"000000000[")
+"""Every digit as ``0`` and every ``{`` as ``[``: one pass finds long numbers and openings."""
 _NINETEEN_DIGITS = b"0" * 19
 _ORJSON_INTEGERS = range(-(2**63), 2**64)
 """The integers orjson reads as integers; it turns larger ones into floats."""
@@ -165,11 +167,9 @@ def _orjson_reads_alike(data: bytes) -> bool:
     """
     if b"-0" in data and _NEGATIVE_ZERO_BYTES.search(data):
         return False
-    if len(data) > _ORJSON_MAX_OPENINGS and (
-        data.count(b"{") + data.count(b"[") > _ORJSON_MAX_OPENINGS
-    ):
+    shape = data.translate(_SHAPE)
+    if len(data) > _ORJSON_MAX_OPENINGS and shape.count(b"[") > _ORJSON_MAX_OPENINGS:
         return False
-    shape = data.translate(_DIGITS_AS_ZEROS)
     start = shape.find(_NINETEEN_DIGITS)
     while start >= 0:
         end = start + 19
@@ -182,19 +182,24 @@ def _orjson_reads_alike(data: bytes) -> bool:
     return True
 
 
-def _orjson_loads() -> Callable[[bytes], Json] | None:
+def _orjson_loads() -> Callable[[bytes | str], Json] | None:
     if os.environ.get("TICDC_CONFORMANCE_ORJSON", "1") == "0":
         return None
     try:
         import orjson
     except ImportError:
         return None
-    loads: Callable[[bytes], Json] = orjson.loads
+    loads: Callable[[bytes | str], Json] = orjson.loads
     return loads
 
 
-_ACCELERATOR: list[Callable[[bytes], Json] | None] = [_orjson_loads()]
+_ACCELERATOR: list[Callable[[bytes | str], Json] | None] = [_orjson_loads()]
 """orjson's ``loads`` while it is in use (a one-element list: ``plain_json_only`` swaps it)."""
+
+
+def json_accelerator() -> Callable[[bytes | str], Json] | None:
+    """The accelerator's ``loads`` (orjson's) while readers may try it, else ``None``."""
+    return _ACCELERATOR[0]
 
 
 def orjson_active() -> bool:

@@ -15,6 +15,7 @@ import base64
 import binascii
 from collections.abc import Callable
 from functools import partial
+from typing import Literal
 
 from ticdc_conformance.reference import _gostrconv
 from ticdc_conformance.reference._gojson import JsonStyle, format_float, from_json_text, quote
@@ -40,6 +41,8 @@ __all__ = [
     "READERS",
     "TEXT_CODES",
     "WRITERS",
+    "Form",
+    "form_of",
     "is_known",
     "read_value",
     "write_value",
@@ -259,6 +262,28 @@ def write_value(type_code: int, value: Value, flags: int, style: JsonStyle) -> s
 def is_known(type_code: int) -> bool:
     """Whether TiCDC writes columns of ``type_code`` (the reader takes only those)."""
     return type_code in _READERS_BY_CODE
+
+
+Form = Literal["integer", "float", "string", "base64", "text", "timestamp", "decimal"]
+"""How ``v`` is read for a type code: which of the readers above ``read_value`` takes."""
+_FORMS: dict[Reader, Form] = {
+    _read_integer: "integer",
+    _read_float: "float",
+    _read_string: "string",
+    _read_base64: "base64",
+    _read_text: "text",
+    _read_timestamp: "timestamp",
+    _read_decimal: "decimal",
+}
+
+
+def form_of(type_code: int) -> Form | None:
+    """The form ``read_value`` reads ``v`` in for ``type_code``.
+
+    ``None`` for NULL, GEOMETRY and unknown codes (the decoder's column readers build on it).
+    """
+    reader = _READERS_BY_CODE.get(type_code)
+    return None if reader is None else _FORMS.get(reader)
 
 
 def read_value(type_code: int, raw: Json, flags: int | None) -> Value:

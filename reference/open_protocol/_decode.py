@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import partial
-from typing import NamedTuple, NoReturn, TypeGuard
+from typing import NamedTuple, NoReturn
 
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.compression import Compression, decompress
@@ -28,17 +28,11 @@ from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Wording
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.mysql import ANY_INT, INT64, UINT64
-from ticdc_conformance.reference.open_protocol._columns import (
-    FLOAT_CODES,
-    INTEGER_CODES,
-    TEXT_CODES,
-    is_known,
-    read_value,
-)
+from ticdc_conformance.reference.mysql import INT64, UINT64
+from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
+from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
-from ticdc_conformance.reference.values import Value
 
 __all__ = ["Entry", "decode"]
 
@@ -59,7 +53,7 @@ _column = partial(tuple.__new__, DecodedColumn)
 class Entry:
     """One JSON document inside the frame, with what an error needs to locate itself."""
 
-    __slots__ = ("decompressed", "message_index", "offset", "part")
+    __slots__ = ("decompressed", "invalid", "message_index", "offset", "part")
 
     def __init__(
         self, part: Part, offset: int, message_index: int, *, decompressed: bool = False
@@ -69,6 +63,8 @@ class Entry:
         self.message_index = message_index
         self.decompressed = decompressed
         """The document was compressed: its byte positions are not the message's."""
+        self.invalid = False
+        """A value may be invalid: the message is checked value by value (``_findings``)."""
 
     def fail(self, reason: str, *tokens: str) -> NoReturn:
         """Reject the member at path ``tokens`` (the document itself when none)."""
@@ -80,6 +76,8 @@ class Entry:
 
     def members(self, raw: Json, allowed: frozenset[str], wording: Wording) -> JsonObject:
         """The document ``raw`` as an object of ``allowed`` members."""
+        if type(raw) is dict and raw.keys() <= allowed:
+            return raw  # what Members accepts, without building one
         return Members(raw, (), self.fail_at, optional=allowed, wording=wording).obj
 
     def _raise(self, reason: str, offset: int, path: Path | None) -> NoReturn:
@@ -167,51 +165,39 @@ def _text(raw: dict[str, Json], name: str, entry: Entry) -> str | None:
     return value
 
 
-def _passed_through(raw: Json, type_code: int) -> TypeGuard[int | str | float | None]:
-    """Whether the parsed ``v`` already is the ``Value`` (see ``_columns.INTEGER_CODES``)."""
-    kind = type(raw)
-    if raw is None:
-        return True
-    if kind is int:
-        return type_code in INTEGER_CODES and raw in ANY_INT
-    return (kind is str and type_code in TEXT_CODES) or (kind is float and type_code in FLOAT_CODES)
-
-
 def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
     if type(raw) is not dict:
         entry.fail("must be an object of columns", member)
-    columns = []
+    columns: list[DecodedColumn] = []
+    append = columns.append
+    seen = KINDS_SEEN
     for name, column in raw.items():
-        # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}; anything
-        # else (legacy columns without f, or invalid ones) takes the checking path.
-        if type(column) is not dict:
-            columns.append(_checked_column(name, column, member, entry))
+        # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}, of a kind
+        # TiCDC writes; anything else (legacy columns without f, or invalid ones) takes the
+        # checking path, and the message is then checked value by value (_findings).
+        try:
+            type_code, flags, raw_value = column["t"], column["f"], column["v"]  # type: ignore[call-overload, index]
+        except (KeyError, TypeError):  # TypeError: not an object
+            append(_checked_column(name, column, member, entry))
+            continue
+        size = len(column)  # type: ignore[arg-type]
+        handle = size == 4 and column.get("h") is True  # type: ignore[union-attr]
+        read = (
+            seen.get((type_code, flags)) or reader(type_code, flags)
+            if (size == 3 or handle) and type(type_code) is int is type(flags)
+            else None
+        )
+        if read is None:
+            append(_checked_column(name, column, member, entry))
             continue
         try:
-            type_code, flags, raw_value = column["t"], column["f"], column["v"]
-        except KeyError:
-            columns.append(_checked_column(name, column, member, entry))
-            continue
-        size = len(column)
-        handle = size == 4 and column.get("h") is True
-        if not (
-            (size == 3 or handle)
-            and type(type_code) is int
-            and type(flags) is int
-            and is_known(type_code)  # the checking path refuses the others
-            and flags in UINT64
-        ):
-            columns.append(_checked_column(name, column, member, entry))
-            continue
-        value: Value
-        if _passed_through(raw_value, type_code):
-            value = raw_value
-        else:
-            try:
-                value = read_value(type_code, raw_value, flags)
-            except ValueError as error:
-                entry.fail(str(error), member, name, "v")
-        columns.append(_column((name, value, type_code, flags, handle, None, None)))
+            value = None if raw_value is None else read(raw_value)
+        except ValueError as error:
+            entry.fail(str(error), member, name, "v")
+        except Invalid as invalid:
+            value = invalid.value
+            entry.invalid = True
+        append(_column((name, value, type_code, flags, handle, None, None)))
     return tuple(columns)
 
 
@@ -225,7 +211,11 @@ def _flags(column: dict[str, Json], where: tuple[str, str], entry: Entry) -> int
 
 
 def _checked_column(name: str, column: Json, member: str, entry: Entry) -> DecodedColumn:
-    """Decode one column that is not of today's common shape, rejecting what is invalid."""
+    """Decode one column that is not of today's common shape, rejecting what is invalid.
+
+    Its value is not checked here: the entry is marked for ``_findings``.
+    """
+    entry.invalid = True
     if type(column) is not dict:
         entry.fail("a column must be an object", member, name)
     if not column.keys() <= _COLUMN_MEMBERS:
@@ -358,6 +348,7 @@ def decode(
     events: list[DecodedEvent] = []
     entries: list[int] = []
     key_position, value_position = 8, 0
+    invalid = False
     while key_position < len(key):
         key_entry = Entry("key", key_position + 8, message_index)
         key_json, key_position = _read_entry(key, key_position, "key", message_index)
@@ -384,6 +375,7 @@ def decode(
             )
             value_entry = Entry("value", value_entry.offset, message_index, decompressed=True)
         events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
+        invalid = invalid or value_entry.invalid
     if value_position < len(value):
         raise DecodeError(
             "value has more entries than the key",
@@ -392,7 +384,8 @@ def decode(
             offset=value_position,
             message_index=message_index,
         )
-    raise_findings(_findings(events, entries, message_index), events)
+    if invalid:  # a column reader found an invalid value, or a column took the checking path
+        raise_findings(_findings(events, entries, message_index), events)
     return events
 
 

@@ -1,0 +1,348 @@
+r"""One reader per column kind: the Open Protocol decoder's value and validity in one step.
+
+A column kind is a type code and its flag bits; the decoder asks ``reader`` once per kind and
+keeps the answer. A reader takes a parsed ``v`` that is not ``null`` and returns the ``Value``
+``_columns.read_value`` returns for it, raises the ``ValueError`` that raises, and raises
+``Invalid`` (the value attached) when the value is one TiCDC cannot have written for the kind
+(``validation.code_check``, docs/errors.md).
+
+Each reader first tries a test that is sufficient, never necessary: a value that passes it is
+read as ``read_value`` reads it and is valid under ``validity`` for the type a type code and
+flags state (no declared length, scale or members, §2.5). Everything else takes
+``read_value`` and the validity check themselves, so every outcome is theirs:
+
+* integers, YEAR, BIT, ENUM, SET: a JSON integer inside the type's range (YEAR 1901–2155,
+  BIT and SET 64 bits, ENUM indexes up to 65,535);
+* FLOAT, DOUBLE: a JSON float of at most float32's, float64's largest magnitude, or an
+  integer of at most 21 digits (Go prints 2.0 as 2);
+* CHAR, VARCHAR: ASCII text; BINARY, VARBINARY (BinaryFlag): Go-quoted ASCII holding only the
+  escapes ``\a \b \f \n \r \t \v \\ \"`` and ``\xNN``, which Python's ``escape_decode``
+  (the ``bytes`` literal's escapes) reads alike;
+* TEXT and BLOB types: base64 that ``binascii``'s strict mode reads (it refuses everything
+  ``b64decode(validate=True)`` refuses);
+* DATE, DATETIME, TIME: text of a pattern no wider than validity's (days that exist, February
+  29 in leap years only, hours up to 23 or 99 for TIME, at most 6 fractional digits);
+  TIMESTAMP: the same, years 1970–2037;
+* DECIMAL: decimal text of at most 31 characters (so at most 65 digits and 30 decimals);
+* JSON: text orjson reads (where installed), holding at most 64 ``[`` and ``{``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+import sys
+from codecs import escape_decode
+from collections.abc import Callable
+from datetime import date, datetime
+
+from ticdc_conformance.reference._gojson import json_accelerator
+from ticdc_conformance.reference.jsondoc import Json
+from ticdc_conformance.reference.mysql import (
+    BINARY_TYPES,
+    INTEGER_TYPES,
+    TEXT_TYPES,
+    UINT64,
+    integer_range,
+)
+from ticdc_conformance.reference.open_protocol._columns import form_of, is_known, read_value
+from ticdc_conformance.reference.tables import BINARY_FLAG
+from ticdc_conformance.reference.validation import code_check
+from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = ["KINDS_SEEN", "Invalid", "Reader", "reader"]
+
+Reader = Callable[[Json], Value]
+
+
+class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error it shows
+    """The value read is one TiCDC cannot have written for the column's kind."""
+
+    def __init__(self, value: Value) -> None:
+        super().__init__()
+        self.value = value
+
+
+KINDS_SEEN: dict[tuple[int, int], Reader | None] = {}
+"""``reader``'s answers so far, by type code and flags: the decoder looks here first."""
+_MAX_KINDS = 4096
+"""Kinds kept: the flags are the message's to choose, the memory is not."""
+
+
+def reader(type_code: int, flags: int) -> Reader | None:
+    """The reader of a column kind.
+
+    ``None`` for a type code TiCDC never writes or ``flags`` outside uint64 (the decoder's
+    checking path words those errors).
+    """
+    key = (type_code, flags)
+    if key in KINDS_SEEN:
+        return KINDS_SEEN[key]
+    made = _make(type_code, flags)
+    if len(KINDS_SEEN) < _MAX_KINDS:
+        KINDS_SEEN[key] = made
+    return made
+
+
+def _general(type_code: int, flags: int) -> Reader:
+    checked = code_check(type_code, flags)
+
+    def read(raw: Json) -> Value:
+        value = read_value(type_code, raw, flags)
+        if checked is not None and value is not None and checked[1](value, checked[0]) is not None:
+            raise Invalid(value)
+        return value
+
+    return read
+
+
+def _make(type_code: int, flags: int) -> Reader | None:
+    form = form_of(type_code)
+    if flags not in UINT64 or not is_known(type_code):
+        return None
+    general = _general(type_code, flags)
+    checked = code_check(type_code, flags)
+    if form is None or checked is None:
+        return general
+    ctype = checked[0]
+    if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
+        return general  # a type code states none of them; kept for safety
+    make = _FAST.get(form)
+    fast = None if make is None else make(ctype, flags, general)
+    return general if fast is None else fast
+
+
+def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    allowed = _OTHER_INTEGERS.get(ctype.name)
+    if ctype.name in INTEGER_TYPES and ctype.unsigned is not None:
+        allowed = integer_range(ctype.name, unsigned=ctype.unsigned)
+    if allowed is None:
+        return None
+    low, high = allowed.start, allowed.stop
+
+    def read(raw: Json) -> Value:
+        if type(raw) is int and low <= raw < high:
+            return raw
+        return general(raw)
+
+    return read
+
+
+_OTHER_INTEGERS: dict[str, range] = {
+    "year": range(1901, 2156),
+    "bit": range(2**64),
+    "enum": range(65536),
+    "set": range(2**64),
+}
+"""Ranges ``validity`` holds a value in when a type code and flags state the column."""
+
+
+_INTEGRAL_LOW, _INTEGRAL_HIGH = -(10**21), 10**21
+"""Integers Go writes for a float without an exponent (§1.4), all inside float32's range."""
+
+
+def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    largest = {"float": FLOAT32_MAX, "double": sys.float_info.max}.get(ctype.name)
+    if largest is None:
+        return None
+    smallest = -largest
+
+    def read(raw: Json) -> Value:
+        if type(raw) is float:
+            if smallest <= raw <= largest:
+                return raw
+        elif type(raw) is int and _INTEGRAL_LOW < raw < _INTEGRAL_HIGH:
+            return float(raw)  # Go prints 2.0 as 2
+        return general(raw)
+
+    return read
+
+
+_PLAIN = r"[ !#-\[\]-~]*"
+"""Printable ASCII but the double quote and the backslash: Go quotes it as it is."""
+_QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*')
+"""Plain runs between the escapes ``escape_decode`` reads as Go does (no backtracking)."""
+
+
+def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    if flags & BINARY_FLAG:
+        if ctype.name not in BINARY_TYPES:
+            return None
+        quoted = _QUOTED.fullmatch
+
+        def read_bytes(raw: Json) -> Value:
+            if type(raw) is str and raw.isascii():
+                if "\\" not in raw and '"' not in raw and raw.isprintable():
+                    return raw.encode()
+                if quoted(raw):
+                    return escape_decode(raw)[0]
+            return general(raw)
+
+        return read_bytes
+    if ctype.name not in TEXT_TYPES:
+        return None
+
+    def read_text(raw: Json) -> Value:
+        if type(raw) is str and raw.isascii():
+            return raw
+        return general(raw)
+
+    return read_text
+
+
+def _base64(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    if ctype.name not in TEXT_TYPES | BINARY_TYPES or not ctype.raw_text:
+        return None
+    binary = bool(flags & BINARY_FLAG)
+    decode = binascii.a2b_base64
+
+    def read(raw: Json) -> Value:
+        if type(raw) is not str:
+            return general(raw)
+        try:
+            data = decode(raw, strict_mode=True)
+        except (binascii.Error, ValueError):
+            return general(raw)
+        if binary:
+            return data
+        try:
+            return data.decode()
+        except UnicodeDecodeError:
+            return data
+
+    return read
+
+
+_TIME = re.compile(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
+_from_date = date.fromisoformat
+_from_datetime = datetime.fromisoformat
+
+
+def _is_date(raw: str) -> bool:
+    """Whether ``raw`` is ``YYYY-MM-DD`` of a day that exists (years 1–9999).
+
+    ``date.fromisoformat`` judges the numbers once the shape is that one (it reads other
+    ISO 8601 shapes too).
+    """
+    if len(raw) != 10 or raw[4] != "-" or raw[7] != "-" or not raw.isascii():
+        return False
+    try:
+        _from_date(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(raw: str) -> bool:
+    """Whether ``raw`` is ``YYYY-MM-DD HH:MM:SS[.f]`` of a day that exists and a time of day.
+
+    At most 6 fractional digits; hours up to 23 are checked here (newer Pythons read 24:00
+    as the next midnight), the rest by ``datetime.fromisoformat`` once the shape is that one.
+    """
+    size = len(raw)
+    if (
+        (size != 19 and (size < 21 or size > 26 or raw[19] != "." or not raw[20:].isdigit()))
+        or raw[10] != " "
+        or raw[4] != "-"
+        or raw[7] != "-"
+        or raw[13] != ":"
+        or raw[16] != ":"
+        or raw[11:13] > "23"
+        or not raw.isascii()
+    ):
+        return False
+    try:
+        return _from_datetime(raw).tzinfo is None
+    except ValueError:
+        return False
+
+
+_TEXT_TESTS: dict[str, Callable[[str], object]] = {
+    "date": _is_date,
+    "datetime": _is_datetime,
+    "time": _TIME.fullmatch,
+}
+_MAX_OPENINGS = 64
+
+
+def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    test = _TEXT_TESTS.get(ctype.name)
+    if test is not None:
+
+        def read(raw: Json) -> Value:
+            if type(raw) is str and test(raw):
+                return raw
+            return general(raw)
+
+        return read
+    if ctype.name != "json":
+        return None
+
+    def read_json(raw: Json) -> Value:
+        loads = json_accelerator()
+        if (
+            loads is not None
+            and type(raw) is str
+            and raw.count("[") + raw.count("{") <= _MAX_OPENINGS
+        ):
+            try:
+                loads(raw)  # orjson reads text as well as bytes
+            except ValueError:
+                return general(raw)
+            return raw
+        return general(raw)
+
+    return read_json
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del ctype, flags
+
+    def read(raw: Json) -> Value:
+        if type(raw) is str and "1970" <= raw[:4] <= "2037" and _is_datetime(raw):
+            # the text has TimestampValue's own shape (_is_datetime): built directly
+            value = _new(TimestampValue)
+            _set(value, "text", raw)
+            _set(value, "zone", None)
+            return value
+        return general(raw)
+
+    return read
+
+
+_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+"""``DecimalValue``'s own pattern."""
+_DECIMAL_CHARACTERS = 31
+
+
+def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del ctype, flags
+    matches = _DECIMAL.fullmatch
+
+    def read(raw: Json) -> Value:
+        if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
+            value = _new(DecimalValue)
+            _set(value, "text", raw)
+            return value
+        return general(raw)
+
+    return read
+
+
+_FAST: dict[str, Callable[[ColumnType, int, Reader], Reader | None]] = {
+    "integer": _integer,
+    "float": _float,
+    "string": _string,
+    "base64": _base64,
+    "text": _text,
+    "timestamp": _timestamp,
+    "decimal": _decimal,
+}
