@@ -373,12 +373,14 @@ ROUTED = [
     "stream.simple-avro.tiflow.insert-before-delete-by-columns",
     "stream.canal-json.tiflow.wrong-topic-routed",
     "stream.debezium.tiflow.wrong-topic-routed",
+    "stream.open.ticdc.wrong-topic-routed",
     "stream.simple-json.tiflow.clean-routed",
 ]
 """Streams with ``[[sink.dispatchers]]`` rules, whose faults sit where those rules put rows:
 a rule per table on one topic, and three topics (each its own job: a check takes one routing
-configuration, the dump's); Simple's clean one has BOOTSTRAPs on every topic. The plain
-checker takes every such fixture (``tests/test_fixtures_streams.py``)."""
+configuration, the dump's); Simple's clean one has BOOTSTRAPs on every topic, and ticdc's
+renames tables (target-schema, target-table). The plain checker takes every such fixture
+(``tests/test_fixtures_streams.py``)."""
 
 
 @pytest.mark.parametrize("stream_id", ROUTED)
