@@ -151,3 +151,74 @@ def test_json_text_is_judged_alike_with_and_without_orjson(raw: str) -> None:
         with block:
             outcomes.add(actual(column, raw, avro=False))
     assert outcomes == {expected(column, raw, avro=False)}
+
+
+def _column(name: str, **members: object) -> ColumnInfo:
+    return ColumnInfo(name="c", type=name, **members)  # type: ignore[arg-type]
+
+
+def _b64(size: int) -> str:
+    return base64.b64encode(b"x" * size).decode()
+
+
+_EDGES: list[tuple[ColumnInfo, Raw]] = [
+    *((_column("tinyint"), raw) for raw in ("127", "128", "-128", "-129", "-", "")),
+    *((_column("tinyint", unsigned=True), raw) for raw in ("255", "256", "-1", "-0")),
+    *((_column("bit", length=8), raw) for raw in ("255", "256")),
+    *((_column("enum", elements=("a", "b")), raw) for raw in ("2", "3")),
+    *((_column("set", elements=("a", "b", "c")), raw) for raw in ("7", "8")),
+    *((_column("year"), raw) for raw in ("0", "1900", "1901", "2155", "2156")),
+    *(
+        (_column("float"), raw)
+        for raw in ("340282346638528859811704183484516925440", "1" + "0" * 39)
+    ),
+    *((_column("double"), raw) for raw in ("1" + "0" * 308, "1" + "0" * 309, "-" + "1" * 309)),
+    *((_column("decimal", length=5, decimal=2), raw) for raw in ("123.45", "123.456", "1234.5")),
+    *((_column("decimal", length=5, decimal=2), raw) for raw in ("0.125", "-123.45", "0123.4")),
+    *((_column("decimal", decimal=3), raw) for raw in ("1.234", "1.2345", "1" * 31, "1" * 32)),
+    *((_column("decimal"), raw) for raw in ("1." + "1" * 29, "0." + "1" * 30, "1." + "1" * 31)),
+    *((_column("varchar", length=3), raw) for raw in ("abc", "abcd", "ab\u00e9", "a\ufffdb")),
+    *((_column("binary", length=3), raw) for raw in (_b64(3), _b64(4), "YWJj\n", "YQ")),
+    *((_column("varchar", charset="binary", length=4), raw) for raw in (_b64(4), _b64(5))),
+    *((_column("blob"), raw) for raw in (_b64(70), "YQ=", "=YWJj")),
+    *(
+        (_column("datetime", decimal=3), raw)
+        for raw in ("2024-02-29 12:00:00.123", "2024-02-29 12:00:00.12")
+    ),
+    *(
+        (_column("datetime", decimal=3), raw)
+        for raw in ("2024-02-29 12:00:00", "2023-02-29 12:00:00.123", "2024-02-29 12:00:00.1234")
+    ),
+    *(
+        (_column("datetime", decimal=0), raw)
+        for raw in ("2024-02-29 23:59:59", "2024-02-29 12:00:00.1")
+    ),
+    *(
+        (_column("datetime"), raw)
+        for raw in ("2024-02-29 24:00:00", "0000-00-00 00:00:00", "2024-02-29 12:00:00.1234567")
+    ),
+    *((_column("datetime", decimal=7), raw) for raw in ("2024-02-29 12:00:00.1234567",)),
+    *(
+        (_column("date"), raw)
+        for raw in ("2024-02-29", "2023-02-29", "2024-00-00", "20240229", "2024-W01")
+    ),
+    *(
+        (_column("timestamp", decimal=fsp), TimestampValue(text, "UTC"))
+        for fsp in (None, 0, 2)
+        for text in (
+            "1969-12-30 12:00:00",
+            "2038-01-21 00:00:00",
+            "1969-12-31 23:59:59",
+            "1970-01-01 00:00:01",
+            "2037-12-31 23:59:59.50",
+            "2038-01-19 03:14:07",
+        )
+    ),
+    *((_column("timestamp"), raw) for raw in ("2024-02-29 12:00:00", 5)),
+]
+
+
+@pytest.mark.parametrize(("column", "raw"), _EDGES)
+def test_edges_of_the_fast_tests(column: ColumnInfo, raw: Raw) -> None:
+    for avro in (False, True):
+        assert actual(column, raw, avro=avro) == expected(column, raw, avro=avro)
