@@ -36,14 +36,15 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.mysql import MySQLType
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
-from ticdc_conformance.reference.simple._values import Reader, reader_of, untyped
+from ticdc_conformance.reference.simple._readers import Invalid, Reader, column_reader
+from ticdc_conformance.reference.simple._values import untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
-from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
+from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import finding, info_type, raise_findings
-from ticdc_conformance.reference.validity import Check, ColumnType, check_of
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
@@ -211,21 +212,26 @@ class _Plan(NamedTuple):
     """How one table schema types a DML: per column, chosen once per schema (not per value)."""
 
     names: frozenset[str]
-    columns: tuple[tuple[ColumnInfo, Reader, ColumnType, Check], ...]
-    """Schema order: the column, its value reader, its stated type and that type's check."""
+    columns: tuple[tuple[str, MySQLType, Reader], ...]
+    """Schema order: the column's name, its type and its reader (``_readers``)."""
 
 
 def _plan(table: TableInfo, avro: bool) -> _Plan:
-    columns = []
-    for column in table.columns:
-        ctype = info_type(column, raw_text=avro)
-        columns.append((column, reader_of(column), ctype, check_of(ctype)))
-    return _Plan(frozenset(column.name for column in table.columns), tuple(columns))
+    columns = tuple(
+        (
+            column.name,
+            column.type,
+            column_reader(column, info_type(column, raw_text=avro), avro=avro),
+        )
+        for column in table.columns
+    )
+    return _Plan(frozenset(column.name for column in table.columns), columns)
 
 
-def _typed(
-    wire: Wire, plan: _Plan, avro: bool, fail: Fail, found: list[tuple[str, str, Value]]
-) -> DecodedRow:
+_ABSENT = object()
+
+
+def _typed(wire: Wire, plan: _Plan, fail: Fail, found: list[tuple[str, str, Value]]) -> DecodedRow:
     """The row typed by ``plan``'s schema; every value its column cannot hold goes to ``found``.
 
     Go's ``encoding/json`` writes text that is not UTF-8 as U+FFFD, goavro copies it raw
@@ -244,19 +250,20 @@ def _typed(
                 (member, min(unknown)),
             )
         typed = []
-        for column, reader, ctype, check in plan.columns:  # TiCDC's consumer: schema order
-            name = column.name
-            if name not in raw:
+        for name, mysql_type, read in plan.columns:  # TiCDC's consumer: schema order
+            given = raw.get(name, _ABSENT)
+            if given is _ABSENT:
                 continue  # virtual generated, or not a handle-key column
-            given, value = raw[name], None
+            value: Value = None
             if given is not None:
                 try:
-                    value = reader(column, given, avro)
-                except ValueError as error:
-                    fail(f"{column.type}: {error}", (member, name))
-                if value is not None and check(value, ctype):
+                    value = read(given)  # type: ignore[arg-type]  # a Raw: only _ABSENT is not
+                except Invalid as invalid:
+                    value = invalid.value
                     found.append((member, name, value))
-            typed.append(_column((name, value, None, None, None, column.type, None)))
+                except ValueError as error:
+                    fail(f"{mysql_type}: {error}", (member, name))
+            typed.append(_column((name, value, None, None, None, mysql_type, None)))
         images.append(tuple(typed))
     return _row(wire, images[0], images[1])
 
@@ -343,7 +350,7 @@ class SimpleDecoder:
             planned = self._plans[id(table)] = (table, _plan(table, avro))
         invalid: list[tuple[str, str, Value]] = []
         try:
-            row = _typed(wire, planned[1], avro, fail, invalid)
+            row = _typed(wire, planned[1], fail, invalid)
         except DecodeError as error:
             if not released:
                 raise

@@ -1,0 +1,307 @@
+"""One reader per schema column: ``SimpleDecoder``'s value and validity in one step (§4.3).
+
+``column_reader`` is asked once per column of a table schema, and the decoder keeps the
+answer. A reader takes a raw DML value that is not ``null`` and returns the ``Value``
+``_values.read_value`` returns for it, raises the ``ValueError`` that raises, and raises
+``Invalid`` (the value attached) when the value is one TiCDC cannot have written for the
+column's stated type (``validity``, docs/errors.md).
+
+Simple-JSON readers first try a test that is sufficient, never necessary: a value that passes
+it is read as ``read_value`` reads it and is valid under ``validity`` for the type the schema
+states (declared lengths, scales and members included). Everything else, and every Simple-Avro
+value, takes ``read_value`` and the validity check themselves, so every outcome is theirs:
+
+* integers, YEAR, BIT, ENUM, SET: ASCII decimal digits (a leading ``-``) whose number lies in
+  both the reader's range and validity's (YEAR 1901–2155, BIT below ``2**width``, ENUM
+  indexes up to the members' count, SET bitmasks of as many bits as members);
+* FLOAT, DOUBLE: positional decimal text of at most float32's largest magnitude (FLOAT) or
+  not infinite (DOUBLE);
+* DECIMAL: decimal text of at most 31 characters, within the declared scale and precision;
+* text types: ASCII text within the declared length; binary strings: base64 that
+  ``binascii``'s strict mode reads (as ``b64decode(validate=True)`` does), within the length;
+* DATE, DATETIME: a fixed shape that ``date``/``datetime.fromisoformat`` reads (so a day that
+  exists), hours up to 23, exactly fsp fractional digits when fsp is stated, else up to 6;
+  TIMESTAMP: the same for the object's text, years 1970–2037;
+* JSON: text orjson reads (where installed), holding at most 64 ``[`` and ``{``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+import sys
+from collections.abc import Callable
+from datetime import date, datetime
+
+from ticdc_conformance.reference._gojson import json_accelerator
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, integer_range
+from ticdc_conformance.reference.simple._values import READERS, Raw, reader_of
+from ticdc_conformance.reference.tables import ColumnInfo
+from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType, check_of
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = ["Invalid", "Reader", "column_reader"]
+
+Reader = Callable[[Raw], Value]
+"""A non-null raw value → its value (``ValueError`` if it does not fit, ``Invalid``)."""
+
+
+class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error it shows
+    """The value read is one TiCDC cannot have written for the column's stated type."""
+
+    def __init__(self, value: Value) -> None:
+        super().__init__()
+        self.value = value
+
+
+def column_reader(column: ColumnInfo, ctype: ColumnType, *, avro: bool) -> Reader:
+    """The reader of ``column``'s non-null values, ``ctype`` being its stated type."""
+    general = _general(column, ctype, avro)
+    if avro or reader_of(column) is not READERS.get(column.type):
+        return general  # a type code naming another type: the general path decides
+    name = ctype.name
+    if name in _FLOATS:
+        return _float(name, general)
+    if name in _INTEGERS:
+        allowed = _integers(column, ctype)
+        return general if allowed is None else _integer(allowed, general)
+    make = _FAST.get(name)
+    fast = None if make is None else make(column, ctype, general)
+    return general if fast is None else fast
+
+
+def _general(column: ColumnInfo, ctype: ColumnType, avro: bool) -> Reader:
+    read = reader_of(column)
+    check = check_of(ctype)
+
+    def general(raw: Raw) -> Value:
+        value = read(column, raw, avro)
+        if value is not None and check(value, ctype):
+            raise Invalid(value)
+        return value
+
+    return general
+
+
+_INTEGERS = INTEGER_TYPES | {"year", "bit", "enum", "set"}
+_FLOATS = {"float": FLOAT32_MAX, "double": sys.float_info.max}
+
+
+def _integers(column: ColumnInfo, ctype: ColumnType) -> range | None:
+    """The numbers both ``_values``' reader and ``validity`` accept for the column."""
+    name = ctype.name
+    if name != column.type:
+        return None  # a twin name (binary charset): the general path decides
+    if name in INTEGER_TYPES:
+        valid = None if ctype.unsigned is None else integer_range(name, unsigned=ctype.unsigned)
+    elif name == "year":
+        valid = range(1901, 2156)
+    elif name == "bit":
+        width = 64 if ctype.length is None else ctype.length
+        valid = range(2**width) if 1 <= width <= 64 else None
+    elif name == "enum":
+        valid = range(65536 if ctype.elements is None else len(ctype.elements) + 1)
+    else:
+        valid = range(2 ** (64 if ctype.elements is None else len(ctype.elements)))
+    if valid is None:
+        return None
+    read = integer_range(name, unsigned=column.unsigned)
+    return range(max(valid.start, read.start), min(valid.stop, read.stop))
+
+
+def _integer(allowed: range, general: Reader) -> Reader:
+    low, high = allowed.start, allowed.stop
+
+    def read(raw: Raw) -> Value:
+        if type(raw) is str and raw.isascii():
+            digits = raw[1:] if raw[:1] == "-" else raw
+            if digits.isdigit():
+                value = int(raw)
+                if low <= value < high:
+                    return value
+        return general(raw)
+
+    return read
+
+
+_POSITIONAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+"""Go's ``'f'`` format: the text ``_values`` reads for FLOAT and DOUBLE."""
+
+
+def _float(name: str, general: Reader) -> Reader:
+    largest = _FLOATS[name]
+    matches = _POSITIONAL.fullmatch
+
+    def read(raw: Raw) -> Value:
+        if type(raw) is str and matches(raw):
+            value = float(raw)
+            if -largest <= value <= largest:
+                return value
+        return general(raw)
+
+    return read
+
+
+_DECIMAL_CHARACTERS = 31
+"""At most 30 digits: within DECIMAL's 65 digits and 30 decimals."""
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
+    del column
+    scale = 30 if ctype.scale is None else ctype.scale
+    whole = None if ctype.length is None else ctype.length - (ctype.scale or 0)
+    matches = _POSITIONAL.fullmatch
+
+    def read(raw: Raw) -> Value:
+        if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
+            integral, _, fraction = raw.lstrip("-").partition(".")
+            if len(fraction) <= scale and (whole is None or len(integral) <= whole):
+                value = _new(DecimalValue)  # the text has DecimalValue's own pattern
+                _set(value, "text", raw)
+                return value
+        return general(raw)
+
+    return read
+
+
+_DECLARED = frozenset({"char", "varchar", "binary", "varbinary"})
+
+
+def _limit(ctype: ColumnType) -> int | None:
+    return ctype.length if ctype.name in _DECLARED else None
+
+
+def _string(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
+    limit = _limit(ctype)
+    if column.effective_charset == "binary":
+        decode = binascii.a2b_base64
+
+        def read_bytes(raw: Raw) -> Value:
+            if type(raw) is str:
+                try:
+                    data = decode(raw, strict_mode=True)
+                except (binascii.Error, ValueError):
+                    return general(raw)
+                if limit is None or len(data) <= limit:
+                    return data
+            return general(raw)
+
+        return read_bytes
+
+    def read_text(raw: Raw) -> Value:
+        if type(raw) is str and raw.isascii() and (limit is None or len(raw) <= limit):
+            return raw
+        return general(raw)
+
+    return read_text
+
+
+_MAX_FSP = 6
+_from_date = date.fromisoformat
+_from_datetime = datetime.fromisoformat
+
+
+def _is_date(raw: str) -> bool:
+    """``YYYY-MM-DD`` of a day that exists (``fromisoformat`` judges it once the shape fits)."""
+    if len(raw) != 10 or raw[4] != "-" or raw[7] != "-" or not raw.isascii():
+        return False
+    try:
+        _from_date(raw)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(raw: str, fsp: int | None) -> bool:
+    """``YYYY-MM-DD HH:MM:SS[.f]`` of a day that exists, hours up to 23, the fsp's digits."""
+    size = len(raw)
+    if fsp is None:
+        shaped = size == 19 or (21 <= size <= 26 and raw[19] == ".")
+    else:
+        shaped = size == 19 if fsp == 0 else (size == 20 + fsp and raw[19] == ".")
+    if (
+        not shaped
+        or raw[10] != " "
+        or raw[4] != "-"
+        or raw[7] != "-"
+        or raw[13] != ":"
+        or raw[16] != ":"
+        or raw[11:13] > "23"
+        or not raw.isascii()
+        or (size > 19 and not raw[20:].isdigit())
+    ):
+        return False
+    try:
+        return _from_datetime(raw).tzinfo is None
+    except ValueError:
+        return False
+
+
+def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
+    del column
+    fsp = ctype.scale
+    if fsp is not None and fsp > _MAX_FSP:
+        return None
+    if ctype.name == "date":
+
+        def read_date(raw: Raw) -> Value:
+            if type(raw) is str and _is_date(raw):
+                return raw
+            return general(raw)
+
+        return read_date
+    if ctype.name == "datetime":
+
+        def read_datetime(raw: Raw) -> Value:
+            if type(raw) is str and _is_datetime(raw, fsp):
+                return raw
+            return general(raw)
+
+        return read_datetime
+
+    def read_timestamp(raw: Raw) -> Value:
+        if (
+            type(raw) is TimestampValue
+            and "1970" <= raw.text[:4] <= "2037"
+            and _is_datetime(raw.text, fsp)
+        ):
+            return raw
+        return general(raw)
+
+    return read_timestamp
+
+
+_MAX_OPENINGS = 64
+
+
+def _json(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
+    del column, ctype
+
+    def read(raw: Raw) -> Value:
+        loads = json_accelerator()
+        if (
+            loads is not None
+            and type(raw) is str
+            and raw.count("[") + raw.count("{") <= _MAX_OPENINGS
+        ):
+            try:
+                loads(raw)  # orjson reads text as well as bytes
+            except ValueError:
+                return general(raw)
+            return raw
+        return general(raw)
+
+    return read
+
+
+_FAST: dict[str, Callable[[ColumnInfo, ColumnType, Reader], Reader | None]] = {
+    **dict.fromkeys(("char", "varchar", "binary", "varbinary"), _string),
+    **dict.fromkeys(("tinytext", "text", "mediumtext", "longtext"), _string),
+    **dict.fromkeys(("tinyblob", "blob", "mediumblob", "longblob"), _string),
+    **dict.fromkeys(("date", "datetime", "timestamp"), _temporal),
+    "decimal": _decimal,
+    "json": _json,
+}
+"""Stated type names with a fast test (the reader ``_values`` picks decides the rest)."""
