@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference import debezium
-from ticdc_conformance.reference.debezium import _decode
+from ticdc_conformance.reference.debezium import _decode, _readers
 from ticdc_conformance.reference.debezium._read import LOGICAL_TYPES, field_type, read_column
 from ticdc_conformance.reference.debezium._readers import column_reader, schema_text, whole_value
 from ticdc_conformance.reference.decoded import DecodedRow
@@ -193,3 +193,29 @@ def _outcome(message: Message) -> str:
         return repr(debezium.decode(message))
     except DecodeError as error:
         return f"error {error}"
+
+
+_ROW = '{"op":"c","source":{},"before":null,"after":{"a":1}}'
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "{",  # `{,"schema":…}`: no member before the comma
+        '{"payload":' + _ROW + ",",
+        '{"payload":1',
+        '{"x":1,"payload":' + _ROW,
+        '{"payload":' + _ROW + ',"schema":{}',
+        '{"payload":' + _ROW + ',"payload":' + _ROW,
+        '{"payload":' + _ROW,
+    ],
+)
+def test_a_known_schema_reads_as_the_whole_document(head: str) -> None:
+    """The document after a known schema's text decodes as it does with nothing kept."""
+    schema = _value(_ROW, _FIELD).decode().split(',"schema":', 1)[1]
+    message = Message(key=None, value=(head + ',"schema":' + schema).encode())
+    debezium.decode(Message(key=None, value=_value(_ROW, _FIELD)))  # the schema is known now
+    known = _outcome(message)
+    _decode._PLANS.clear()
+    _readers._SCHEMAS.clear()
+    assert _outcome(message) == known

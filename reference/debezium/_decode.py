@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 from typing import NoReturn
 
-from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.compression import Compression, decompress_message
 from ticdc_conformance.reference.debezium._config import PROTOCOL
 from ticdc_conformance.reference.debezium._ddl_read import read_table_change
@@ -22,7 +21,11 @@ from ticdc_conformance.reference.debezium._read import read_column
 from ticdc_conformance.reference.debezium._readers import (
     Reader,
     column_reader,
+    json_decoder,
+    keep_schema,
+    known_schema,
     schema_text,
+    twice_count,
     whole_value,
 )
 from ticdc_conformance.reference.decoded import (
@@ -49,27 +52,6 @@ _WORDING = Wording(
     wrong_kind="must be a {kind}",
     not_list="must be a list",
 )
-
-
-_twice = [0]
-"""How many objects with a name twice have been read: a document that adds to it has its
-schema read afresh (``_Doc.parse``)."""
-
-
-def _first_wins(pairs: list[tuple[str, Json]]) -> Json:
-    # classic TiCDC can write a member twice (a binary column's default, see _payload); the
-    # first one is the value the schema describes
-    members: JsonObject = dict(pairs)
-    if len(members) == len(pairs):
-        return members  # no name twice: the common case, built in C
-    _twice[0] += 1
-    members = {}
-    for name, value in pairs:
-        members.setdefault(name, value)
-    return members
-
-
-_json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
 
 
 class _Doc:
@@ -110,16 +92,12 @@ class _Doc:
     def parse(self, data: bytes) -> tuple[Members, Members | None]:
         """The ``payload`` and the ``schema`` (``None`` when absent) of a document."""
         text = data.decode("utf-8", "surrogateescape")  # jsoniter copies invalid UTF-8 raw
-        twice = _twice[0]
-        try:
-            document = _json_decoder.decode(text)
-        except json.JSONDecodeError as error:
-            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
-            self._raise(f"invalid JSON: {error.msg}", None, at)
-        except ValueError as error:
-            self._raise(f"invalid JSON: {error}", None, 0)
-        except RecursionError:
-            self._raise("JSON nested too deeply", None, 0)
+        key = schema_text(text)
+        document: Json = None if key is None else known_schema(text, key)
+        if document is not None:
+            self.schema_key = key
+        else:
+            document = self._read(text, key)
         if type(document) is not dict:
             self.fail("must be a JSON object")
         if "payload" not in document:
@@ -129,9 +107,29 @@ class _Doc:
         payload = self.members(document["payload"], "payload")
         if "schema" not in document:
             return payload, None
-        if _twice[0] == twice:  # (another thread's count only costs the cache a miss)
-            self.schema_key = schema_text(text)
         return payload, self.members(document["schema"], "schema")
+
+    def _read(self, text: str, key: str | None) -> Json:
+        """The whole document; its schema kept under ``key`` when that is its text."""
+        twice = twice_count()
+        try:
+            document = json_decoder.decode(text)
+        except json.JSONDecodeError as error:
+            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
+            self._raise(f"invalid JSON: {error.msg}", None, at)
+        except ValueError as error:
+            self._raise(f"invalid JSON: {error}", None, 0)
+        except RecursionError:
+            self._raise("JSON nested too deeply", None, 0)
+        if (
+            key is not None
+            and twice_count() == twice  # (another thread's count only costs the cache a miss)
+            and type(document) is dict
+            and whole_value(key)
+            and keep_schema(key, document.get("schema"))
+        ):
+            self.schema_key = key
+        return document
 
 
 def _start_ts(payload: Members, doc: _Doc) -> int | None:
@@ -212,7 +210,7 @@ def _plan(schema: Members | None, image: str, doc: _Doc) -> _Plan | None:
         return None
     fields, placeholders = declared
     plan = {name: column_reader(field) for name, field in fields.items()}, placeholders
-    if key is not None and whole_value(key):
+    if key is not None:  # (a key is set once the text is known to be the schema's)
         if len(_PLANS) >= 256:
             _PLANS.clear()
         _PLANS[key, image] = plan

@@ -10,7 +10,8 @@ for, ``None`` when no check applies (a NULL, a default TiCDC may have left uncon
 without a MySQL type). It raises ``ValueError`` exactly where ``read_column`` does.
 
 ``schema_text`` finds the text of a document's ``schema`` member, the key under which the
-decoder keeps the readers it chose for that schema.
+decoder keeps the readers it chose for that schema, and the schema itself: a document whose
+schema text is a known one has only the part before it read (``known_schema``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._read import (
     LOGICAL_TYPES,
     SCHEMA_TYPES,
@@ -31,7 +33,16 @@ from ticdc_conformance.reference.mysql import TYPE_CODES, type_named
 from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import Value
 
-__all__ = ["Reader", "column_reader", "schema_text", "whole_value"]
+__all__ = [
+    "Reader",
+    "column_reader",
+    "json_decoder",
+    "keep_schema",
+    "known_schema",
+    "schema_text",
+    "twice_count",
+    "whole_value",
+]
 
 Reader = Callable[[str, Json, "bool | None"], tuple[DecodedColumn, "ColumnType | None"]]
 """(column name, payload value, handle key) → the column and the type to check it against."""
@@ -157,3 +168,65 @@ def whole_value(text: str) -> bool:
         return _scanner.raw_decode(text)[1] == len(text)
     except (ValueError, RecursionError):
         return False
+
+
+_twice = [0]
+"""How many objects with a name twice have been read: a document that adds to it has its
+schema read afresh (``_decode``)."""
+
+
+def _first_wins(pairs: list[tuple[str, Json]]) -> Json:
+    # classic TiCDC can write a member twice (a binary column's default, see _payload); the
+    # first one is the value the schema describes
+    members: JsonObject = dict(pairs)
+    if len(members) == len(pairs):
+        return members  # no name twice: the common case, built in C
+    _twice[0] += 1
+    members = {}
+    for name, value in pairs:
+        members.setdefault(name, value)
+    return members
+
+
+json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
+"""Reads a document; a member name twice keeps its first value and adds to ``twice_count``."""
+
+
+def twice_count() -> int:
+    """How many objects with a name twice have been read so far."""
+    return _twice[0]
+
+
+def keep_schema(key: str, schema: Json) -> bool:
+    """Keep ``schema`` (an object) under its text ``key``; whether it was kept."""
+    if type(schema) is not dict:
+        return False
+    if len(_SCHEMAS) >= 256:
+        _SCHEMAS.clear()
+    _SCHEMAS[key] = schema
+    return True
+
+
+_SCHEMAS: dict[str, JsonObject] = {}
+"""Schemas by their text, each read once: a table's messages share their schema."""
+
+
+def known_schema(text: str, key: str) -> JsonObject | None:
+    """The document read without its schema, when that schema is a known one (``_SCHEMAS``).
+
+    ``text`` ends in ``,"schema":`` ``key`` ``}``; what comes before, closed by a brace, must
+    read as an object with a payload and no other schema member (a name twice: the first one
+    is the value). Then ``text`` is that object with ``key`` as its last member, the only
+    ``schema``. Otherwise (``None``) the whole text is read as it is, with its own errors.
+    """
+    schema = _SCHEMAS.get(key)
+    if schema is None:
+        return None
+    try:
+        document = json_decoder.decode(text[: len(text) - len(key) - 11] + "}")
+    except (ValueError, RecursionError):
+        return None
+    if type(document) is not dict or "payload" not in document or "schema" in document:
+        return None
+    document["schema"] = schema
+    return document
