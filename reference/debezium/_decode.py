@@ -14,11 +14,20 @@ from __future__ import annotations
 import json
 from typing import NoReturn
 
-from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.compression import Compression, decompress_message
 from ticdc_conformance.reference.debezium._config import PROTOCOL
 from ticdc_conformance.reference.debezium._ddl_read import read_table_change
-from ticdc_conformance.reference.debezium._read import field_type, read_column
+from ticdc_conformance.reference.debezium._read import read_column
+from ticdc_conformance.reference.debezium._readers import (
+    Reader,
+    column_reader,
+    json_decoder,
+    keep_schema,
+    known_schema,
+    schema_text,
+    twice_count,
+    whole_value,
+)
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
     DecodedDDL,
@@ -45,31 +54,18 @@ _WORDING = Wording(
 )
 
 
-def _first_wins(pairs: list[tuple[str, Json]]) -> Json:
-    # classic TiCDC can write a member twice (a binary column's default, see _payload); the
-    # first one is the value the schema describes
-    members: JsonObject = dict(pairs)
-    if len(members) == len(pairs):
-        return members  # no name twice: the common case, built in C
-    members = {}
-    for name, value in pairs:
-        members.setdefault(name, value)
-    return members
-
-
-_json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
-
-
 class _Doc:
     """One JSON document (key or value) and what its errors must name."""
 
-    __slots__ = ("found", "message_index", "part")
+    __slots__ = ("found", "message_index", "part", "schema_key")
 
     def __init__(self, part: Part, message_index: int) -> None:
         self.part: Part = part
         self.message_index = message_index
         self.found: list[DecodeError] = []
         """Invalid values, each a finding (``validation``)."""
+        self.schema_key: str | None = None
+        """The text of the document's ``schema``, when it can be told (``_readers``)."""
 
     def fail(self, reason: str, *tokens: Token) -> NoReturn:
         """Reject the member at path ``tokens``."""
@@ -96,15 +92,12 @@ class _Doc:
     def parse(self, data: bytes) -> tuple[Members, Members | None]:
         """The ``payload`` and the ``schema`` (``None`` when absent) of a document."""
         text = data.decode("utf-8", "surrogateescape")  # jsoniter copies invalid UTF-8 raw
-        try:
-            document = _json_decoder.decode(text)
-        except json.JSONDecodeError as error:
-            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
-            self._raise(f"invalid JSON: {error.msg}", None, at)
-        except ValueError as error:
-            self._raise(f"invalid JSON: {error}", None, 0)
-        except RecursionError:
-            self._raise("JSON nested too deeply", None, 0)
+        key = schema_text(text)
+        document: Json = None if key is None else known_schema(text, key)
+        if document is not None:
+            self.schema_key = key
+        else:
+            document = self._read(text, key)
         if type(document) is not dict:
             self.fail("must be a JSON object")
         if "payload" not in document:
@@ -115,6 +108,28 @@ class _Doc:
         if "schema" not in document:
             return payload, None
         return payload, self.members(document["schema"], "schema")
+
+    def _read(self, text: str, key: str | None) -> Json:
+        """The whole document; its schema kept under ``key`` when that is its text."""
+        twice = twice_count()
+        try:
+            document = json_decoder.decode(text)
+        except json.JSONDecodeError as error:
+            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
+            self._raise(f"invalid JSON: {error.msg}", None, at)
+        except ValueError as error:
+            self._raise(f"invalid JSON: {error}", None, 0)
+        except RecursionError:
+            self._raise("JSON nested too deeply", None, 0)
+        if (
+            key is not None
+            and twice_count() == twice  # (another thread's count only costs the cache a miss)
+            and type(document) is dict
+            and whole_value(key)
+            and keep_schema(key, document.get("schema"))
+        ):
+            self.schema_key = key
+        return document
 
 
 def _start_ts(payload: Members, doc: _Doc) -> int | None:
@@ -176,6 +191,32 @@ def _image_fields(
     return doc.fail(f"the schema declares no {image} struct", "schema", "fields")
 
 
+_Plan = tuple[dict[str, Reader], int]
+"""The readers of an image's fields by column name, and how many placeholders."""
+_PLANS: dict[tuple[str, str], _Plan] = {}
+"""Plans by the text of the schema and the image: a table's messages share their schema."""
+_PLACEHOLDER = column_reader({})
+
+
+def _plan(schema: Members | None, image: str, doc: _Doc) -> _Plan | None:
+    """The readers for ``image``'s fields, chosen once per schema text (``None``: no schema)."""
+    key = doc.schema_key
+    if key is not None:
+        plan = _PLANS.get((key, image))
+        if plan is not None:
+            return plan
+    declared = _image_fields(schema, image, doc)
+    if declared is None:
+        return None
+    fields, placeholders = declared
+    plan = {name: column_reader(field) for name, field in fields.items()}, placeholders
+    if key is not None:  # (a key is set once the text is known to be the schema's)
+        if len(_PLANS) >= 256:
+            _PLANS.clear()
+        _PLANS[key, image] = plan
+    return plan
+
+
 def _well_formed(raw: JsonObject) -> bool:
     """Whether a field schema is one ``_image_fields`` may take as it is (no ``Members``).
 
@@ -197,28 +238,32 @@ def _image(
     if raw is None:
         return None
     row = doc.members(raw, "payload", image)
-    declared = _image_fields(schema, image, doc)
+    declared = _plan(schema, image, doc)
+    if declared is None:  # no schema: every member as the JSON scalar it is
+        scalars = []
+        for name, value in row.obj.items():
+            try:
+                scalars.append(
+                    read_column(name, value, None, None if handle is None else name in handle)
+                )
+            except ValueError as error:
+                doc.fail(str(error), "payload", image, name)
+        return tuple(scalars)
+    readers, placeholders = declared
     columns = []
     for name, value in row.obj.items():
-        field: JsonObject | None = None
-        if declared is not None:
-            fields, placeholders = declared
-            field = fields.get(name)
-            if field is None:
-                if not placeholders:
-                    doc.fail("column not declared in the schema", "payload", image, name)
-                field, declared = {}, (fields, placeholders - 1)
+        read = readers.get(name)
+        if read is None:
+            if not placeholders:
+                doc.fail("column not declared in the schema", "payload", image, name)
+            read, placeholders = _PLACEHOLDER, placeholders - 1
         try:
-            column = read_column(name, value, field, None if handle is None else name in handle)
+            column, ctype = read(name, value, None if handle is None else name in handle)
         except ValueError as error:
             doc.fail(str(error), "payload", image, name)
         columns.append(column)
-        ctype = (
-            None  # a column the schema does not declare, or a default TiCDC left unconverted
-            if field is None or _raw_default(field, column)
-            else field_type(field, column.mysql_type)
-        )
-        if ctype is None or column.value is None or problem(column.value, ctype) is None:
+        # ctype None: no field schema type, a NULL, or a default TiCDC left unconverted
+        if ctype is None or problem(column.value, ctype) is None:
             continue  # valid: no finding to build
         invalid = finding(
             name,
@@ -231,18 +276,6 @@ def _image(
         if invalid is not None:
             doc.found.append(invalid)
     return tuple(columns)
-
-
-def _raw_default(field: JsonObject, column: DecodedColumn) -> bool:
-    """Whether TiCDC may have written ``column`` as the column default it holds unconverted.
-
-    A NULL is written as the column's default (§5.3), which TiCDC does not convert: a YEAR
-    default ``5`` stays 5 while the schema says 2005. Such a value is not checked.
-    """
-    if column.ambiguity == "null-or-default":
-        return True
-    value = column.value
-    return "default" in field and column.mysql_type == "year" and type(value) is int and value < 100
 
 
 def _row(

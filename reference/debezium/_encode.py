@@ -21,9 +21,9 @@ from ticdc_conformance.reference.debezium._envelope import (
     source_payload,
     source_schema,
 )
-from ticdc_conformance.reference.debezium._json import Pairs, Raw, dump
+from ticdc_conformance.reference.debezium._json import Raw, dump
 from ticdc_conformance.reference.debezium._names import sanitize_name, schema_topic_name
-from ticdc_conformance.reference.debezium._payload import field_value
+from ticdc_conformance.reference.debezium._payload import column_writer
 from ticdc_conformance.reference.debezium._types import field_schema
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
@@ -34,15 +34,39 @@ from ticdc_conformance.reference.values import Value
 
 __all__ = ["encode"]
 
-_Texts = dict[tuple[int, str], tuple[TableInfo, Raw]]
-"""The schema texts of one ``encode`` call by (id of the table, which schema): under one config
-a table's key and value schemas are the same for each of its rows, so each is written once."""
+_Texts = dict[tuple[int, str, Config], tuple[TableInfo, Raw]]
+"""Schema texts by (id of the table, which schema, config): under one config a table's key and
+value schemas are the same for each of its rows (the clock aside, which they do not show), so
+each is written once and kept; the entry holds the table, so its id stays its own."""
+_TEXTS: _Texts = {}
 
 
-def _cached(texts: _Texts, table: TableInfo, which: str, make: Callable[[], object]) -> Raw:
-    entry = texts.get((id(table), which))
+def _cached(table: TableInfo, which: str, config: Config, make: Callable[[], object]) -> Raw:
+    key = (id(table), which, config)
+    entry = _TEXTS.get(key)
     if entry is None or entry[0] is not table:
-        entry = texts[id(table), which] = (table, Raw(dump(make())))
+        text = Raw(dump(make()))  # (an EncodeError leaves nothing kept)
+        if len(_TEXTS) >= 512:
+            _TEXTS.clear()
+        entry = _TEXTS[key] = (table, text)
+    return entry[1]
+
+
+_Writers = dict[tuple[int, Config], tuple[TableInfo, list[Callable[[Value], str]]]]
+_WRITERS: _Writers = {}
+"""Column writers by (id of the table, config), chosen once per table like its schema texts."""
+
+
+def _writers(
+    table: TableInfo, flags: Sequence[int], config: Config
+) -> list[Callable[[Value], str]]:
+    key = (id(table), config)
+    entry = _WRITERS.get(key)
+    if entry is None or entry[0] is not table:
+        writers = [column_writer(c, flags[i], config) for i, c in enumerate(table.columns)]
+        if len(_WRITERS) >= 512:
+            _WRITERS.clear()
+        entry = _WRITERS[key] = (table, writers)
     return entry[1]
 
 
@@ -52,15 +76,19 @@ def _columns(
     positions: Sequence[int],
     flags: Sequence[int],
     config: Config,
-) -> Pairs:
-    members = Pairs()
-    for i in positions:
-        column = event.table.columns[i]
-        try:
-            members += field_value(column, flags[i], image[i], config)
-        except ValueError as error:
-            raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
-    return members
+) -> Raw:
+    """The image's payload object, written member by member."""
+    writers = _writers(event.table, flags, config)
+    try:
+        return Raw("{" + ",".join([writers[i](image[i]) for i in positions]) + "}")
+    except ValueError:
+        for i in positions:  # again, one by one, to name the column
+            try:
+                writers[i](image[i])
+            except ValueError as error:
+                name = event.table.columns[i].name
+                raise EncodeError(f"column {name!r}: {error}", protocol=PROTOCOL) from None
+        raise
 
 
 def _field_schemas(
@@ -76,18 +104,16 @@ def _field_schemas(
     return schemas
 
 
-def _row_key(
-    event: RowChangedEvent, flags: Sequence[int], config: Config, texts: _Texts
-) -> dict[str, object]:
+def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
     table = event.table
     # handle-key columns, from the new image, or the old one for deletes (§5.1)
     handle = [i for i, c in enumerate(table.columns) if flags[i] & HANDLE_KEY_FLAG]
     key: dict[str, object] = {"payload": _columns(event, event.image, handle, flags, config)}
     if not config.debezium_disable_schema:
         key["schema"] = _cached(
-            texts,
             table,
             "key",
+            config,
             lambda: {
                 "type": "struct",
                 "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
@@ -110,9 +136,7 @@ def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) 
     return Raw(dump(_field_schemas(columns, order, flags, config)))
 
 
-def _row_value(
-    event: RowChangedEvent, flags: Sequence[int], config: Config, texts: _Texts
-) -> dict[str, object]:
+def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
     table = event.table
     stored = [i for i, c in enumerate(table.columns) if not c.is_virtual]
     start_ts = None
@@ -140,7 +164,7 @@ def _row_value(
     if not config.debezium_disable_schema:
         which = "value" if start_ts is None else "value with start_ts"
         value["schema"] = _cached(
-            texts, table, which, lambda: _value_schema(event, flags, config, start_ts is not None)
+            table, which, config, lambda: _value_schema(event, flags, config, start_ts is not None)
         )
     return value
 
@@ -214,14 +238,13 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
     config = config or Config()
     messages: list[Message] = []
-    texts: _Texts = {}
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
                 check_row(event, PROTOCOL)
                 flags = event.table.column_flags(config.profile)
-                key = dump(_row_key(event, flags, config, texts))
-                value = dump(_row_value(event, flags, config, texts))
+                key = dump(_row_key(event, flags, config))
+                value = dump(_row_value(event, flags, config))
                 messages.append(Message(key=to_bytes(key), value=to_bytes(value)))
             elif isinstance(event, DDLEvent):
                 messages.extend(encode_ddl(event, config))

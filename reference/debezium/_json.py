@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
 
-__all__ = ["Float32", "Pairs", "Raw", "dump"]
+__all__ = ["Float32", "Pairs", "Raw", "dump", "member"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,11 @@ def dump(value: object) -> str:
     if type(value) is Pairs:
         return "{" + ",".join([f"{_key(k)}:{dump(v)}" for k, v in value]) + "}"
     return _dump_other(value)
+
+
+def member(name: str, value: object) -> str:
+    """The text of one object member, ``"name":value``."""
+    return f"{_quoted_name(name)}:{dump(value)}"
 
 
 def _key(name: object) -> str:

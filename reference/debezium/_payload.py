@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ticdc_conformance.reference.debezium._config import Config
-from ticdc_conformance.reference.debezium._json import Float32, Pairs
+from ticdc_conformance.reference.debezium._json import Float32, Pairs, dump, member
 from ticdc_conformance.reference.debezium._temporal import (
     BELOW_MIN_TIMESTAMP,
     write_date,
@@ -241,3 +241,21 @@ def field_value(column: ColumnInfo, flags: int, value: Value, config: Config) ->
                 value = column.default
     field = Field(column, flags, config, substituted)
     return Pairs([(column.name, VALUES[column.type](field, value))])
+
+
+def column_writer(column: ColumnInfo, flags: int, config: Config) -> Callable[[Value], str]:
+    """The text of a column's payload member(s) for each value: ``field_value``, chosen once.
+
+    A non-NULL value goes straight to the type's writer; a NULL (the default stands in, or
+    null) takes ``field_value``. ``ValueError`` where ``field_value`` raises it.
+    """
+    write = VALUES[column.type]
+    field = Field(column, flags, config, substituted=False)
+    name = member(column.name, None).removesuffix("null")  # the quoted name and the colon
+
+    def writer(value: Value) -> str:
+        if value is None:
+            return ",".join([member(k, v) for k, v in field_value(column, flags, None, config)])
+        return name + dump(write(field, value))
+
+    return writer

@@ -1,0 +1,232 @@
+"""Column readers chosen once per field schema: ``read_column`` and its validity type, fused.
+
+A Debezium message carries its schema, and a table's messages carry the same one. The
+decoder asks ``column_reader`` once per field schema for a reader that does what
+``read_column`` then ``field_type`` do for each value of that field, with everything the field
+schema alone settles (``tidb_type``, the logical type and its reader, the MySQL type and its
+code, the column type a value is checked against, whether a value may stand for the default)
+worked out once. A reader returns the decoded column and the type its value must be valid
+for, ``None`` when no check applies (a NULL, a default TiCDC may have left unconverted, a field
+without a MySQL type). It raises ``ValueError`` exactly where ``read_column`` does.
+
+``schema_text`` finds the text of a document's ``schema`` member, the key under which the
+decoder keeps the readers it chose for that schema, and the schema itself: a document whose
+schema text is a known one has only the part before it read (``known_schema``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from ticdc_conformance.reference._gojson import GoJsonReader
+from ticdc_conformance.reference.debezium._read import (
+    LOGICAL_TYPES,
+    SCHEMA_TYPES,
+    Read,
+    field_type,
+    read_column,
+)
+from ticdc_conformance.reference.decoded import DecodedColumn
+from ticdc_conformance.reference.jsondoc import Json, JsonObject
+from ticdc_conformance.reference.mysql import TYPE_CODES, type_named
+from ticdc_conformance.reference.validity import ColumnType
+from ticdc_conformance.reference.values import Value
+
+__all__ = [
+    "Reader",
+    "column_reader",
+    "json_decoder",
+    "keep_schema",
+    "known_schema",
+    "schema_text",
+    "twice_count",
+    "whole_value",
+]
+
+Reader = Callable[[str, Json, "bool | None"], tuple[DecodedColumn, "ColumnType | None"]]
+"""(column name, payload value, handle key) → the column and the type to check it against."""
+
+_YEAR = "io.debezium.time.Year"
+_SCHEMA_MEMBER = ',"schema":'
+
+
+def _untyped(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    # a field schema without a type: the JSON scalar as it is (read_column's untyped path)
+    del field, tidb
+    column = read_column("", raw, None, None)
+    return column.value, column.ambiguity
+
+
+def _unknown(schema_type: Json) -> Read:
+    def unknown(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+        del raw, field, tidb
+        raise ValueError(f"unknown schema type {schema_type!r}")
+
+    return unknown
+
+
+def _value_reader(field: JsonObject, logical: Json) -> Read:
+    """``_read._value``'s choice for a non-null value, made once."""
+    if type(logical) is str and logical in LOGICAL_TYPES:
+        return LOGICAL_TYPES[logical][1]
+    if "type" not in field:
+        return _untyped
+    schema_type = field["type"]
+    read = SCHEMA_TYPES.get(schema_type) if type(schema_type) is str else None
+    return _unknown(schema_type) if read is None else read
+
+
+def _slow(field: JsonObject) -> Reader:
+    """The reader for a field schema whose parts do not settle once: per value, as before."""
+
+    def slow(
+        name: str, raw: Json, handle_key: bool | None
+    ) -> tuple[DecodedColumn, ColumnType | None]:
+        column = read_column(name, raw, field, handle_key)
+        if column.value is None or column.ambiguity == "null-or-default":
+            return column, None
+        if "default" in field and column.mysql_type == "year":
+            value = column.value
+            if type(value) is int and value < 100:
+                return column, None
+        return column, field_type(field, column.mysql_type)
+
+    return slow
+
+
+def column_reader(field: JsonObject) -> Reader:
+    """The reader for the values of one field schema (module docstring)."""
+    tidb = field.get("tidb_type")
+    if tidb is not None and type(tidb) is not str:
+        return _slow(field)  # read_column raises for every value
+    logical = field.get("name")
+    # read_column's _mysql_type: tidb_type, else the logical type's, else bit for a boolean
+    mysql_type = tidb
+    if type(logical) is str and not tidb:
+        entry = LOGICAL_TYPES.get(logical)
+        mysql_type = None if entry is None else entry[0]
+    if mysql_type is None and field.get("type") == "boolean":
+        mysql_type = "bit"
+    known = type_named(mysql_type.removesuffix(" unsigned")) if mysql_type else None
+    type_code = None if known is None else TYPE_CODES[known]
+    try:
+        ctype = field_type(field, mysql_type)
+    except Exception:  # noqa: BLE001  # whatever it raises, it raises per value, as before
+        return _slow(field)
+    read = _value_reader(field, logical)
+    year_text = logical == _YEAR  # only classic's default for a NULL is a string
+    has_default = field.get("optional") is True and "default" in field
+    default = field.get("default")
+    default_type = type(default)
+    # a NULL is written as the column's default (§5.3), which TiCDC does not convert: a YEAR
+    # default 5 stays 5 while the schema says 2005; such a value is not checked
+    year_default = "default" in field and mysql_type == "year"
+
+    def reader(
+        name: str, raw: Json, handle_key: bool | None
+    ) -> tuple[DecodedColumn, ColumnType | None]:
+        if raw is None:
+            return DecodedColumn(name, None, type_code, None, handle_key, mysql_type, None), None
+        value, ambiguity = read(raw, field, tidb)
+        if (year_text and type(raw) is str) or (
+            has_default and default == raw and default_type is type(raw)
+        ):
+            ambiguity = "null-or-default"
+        column = DecodedColumn(name, value, type_code, None, handle_key, mysql_type, ambiguity)
+        if (
+            value is None
+            or ambiguity == "null-or-default"
+            or (year_default and type(value) is int and value < 100)
+        ):
+            return column, None
+        return column, ctype
+
+    return reader
+
+
+def schema_text(text: str) -> str | None:
+    """The text after the last ``,"schema":`` up to the closing brace, if the text ends so.
+
+    In a valid JSON document ``,"schema":`` can stand only as a member name (the quote after a
+    comma opens a string, and a string followed by a colon is a name). When the rest up to the
+    document's last character is one whole JSON value (``whole_value``), that member belongs to
+    the top-level object, so the text is its ``schema`` — unless the name stands there twice.
+    """
+    at = text.rfind(_SCHEMA_MEMBER)
+    if at < 0 or not text.endswith("}"):
+        return None
+    return text[at + len(_SCHEMA_MEMBER) : -1]
+
+
+_scanner = json.JSONDecoder()
+
+
+def whole_value(text: str) -> bool:
+    """Whether ``text`` is one JSON value from its first character to its last."""
+    try:
+        return _scanner.raw_decode(text)[1] == len(text)
+    except (ValueError, RecursionError):
+        return False
+
+
+_twice = [0]
+"""How many objects with a name twice have been read: a document that adds to it has its
+schema read afresh (``_decode``)."""
+
+
+def _first_wins(pairs: list[tuple[str, Json]]) -> Json:
+    # classic TiCDC can write a member twice (a binary column's default, see _payload); the
+    # first one is the value the schema describes
+    members: JsonObject = dict(pairs)
+    if len(members) == len(pairs):
+        return members  # no name twice: the common case, built in C
+    _twice[0] += 1
+    members = {}
+    for name, value in pairs:
+        members.setdefault(name, value)
+    return members
+
+
+json_decoder = GoJsonReader(object_pairs_hook=_first_wins)
+"""Reads a document; a member name twice keeps its first value and adds to ``twice_count``."""
+
+
+def twice_count() -> int:
+    """How many objects with a name twice have been read so far."""
+    return _twice[0]
+
+
+def keep_schema(key: str, schema: Json) -> bool:
+    """Keep ``schema`` (an object) under its text ``key``; whether it was kept."""
+    if type(schema) is not dict:
+        return False
+    if len(_SCHEMAS) >= 256:
+        _SCHEMAS.clear()
+    _SCHEMAS[key] = schema
+    return True
+
+
+_SCHEMAS: dict[str, JsonObject] = {}
+"""Schemas by their text, each read once: a table's messages share their schema."""
+
+
+def known_schema(text: str, key: str) -> JsonObject | None:
+    """The document read without its schema, when that schema is a known one (``_SCHEMAS``).
+
+    ``text`` ends in ``,"schema":`` ``key`` ``}``; what comes before, closed by a brace, must
+    read as an object with a payload and no other schema member (a name twice: the first one
+    is the value). Then ``text`` is that object with ``key`` as its last member, the only
+    ``schema``. Otherwise (``None``) the whole text is read as it is, with its own errors.
+    """
+    schema = _SCHEMAS.get(key)
+    if schema is None:
+        return None
+    try:
+        document = json_decoder.decode(text[: len(text) - len(key) - 11] + "}")
+    except (ValueError, RecursionError):
+        return None
+    if type(document) is not dict or "payload" not in document or "schema" in document:
+        return None
+    document["schema"] = schema
+    return document
