@@ -27,6 +27,7 @@ length claiming 2^62 bytes fails at once.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Sequence
 from typing import NoReturn
@@ -217,35 +218,42 @@ def read_uvarint_chunk(
 ) -> tuple[list[int], int]:
     """``count`` uvarints.
 
-    Read in one loop over the bytes they can take (ten each at most); a chunk that does not
-    end inside them or holds a uvarint of more than 64 bits is read again one uvarint at a
-    time, which raises at the uvarint at fault.
+    Read in one pass over the bytes they can take (ten each at most): the one-byte uvarints
+    between runs of bytes with 0x80 are copied out in one go. A chunk that does not end
+    inside those bytes or holds a uvarint of more than 64 bits is read again one uvarint at
+    a time, which raises at the uvarint at fault.
     """
     end = len(buffer) if end is None else end
     _need(count, offset, end)
     one_byte = buffer[offset : offset + count]  # fits: _need checked count <= end - offset
     if not count or max(one_byte) < 0x80:  # the common chunk: every uvarint takes one byte
         return list(one_byte), offset + count
-    values: list[int] = []
-    append = values.append
-    result = shift = 0
-    left = count
     window = buffer[offset : min(end, offset + _MAX_UVARINT_BYTES * count)]
-    for position, byte in enumerate(window):
-        if byte < 0x80:
-            if shift == 63 and byte > 1:  # the 10th byte holds bit 63 only
-                break
-            append(result | byte << shift)
-            left -= 1
-            if not left:
-                return values, offset + position + 1
-            result = shift = 0
-        elif shift == 63:  # an 11th byte
+    values: list[int] = []
+    at = 0  # one-byte uvarints between the runs of bytes with 0x80, copied out in one go
+    for run in _CONTINUED(window):
+        first, last = run.span()  # the run and the byte after it are one uvarint
+        if count - len(values) <= first - at:
             break
-        else:
-            result |= (byte & 0x7F) << shift
-            shift += 7
-    return _read_uvarints(buffer, offset, count, end)
+        if last - first >= _MAX_UVARINT_BYTES or last == len(window):
+            return _read_uvarints(buffer, offset, count, end)
+        result = window[last]
+        if last - first == _MAX_UVARINT_BYTES - 1 and result > 1:
+            return _read_uvarints(buffer, offset, count, end)
+        values += window[at:first]
+        for index in range(last - 1, first - 1, -1):
+            result = result << 7 | window[index] & 0x7F
+        values.append(result)
+        at = last + 1
+    left = count - len(values)
+    if left > len(window) - at:
+        return _read_uvarints(buffer, offset, count, end)
+    values += window[at : at + left]
+    return values, offset + at + left
+
+
+_CONTINUED = re.compile(rb"[\x80-\xff]+").finditer
+"""Runs of bytes with 0x80 set: every uvarint byte but the last."""
 
 
 def _read_uvarints(buffer: Buffer, offset: int, count: int, end: int) -> tuple[list[int], int]:
