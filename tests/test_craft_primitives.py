@@ -353,3 +353,48 @@ def test_readers_are_total(data: bytes, count: int) -> None:
         except DecodeError as error:
             assert error.offset is not None
             assert 0 <= error.offset <= len(data)
+
+
+def _one_at_a_time(data: bytes, offset: int, count: int, end: int) -> object:
+    """``count`` uvarints read with ``read_uvarint`` alone: the chunk reader's reference."""
+    values = []
+    try:
+        for _ in range(count):
+            value, offset = primitives.read_uvarint(data, offset, end)
+            values.append(value)
+    except DecodeError as error:
+        return error.reason, error.offset
+    return values, offset
+
+
+_UVARINT_BYTES = st.lists(
+    st.one_of(
+        st.integers(0, 0x7F).map(lambda b: bytes([b])),
+        st.integers(0, 2**70).map(lambda v: _hex_of(primitives.write_uvarint, v % U64)),
+        st.binary(min_size=1, max_size=12),
+        st.just(b"\xff" * 9 + b"\x02"),  # 10 bytes, over 64 bits
+        st.just(b"\x80" * 11),
+    ),
+    max_size=12,
+).map(b"".join)
+
+
+def _hex_of(write: Callable[[bytearray, int], None], value: int) -> bytes:
+    out = bytearray()
+    write(out, value)
+    return bytes(out)
+
+
+@given(_UVARINT_BYTES, st.integers(0, 12), st.integers(0, 3), st.integers(0, 3))
+def test_uvarint_chunk_reads_as_one_uvarint_at_a_time(
+    data: bytes, count: int, offset: int, cut: int
+) -> None:
+    offset = min(offset, len(data))
+    end = max(offset, len(data) - cut)
+    if count > end - offset:
+        return  # the chunk's own up-front length check, tested above
+    try:
+        got: object = primitives.read_uvarint_chunk(data, offset, count, end)
+    except DecodeError as error:
+        got = error.reason, error.offset
+    assert got == _one_at_a_time(data, offset, count, end)

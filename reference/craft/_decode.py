@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.craft._config import PROTOCOL
@@ -34,7 +33,8 @@ from ticdc_conformance.reference.craft._encode import (
     RESOLVED,
     ROW,
 )
-from ticdc_conformance.reference.craft._values import decode_value
+from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
+from ticdc_conformance.reference.craft._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.craft.primitives import (
     Buffer,
     fail,
@@ -42,7 +42,6 @@ from ticdc_conformance.reference.craft.primitives import (
     read_bytes_chunk,
     read_delta_uvarint_chunk,
     read_delta_varint_chunk,
-    read_nullable_bytes_chunk,
     read_size_tables,
     read_uvarint,
     read_uvarint_chunk,
@@ -58,55 +57,23 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
-from ticdc_conformance.reference.validation import code_check, finding, raise_findings
+from ticdc_conformance.reference.validation import finding, raise_findings
 from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import Value
 
 __all__ = ["decode"]
 
-_column = partial(tuple.__new__, DecodedColumn)
-"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s argument handling."""
+_new = tuple.__new__
+"""``_new(DecodedColumn, members)``: a ``DecodedColumn`` from all its members in order, without
+``__new__``'s argument handling."""
+_KINDS = KINDS_SEEN
+"""Column readers by (type code, flags), each chosen once (``_readers``)."""
 
 _OPERATIONS: dict[tuple[int, ...], Operation] = {
     (NEW_GROUP,): "insert",
     (OLD_GROUP,): "delete",
     (NEW_GROUP, OLD_GROUP): "update",
 }
-
-
-class _Terms:
-    """The decoded term dictionary, checking that IDs come in first-use order."""
-
-    __slots__ = ("next_new", "terms")
-
-    def __init__(self, terms: list[str]) -> None:
-        self.terms = terms
-        self.next_new = 0
-
-    def names(self, ids: Sequence[int], offset: int) -> list[str | None]:
-        """The terms of a chunk of IDs that starts at ``offset``, ``None`` for −1."""
-        return [None if t == -1 else self.term(t, i, offset) for i, t in enumerate(ids)]
-
-    def lookup(self, ids: Sequence[int], offset: int) -> list[str]:
-        """The terms of a chunk of IDs that starts at ``offset``."""
-        if ids and min(ids) >= 0 and max(ids) < self.next_new:  # all seen before: no checks
-            terms = self.terms
-            return [terms[t] for t in ids]
-        return [self.term(t, i, offset) for i, t in enumerate(ids)]
-
-    def term(self, term_id: int, position: int, offset: int) -> str:
-        """Term ``term_id``, element ``position`` of the chunk of IDs at ``offset``."""
-        if not 0 <= term_id < len(self.terms):
-            fail(f"term id {term_id} (element {position}) is not in the dictionary", offset)
-        if term_id > self.next_new:
-            fail(
-                f"term id {term_id} (element {position}) comes before id {self.next_new}: "
-                "IDs are assigned in first-use order",
-                offset,
-            )
-        if term_id == self.next_new:
-            self.next_new += 1
-        return self.terms[term_id]
 
 
 def _utf8(data: bytes, what: str, offset: int) -> str:
@@ -116,9 +83,9 @@ def _utf8(data: bytes, what: str, offset: int) -> str:
         fail(f"{what} is not UTF-8", offset)
 
 
-def _dictionary(value: Buffer, start: int, end: int) -> _Terms:
+def _dictionary(value: Buffer, start: int, end: int) -> Terms:
     if start == end:
-        return _Terms([])
+        return Terms([])
     count, position = read_uvarint(value, start, end)
     if count == 0:
         fail("a term dictionary that is present holds one term at least", start)
@@ -127,7 +94,7 @@ def _dictionary(value: Buffer, start: int, end: int) -> _Terms:
         fail(f"{end - position} bytes after the term dictionary", position)
     if len(set(raw)) != len(raw):
         fail("the term dictionary repeats a term", start)
-    return _Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
+    return Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +109,7 @@ class _Headers:
     tables: list[str | None]
 
 
-def _headers(value: Buffer, start: int, end: int, count: int, terms: _Terms) -> _Headers:
+def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> _Headers:
     ts, kinds_at = read_delta_uvarint_chunk(value, start, count, end)
     kinds, partitions_at = read_uvarint_chunk(value, kinds_at, count, end)
     for i, kind in enumerate(kinds):
@@ -165,7 +132,7 @@ _Found = list[tuple[str, ColumnType, Value, int]]
 
 
 def _group(
-    value: Buffer, start: int, end: int, terms: _Terms, found: _Found
+    value: Buffer, start: int, end: int, terms: Terms, found: _Found
 ) -> tuple[int, list[DecodedColumn]]:
     kind = value[start]
     if kind not in (NEW_GROUP, OLD_GROUP):
@@ -173,34 +140,31 @@ def _group(
     count, position = read_uvarint(value, start + 1, end)
     if count == 0:
         fail("a column group holds one column at least", start + 1)
-    ids, names_at = read_delta_varint_chunk(value, position, count, end)
-    names = terms.lookup(ids, position)
-    types, flags_at = read_uvarint_chunk(value, names_at, count, end)
-    for i, type_code in enumerate(types):
-        if type_code > 255:
-            fail(f"column {i} has type code {type_code}, above 255", names_at)
-    flags, values_at = read_uvarint_chunk(value, flags_at, count, end)
-    raw, position = read_nullable_bytes_chunk(value, values_at, count, end)
-    if position != end:
-        fail(f"{end - position} bytes after the column group", position)
-    columns = []
+    at_once = fields_at_once(value, position, count, end, terms)
+    names, types, flags, raw, position = at_once or fields(value, position, count, end, terms)
+    columns: list[DecodedColumn] = []
+    append = columns.append
     data_at = position - sum(len(r) for r in raw if r is not None)
     for name, type_code, flag, data in zip(names, types, flags, raw, strict=True):
+        handle = bool(flag & HANDLE_KEY_FLAG)
+        if data is None:
+            append(_new(DecodedColumn, (name, None, type_code, flag, handle, None, None)))
+            continue
+        read = _KINDS.get((type_code, flag)) or reader(type_code, flag)
         try:
-            decoded = decode_value(type_code, data, flag)
+            decoded = read(data)
         except ValueError as error:
             fail(f"column {name!r}: {error}", data_at)
-        checked = None if decoded is None else code_check(type_code, flag)
-        if checked is not None and checked[1](decoded, checked[0]) is not None:
-            found.append((name, checked[0], decoded, data_at))
-        handle = bool(flag & HANDLE_KEY_FLAG)
-        columns.append(_column((name, decoded, type_code, flag, handle, None, None)))
-        data_at += len(data or b"")
+        except Invalid as invalid:
+            decoded = invalid.value
+            found.append((name, invalid.ctype, decoded, data_at))
+        append(_new(DecodedColumn, (name, decoded, type_code, flag, handle, None, None)))
+        data_at += len(data)
     return kind, columns
 
 
 def _row_groups(
-    value: Buffer, start: int, sizes: Sequence[int], body_end: int, terms: _Terms, *, found: _Found
+    value: Buffer, start: int, sizes: Sequence[int], body_end: int, terms: Terms, *, found: _Found
 ) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
     if sum(sizes) != body_end - start:
         fail(f"column groups of {sum(sizes)} bytes in a body of {body_end - start}", start)
@@ -227,7 +191,7 @@ class _Message:
     value: Buffer
     headers: _Headers
     tables: list[list[int]]
-    terms: _Terms
+    terms: Terms
     found: _Found
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import PROTOCOL, Config
-from ticdc_conformance.reference.craft._values import encode_value
+from ticdc_conformance.reference.craft._values import Writer, value_writer
 from ticdc_conformance.reference.craft.primitives import (
     write_bytes,
     write_bytes_chunk,
@@ -62,15 +62,11 @@ class _Header:
 class _Group:
     kind: int
     names: tuple[bytes, ...]
-    types: tuple[int, ...]
-    flags: tuple[int, ...]
-    values: tuple[bytes | None, ...]
-
-    def estimated_size(self) -> int:
-        return sum(
-            len(n) + len(v or b"") + _COLUMN_ESTIMATE
-            for n, v in zip(self.names, self.values, strict=True)
-        )
+    types_and_flags: bytes
+    """The type code and flags chunks, written once per table layout."""
+    values: list[bytes | None]
+    size: int
+    """TiCDC's estimate (§3.4): per column the name, the value and ``_COLUMN_ESTIMATE``."""
 
 
 class _Terms:
@@ -103,6 +99,11 @@ class _Layout(NamedTuple):
     chosen_flags: tuple[int, ...]
     names: tuple[bytes, ...] | None
     """``None`` when a name is not valid Unicode (``_group`` raises, after the values)."""
+    writers: tuple[Writer, ...]
+    """Each chosen column's value writer, by its type code."""
+    types_and_flags: bytes
+    names_estimate: int
+    """The names' bytes and ``_COLUMN_ESTIMATE`` per column: the estimate without values."""
 
 
 _layouts: dict[tuple[int, Profile, bool], tuple[TableInfo, _Layout]] = {}
@@ -124,12 +125,20 @@ def _layout(table: TableInfo, profile: Profile, keys_only: bool) -> _Layout:
         names: tuple[bytes, ...] | None = tuple(table.columns[i].name.encode() for i in chosen)
     except UnicodeEncodeError:
         names = None
+    types = tuple(table.columns[i].effective_type_code for i in chosen)
+    chosen_flags = tuple(flags[i] for i in chosen)
+    types_and_flags = bytearray()
+    write_uvarint_chunk(types_and_flags, types)
+    write_uvarint_chunk(types_and_flags, chosen_flags)
     layout = _Layout(
         flags,
         chosen,
-        tuple(table.columns[i].effective_type_code for i in chosen),
-        tuple(flags[i] for i in chosen),
+        types,
+        chosen_flags,
         names,
+        tuple(value_writer(code) for code in types),
+        bytes(types_and_flags),
+        sum(map(len, names or ())) + _COLUMN_ESTIMATE * len(chosen),
     )
     if len(_layouts) >= 64:
         _layouts.clear()
@@ -141,21 +150,32 @@ def _group(
     kind: int, event: RowChangedEvent, image: Sequence[Value], config: Config, keys_only: bool
 ) -> _Group:
     table = event.table
-    flags, chosen, types, chosen_flags, names = _layout(table, config.profile, keys_only)
+    layout = _layout(table, config.profile, keys_only)
+    chosen = layout.chosen
     if not chosen:
         # TiCDC leaves a nil group in the row and crashes encoding it (model.go, §3.2)
         what = "handle-key column" if keys_only else "stored column"
         raise EncodeError(f"the row has no {what} to put in a column group", protocol=PROTOCOL)
-    values = []
-    for i, type_code in zip(chosen, types, strict=True):
+    values: list[bytes | None] = []
+    append = values.append
+    size = layout.names_estimate
+    for i, write, flag in zip(chosen, layout.writers, layout.chosen_flags, strict=True):
+        value = image[i]
+        if value is None:
+            append(None)
+            continue
         try:
-            values.append(encode_value(type_code, image[i], flags[i]))
+            data = write(value, flag)
         except ValueError as error:
             column = table.columns[i]
             raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
+        append(data)
+        if data is not None:
+            size += len(data)
+    names = layout.names
     if names is None:
         names = tuple(_utf8(table.columns[i].name, "column name") for i in chosen)
-    return _Group(kind=kind, names=names, types=types, flags=chosen_flags, values=tuple(values))
+    return _Group(kind, names, layout.types_and_flags, values, size)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +185,7 @@ class _Row:
 
     def estimated_size(self) -> int:
         header = _HEADER_ESTIMATE + len(self.header.schema or b"") + len(self.header.table or b"")
-        return header + sum(g.estimated_size() for g in self.groups)
+        return header + sum(g.size for g in self.groups)
 
 
 def _row(event: RowChangedEvent, config: Config) -> _Row:
@@ -205,6 +225,8 @@ def _message(headers: Sequence[_Header], bodies: Sequence[bytes | tuple[_Group, 
     write_delta_varint_chunk(out, [terms.id(h.table) for h in headers])
     header_size = len(out) - start
     body_sizes, group_tables = [], []
+    name_ids: dict[tuple[bytes, ...], bytes] = {}
+    id_of = terms.id
     for body in bodies:
         start = len(out)
         if isinstance(body, bytes):
@@ -215,9 +237,11 @@ def _message(headers: Sequence[_Header], bodies: Sequence[bytes | tuple[_Group, 
                 group_start = len(out)
                 out.append(group.kind)
                 write_uvarint(out, len(group.names))
-                write_delta_varint_chunk(out, [terms.id(name) for name in group.names])
-                write_uvarint_chunk(out, group.types)
-                write_uvarint_chunk(out, group.flags)
+                ids = name_ids.get(group.names)
+                if ids is None:  # the names' IDs stay the same within the message
+                    ids = name_ids[group.names] = _delta_varints([id_of(n) for n in group.names])
+                out += ids
+                out += group.types_and_flags
                 write_nullable_bytes_chunk(out, group.values)
                 group_sizes.append(len(out) - group_start)
             group_tables.append(group_sizes)
@@ -228,6 +252,12 @@ def _message(headers: Sequence[_Header], bodies: Sequence[bytes | tuple[_Group, 
         write_bytes_chunk(out, list(terms.ids))
     write_size_tables(out, [[header_size, len(out) - start], body_sizes, *group_tables])
     return Message(key=None, value=bytes(out))
+
+
+def _delta_varints(values: Sequence[int]) -> bytes:
+    out = bytearray()
+    write_delta_varint_chunk(out, values)
+    return bytes(out)
 
 
 def _rows_message(rows: Sequence[_Row]) -> Message:

@@ -36,7 +36,7 @@ from ticdc_conformance.reference.mysql import (
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value, string_bytes
 
-__all__ = ["READERS", "WRITERS", "decode_value", "encode_value"]
+__all__ = ["READERS", "WRITERS", "Writer", "decode_value", "encode_value", "value_writer"]
 
 Writer = Callable[[Value, int], bytes | None]
 Reader = Callable[[bytes, int], Value]
@@ -48,7 +48,13 @@ _NULL_ONLY: frozenset[MySQLType] = frozenset({"null", "geometry"})
 _FLOAT32 = struct.Struct("<f")
 
 
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+"""The uvarints of one byte, made once."""
+
+
 def _uvarint(value: int) -> bytes:
+    if 0 <= value < 0x80:
+        return _ONE_BYTE[value]
     out = bytearray()
     write_uvarint(out, value)
     return bytes(out)
@@ -240,6 +246,11 @@ READERS: dict[MySQLType, Reader] = {
 }
 _WRITERS_BY_CODE = by_code(WRITERS)
 _READERS_BY_CODE = by_code(READERS)
+
+
+def value_writer(type_code: int) -> Writer:
+    """The writer of a column's non-null values by type code, for writers chosen once."""
+    return _WRITERS_BY_CODE.get(type_code, _write_null)
 
 
 def encode_value(type_code: int, value: Value, flags: int) -> bytes | None:

@@ -27,6 +27,7 @@ length claiming 2^62 bytes fails at once.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Sequence
 from typing import NoReturn
@@ -60,6 +61,7 @@ __all__ = [
     "write_uvarint_reversed",
     "write_varint",
     "write_varint_chunk",
+    "zigzag_deltas",
 ]
 
 _U64 = 1 << 64
@@ -200,31 +202,66 @@ def write_uvarint_chunk(out: bytearray, values: Sequence[int]) -> None:
     if values and min(values) >= 0 and max(values) < 0x80:  # one byte each: in one go
         out += bytes(values)
         return
+    append = out.append
     for value in values:
-        if 0 <= value < 0x80:
-            out.append(value)
-        else:
-            write_uvarint(out, value)
+        if not 0 <= value < _U64:
+            raise ValueError(f"{value} is not a uint64")
+        rest = value
+        while rest >= 0x80:
+            append(rest & 0x7F | 0x80)
+            rest >>= 7
+        append(rest)
 
 
 def read_uvarint_chunk(
     buffer: Buffer, offset: int, count: int, end: int | None = None
 ) -> tuple[list[int], int]:
-    """``count`` uvarints."""
+    """``count`` uvarints.
+
+    Read in one pass over the bytes they can take (ten each at most): the one-byte uvarints
+    between runs of bytes with 0x80 are copied out in one go. A chunk that does not end
+    inside those bytes or holds a uvarint of more than 64 bits is read again one uvarint at
+    a time, which raises at the uvarint at fault.
+    """
     end = len(buffer) if end is None else end
     _need(count, offset, end)
     one_byte = buffer[offset : offset + count]  # fits: _need checked count <= end - offset
-    if count and max(one_byte) < 0x80:  # the common chunk: every uvarint takes one byte
+    if not count or max(one_byte) < 0x80:  # the common chunk: every uvarint takes one byte
         return list(one_byte), offset + count
+    window = buffer[offset : min(end, offset + _MAX_UVARINT_BYTES * count)]
+    values: list[int] = []
+    at = 0  # one-byte uvarints between the runs of bytes with 0x80, copied out in one go
+    for run in _CONTINUED(window):
+        first, last = run.span()  # the run and the byte after it are one uvarint
+        if count - len(values) <= first - at:
+            break
+        if last - first >= _MAX_UVARINT_BYTES or last == len(window):
+            return _read_uvarints(buffer, offset, count, end)
+        result = window[last]
+        if last - first == _MAX_UVARINT_BYTES - 1 and result > 1:
+            return _read_uvarints(buffer, offset, count, end)
+        values += window[at:first]
+        for index in range(last - 1, first - 1, -1):
+            result = result << 7 | window[index] & 0x7F
+        values.append(result)
+        at = last + 1
+    left = count - len(values)
+    if left > len(window) - at:
+        return _read_uvarints(buffer, offset, count, end)
+    values += window[at : at + left]
+    return values, offset + at + left
+
+
+_CONTINUED = re.compile(rb"[\x80-\xff]+").finditer
+"""Runs of bytes with 0x80 set: every uvarint byte but the last."""
+
+
+def _read_uvarints(buffer: Buffer, offset: int, count: int, end: int) -> tuple[list[int], int]:
+    """``count`` uvarints read one at a time (raises at the first that does not fit)."""
     values = []
     for _ in range(count):
-        # fast path: most counts, ids, types and lengths take one byte
-        if offset < end and (byte := buffer[offset]) < 0x80:
-            values.append(byte)
-            offset += 1
-        else:
-            value, offset = read_uvarint(buffer, offset, end)
-            values.append(value)
+        value, offset = read_uvarint(buffer, offset, end)
+        values.append(value)
     return values, offset
 
 
@@ -233,11 +270,15 @@ def write_varint_chunk(out: bytearray, values: Sequence[int]) -> None:
     if values and min(values) >= -0x40 and max(values) < 0x40:  # one byte each: in one go
         out += bytes([(value << 1) ^ (value >> 63) for value in values])
         return
+    append = out.append
     for value in values:
-        if -0x40 <= value < 0x40:
-            out.append((value << 1) ^ (value >> 63))
-        else:
-            write_varint(out, value)
+        if not _I64_MIN <= value < -_I64_MIN:
+            raise ValueError(f"{value} is not an int64")
+        rest = (value << 1) ^ (value >> 63)
+        while rest >= 0x80:
+            append(rest & 0x7F | 0x80)
+            rest >>= 7
+        append(rest)
 
 
 def read_varint_chunk(
@@ -283,12 +324,17 @@ def read_delta_varint_chunk(
     buffer: Buffer, offset: int, count: int, end: int | None = None
 ) -> tuple[list[int], int]:
     """``count`` int64 values from a delta varint chunk."""
-    deltas, offset = read_varint_chunk(buffer, offset, count, end)
+    raw, offset = read_uvarint_chunk(buffer, offset, count, end)
+    return zigzag_deltas(raw), offset
+
+
+def zigzag_deltas(raw: Sequence[int]) -> list[int]:
+    """The int64 values of a delta varint chunk from its uvarints (ZigZag, int64 wrap)."""
     values, last = [], 0
-    for delta in deltas:
-        last = (last + delta - _I64_MIN) % _U64 + _I64_MIN  # _wrap_int64, inlined
+    for r in raw:
+        last = (last + ((r >> 1) ^ -(r & 1)) - _I64_MIN) % _U64 + _I64_MIN  # _wrap_int64
         values.append(last)
-    return values, offset
+    return values
 
 
 def write_bytes_chunk(out: bytearray, items: Sequence[bytes]) -> None:
@@ -317,9 +363,7 @@ def read_bytes_chunk(
 def write_nullable_bytes_chunk(out: bytearray, items: Sequence[bytes | None]) -> None:
     """Append all lengths as varints (−1 for ``None``), then the non-null byte strings."""
     write_varint_chunk(out, [-1 if item is None else len(item) for item in items])
-    for item in items:
-        if item is not None:
-            out += item
+    out += b"".join([item for item in items if item is not None])
 
 
 def read_nullable_bytes_chunk(
@@ -327,19 +371,27 @@ def read_nullable_bytes_chunk(
 ) -> tuple[list[bytes | None], int]:
     """``count`` byte strings or ``None`` of a nullable bytes chunk."""
     end = len(buffer) if end is None else end
-    sizes, position = read_varint_chunk(buffer, offset, count, end)
-    if min(sizes, default=0) < -1:
-        fail(f"nullable length {min(sizes)} is below -1", offset)
-    if sum(s for s in sizes if s > 0) > end - position:
-        total = sum(s for s in sizes if s > 0)
+    raw, position = read_uvarint_chunk(buffer, offset, count, end)
+    # ZigZag: an even raw length n is n // 2 bytes, 1 is NULL, any other odd one below -1
+    total = 0
+    for size in raw:
+        if size & 1:
+            if size != 1:
+                fail(f"nullable length {min((r >> 1) ^ -(r & 1) for r in raw)} is below -1", offset)
+        else:
+            total += size
+    total >>= 1
+    if total > end - position:
         fail(f"lengths add up to {total} but only {end - position} bytes are left", offset)
     items: list[bytes | None] = []
-    for size in sizes:
-        if size < 0:
-            items.append(None)
-            continue
-        items.append(bytes(buffer[position : position + size]))
-        position += size
+    append = items.append
+    for size in raw:
+        if size & 1:
+            append(None)
+        else:
+            after = position + (size >> 1)
+            append(bytes(buffer[position:after]))
+            position = after
     return items, position
 
 

@@ -1,0 +1,296 @@
+"""One reader per Craft column kind: the decoder's value and validity in one step.
+
+A column kind is a type code and its flag bits; the decoder asks ``reader`` once per kind and
+keeps the answer. A reader takes a column's value bytes (never NULL's ``None``) and returns
+the ``Value`` ``_values.decode_value`` returns for them, raises the ``ValueError`` that raises,
+and raises ``Invalid`` (the value and the type it fails attached) when the value is one TiCDC
+cannot have written for the kind (``validation.code_check``, docs/errors.md).
+
+Each reader first tries a test that is sufficient, never necessary: bytes that pass it are read
+as ``decode_value`` reads them, and the value is valid under ``validity`` for the type a type
+code and flags state (no declared length, scale or members, ground truth §3.3). Everything
+else takes ``decode_value`` and the validity check themselves, so every outcome is theirs:
+
+* integers, YEAR, BIT, ENUM, SET: a whole uvarint (ZigZag where the column's reader takes one)
+  of at most 9 bytes whose value lies inside the type's range (YEAR 1901–2155, BIT and SET 64
+  bits, ENUM indexes up to 65,535);
+* FLOAT, DOUBLE: 8 bytes of a float64 of at most float32's, float64's largest magnitude;
+* CHAR, VARCHAR, TEXT types: ASCII bytes; BINARY, VARBINARY, BLOB types (BinaryFlag): any bytes;
+* DATE, DATETIME, TIME: ASCII text of a pattern no wider than validity's (days that exist,
+  February 29 in leap years only, hours up to 23 or 99 for TIME, at most 6 fractional digits);
+  TIMESTAMP: the same, years 1970–2037;
+* DECIMAL: decimal text of at most 31 characters (so at most 65 digits and 30 decimals).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import sys
+from collections.abc import Callable
+from datetime import date, datetime
+
+from ticdc_conformance.reference.craft._values import decode_value
+from ticdc_conformance.reference.mysql import (
+    BINARY_TYPES,
+    INTEGER_TYPES,
+    TEXT_TYPES,
+    UINT64_TYPES,
+    integer_range,
+)
+from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
+from ticdc_conformance.reference.validation import code_check
+from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = ["KINDS_SEEN", "Invalid", "Reader", "reader"]
+
+Reader = Callable[[bytes], Value]
+
+
+class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error it shows
+    """The value read is one TiCDC cannot have written for the column's kind."""
+
+    def __init__(self, value: Value, ctype: ColumnType) -> None:
+        super().__init__()
+        self.value = value
+        self.ctype = ctype
+
+
+KINDS_SEEN: dict[tuple[int, int], Reader] = {}
+"""``reader``'s answers so far, by type code and flags: the decoder looks here first."""
+_MAX_KINDS = 4096
+"""Kinds kept: the flags are the message's to choose, the memory is not."""
+_FLOAT64 = struct.Struct("<d")
+
+
+def reader(type_code: int, flags: int) -> Reader:
+    """The reader of a column kind."""
+    key = (type_code, flags)
+    made = KINDS_SEEN.get(key)
+    if made is None:
+        made = _make(type_code, flags)
+        if len(KINDS_SEEN) < _MAX_KINDS:
+            KINDS_SEEN[key] = made
+    return made
+
+
+def _general(type_code: int, flags: int) -> Reader:
+    checked = code_check(type_code, flags)
+
+    def read(data: bytes) -> Value:
+        value = decode_value(type_code, data, flags)
+        if checked is not None and checked[1](value, checked[0]) is not None:
+            raise Invalid(value, checked[0])
+        return value
+
+    return read
+
+
+def _make(type_code: int, flags: int) -> Reader:
+    general = _general(type_code, flags)
+    checked = code_check(type_code, flags)
+    if checked is None:
+        return general
+    ctype = checked[0]
+    if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
+        return general  # a type code states none of them; kept for safety
+    for make in (_integer, _float, _string, _text, _timestamp, _decimal):
+        fast = make(ctype, flags, general)
+        if fast is not None:
+            return fast
+    return general
+
+
+_OTHER_INTEGERS: dict[str, range] = {
+    "year": range(1901, 2156),
+    "bit": range(2**64),
+    "enum": range(65536),
+    "set": range(2**64),
+}
+"""Ranges ``validity`` holds a value in when a type code and flags state the column."""
+
+
+def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    name = ctype.name
+    allowed = _OTHER_INTEGERS.get(name)
+    if name in INTEGER_TYPES and ctype.unsigned is not None:
+        allowed = integer_range(name, unsigned=ctype.unsigned)
+    if allowed is None:
+        return None
+    # the wire form _values reads: YEAR and signed integers ZigZag, the rest plain uvarints
+    if name == "year" or (name in INTEGER_TYPES and not flags & UNSIGNED_FLAG):
+        zigzag = True
+    elif name in UINT64_TYPES or name in INTEGER_TYPES:
+        zigzag = False
+    else:
+        return None
+    low, high = allowed.start, allowed.stop
+
+    def read(data: bytes) -> Value:
+        last = len(data) - 1
+        if 0 <= last < 9 and data[last] < 0x80:  # 9 bytes at most: no overflow
+            value = data[last]
+            for index in range(last - 1, -1, -1):
+                byte = data[index]
+                if byte < 0x80:  # a uvarint ending early: bytes after it
+                    return general(data)
+                value = value << 7 | byte & 0x7F
+            if zigzag:
+                value = (value >> 1) ^ -(value & 1)
+            if low <= value < high:
+                return value
+        return general(data)
+
+    return read
+
+
+def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    largest = {"float": FLOAT32_MAX, "double": sys.float_info.max}.get(ctype.name)
+    if largest is None:
+        return None
+    smallest = -largest
+    unpack = _FLOAT64.unpack
+
+    def read(data: bytes) -> Value:
+        if len(data) == 8:  # a float64
+            value: float = unpack(data)[0]
+            if smallest <= value <= largest:  # NaN fails both
+                return value
+        return general(data)
+
+    return read
+
+
+def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    if flags & BINARY_FLAG:
+        if ctype.name not in BINARY_TYPES:
+            return None
+
+        def read_bytes(data: bytes) -> Value:
+            if type(data) is bytes:
+                return data
+            return general(data)
+
+        return read_bytes
+    if ctype.name not in TEXT_TYPES:
+        return None
+
+    def read_text(data: bytes) -> Value:
+        if data.isascii():
+            return data.decode()
+        return general(data)
+
+    return read_text
+
+
+_TIME = re.compile(rb"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
+_from_date = date.fromisoformat
+_from_datetime = datetime.fromisoformat
+
+
+def _is_date(text: str) -> bool:
+    """Whether ``text`` (ASCII) is ``YYYY-MM-DD`` of a day that exists (years 1–9999).
+
+    ``date.fromisoformat`` judges the numbers once the shape is that one.
+    """
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return False
+    try:
+        _from_date(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_datetime(text: str) -> bool:
+    """Whether ``text`` (ASCII) is ``YYYY-MM-DD HH:MM:SS[.f]``: a day that exists, a time of day.
+
+    At most 6 fractional digits; hours up to 23 are checked here (newer Pythons read 24:00
+    as the next midnight), the rest by ``datetime.fromisoformat`` once the shape is that one.
+    """
+    size = len(text)
+    if (
+        (size != 19 and (size < 21 or size > 26 or text[19] != "." or not text[20:].isdigit()))
+        or text[10] != " "
+        or text[4] != "-"
+        or text[7] != "-"
+        or text[13] != ":"
+        or text[16] != ":"
+        or text[11:13] > "23"
+    ):
+        return False
+    try:
+        return _from_datetime(text).tzinfo is None
+    except ValueError:
+        return False
+
+
+def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    if ctype.name == "time":
+        matches = _TIME.fullmatch
+
+        def read_time(data: bytes) -> Value:
+            if matches(data):
+                return data.decode()
+            return general(data)
+
+        return read_time
+    test = {"date": _is_date, "datetime": _is_datetime}.get(ctype.name)
+    if test is None:
+        return None
+
+    def read(data: bytes) -> Value:
+        if data.isascii():
+            text = data.decode()
+            if test(text):
+                return text
+        return general(data)
+
+    return read
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    if ctype.name != "timestamp":
+        return None
+
+    def read(data: bytes) -> Value:
+        if data.isascii() and b"1970" <= data[:4] <= b"2037":
+            text = data.decode()
+            if _is_datetime(text):
+                # the text has TimestampValue's own shape (_is_datetime): built directly
+                value = _new(TimestampValue)
+                _set(value, "text", text)
+                _set(value, "zone", None)
+                return value
+        return general(data)
+
+    return read
+
+
+_DECIMAL = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?")
+"""``DecimalValue``'s own pattern."""
+_DECIMAL_CHARACTERS = 31
+
+
+def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    if ctype.name != "decimal":
+        return None
+    matches = _DECIMAL.fullmatch
+
+    def read(data: bytes) -> Value:
+        if len(data) <= _DECIMAL_CHARACTERS and matches(data):
+            value = _new(DecimalValue)
+            _set(value, "text", data.decode())
+            return value
+        return general(data)
+
+    return read

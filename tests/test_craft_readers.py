@@ -1,0 +1,128 @@
+"""Craft's column readers agree with ``decode_value`` plus the validity check, value by value.
+
+Each reader's fast test may only ever accept what the two together accept, with the same value;
+everything else must come out as they decide (the same value, error text or invalid finding).
+"""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ticdc_conformance.reference.craft._readers import Invalid, reader
+from ticdc_conformance.reference.craft._values import decode_value
+from ticdc_conformance.reference.mysql import TYPE_CODES
+from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
+from ticdc_conformance.reference.validation import code_check
+
+CODES = sorted({*TYPE_CODES.values(), 0, 14, 253})
+FLAGS = [0, BINARY_FLAG, UNSIGNED_FLAG, BINARY_FLAG | UNSIGNED_FLAG, 11, 65, 193]
+
+Outcome = tuple[str, str]
+
+
+def expected(type_code: int, flags: int, data: bytes) -> Outcome:
+    """What ``decode_value`` and the validity check make of ``data``."""
+    try:
+        value = decode_value(type_code, data, flags)
+    except ValueError as error:
+        return "error", str(error)
+    checked = code_check(type_code, flags)
+    invalid = checked is not None and value is not None and checked[1](value, checked[0])
+    return ("invalid" if invalid else "value"), f"{type(value).__name__} {value!r}"
+
+
+def actual(type_code: int, flags: int, data: bytes) -> Outcome:
+    try:
+        value = reader(type_code, flags)(data)
+    except ValueError as error:
+        return "error", str(error)
+    except Invalid as invalid:
+        checked = code_check(type_code, flags)
+        assert checked is not None
+        assert invalid.ctype == checked[0]
+        return "invalid", f"{type(invalid.value).__name__} {invalid.value!r}"
+    return "value", f"{type(value).__name__} {value!r}"
+
+
+def _uvarint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _digits(count: int) -> st.SearchStrategy[str]:
+    return st.text("0123456789", min_size=count, max_size=count)
+
+
+_dates = st.builds("{}-{}-{}".format, _digits(4), _digits(2), _digits(2))
+_times = st.builds(
+    "{}:{}:{}{}".format,
+    _digits(2),
+    _digits(2),
+    _digits(2),
+    st.sampled_from(["", ".", ".5", ".123456", ".1234567"]),
+)
+_texts = st.one_of(
+    _dates,
+    st.builds("{} {}".format, _dates, _times),
+    _times,
+    st.builds("-{}".format, _times),
+    st.sampled_from(
+        ["2024-02-29", "2023-02-29", "1970-01-01 00:00:00", "2038-01-19 03:14:07", "0000-00-00"]
+    ),
+    st.from_regex(r"-?[0-9]{1,40}(\.[0-9]{1,35})?", fullmatch=True),
+    st.text(max_size=12),
+)
+DATA = st.one_of(
+    st.integers(0, 2**64 - 1).map(_uvarint),
+    st.integers(0, 2**70).map(_uvarint),
+    st.floats().map(struct.Struct("<d").pack),
+    _texts.map(str.encode),
+    st.binary(max_size=12),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(type_code=st.sampled_from(CODES), flags=st.sampled_from(FLAGS), data=DATA)
+def test_a_reader_decides_as_decode_value_and_the_check(
+    type_code: int, flags: int, data: bytes
+) -> None:
+    assert actual(type_code, flags, data) == expected(type_code, flags, data)
+
+
+CASES = [
+    (8, 0, b"\x01", "value", "int -1"),  # ZigZag
+    (8, UNSIGNED_FLAG, b"\xff\x01", "value", "int 255"),
+    (1, 0, b"\x80\x04", "invalid", "int 256"),  # outside TINYINT
+    (1, 0, b"\x02\x00", "error", "1 bytes after the varint"),
+    (13, 0, b"\xd0\x1f", "value", "int 2024"),  # YEAR: ZigZag
+    (16, 0, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),  # BIT: 10 bytes, the full path
+    (15, 0, b"abc", "value", "str 'abc'"),
+    (15, BINARY_FLAG, b"\xff", "value", "bytes b'\\xff'"),
+    (5, 0, struct.pack("<d", 1.5), "value", "float 1.5"),
+    (4, 0, struct.pack("<d", 1e300), "invalid", "float 1e+300"),  # FLOAT: float32's range
+    (10, 0, b"2023-02-29", "invalid", "str '2023-02-29'"),
+    (12, 0, b"2024-02-29 23:59:59.5", "value", "str '2024-02-29 23:59:59.5'"),
+    (11, 0, b"-99:00:00", "value", "str '-99:00:00'"),
+    (246, 0, b"-1.25", "value", "DecimalValue DecimalValue(text='-1.25')"),
+    (7, 0, b"1970-01-01 00:00:00", "value", None),
+    (7, 0, b"1969-12-31 23:59:59", "value", None),  # the full path: the zone is unknown
+]
+
+
+@pytest.mark.parametrize(("type_code", "flags", "data", "kind", "shown"), CASES)
+def test_known_values(
+    type_code: int, flags: int, data: bytes, kind: str, shown: str | None
+) -> None:
+    outcome = actual(type_code, flags, data)
+    assert outcome == expected(type_code, flags, data)
+    assert outcome[0] == kind
+    if shown is not None:
+        assert outcome[1] == shown
