@@ -28,8 +28,8 @@ import re
 import struct
 import sys
 from collections.abc import Callable
-from datetime import date, datetime
 
+from ticdc_conformance.reference._fast_checks import is_date, is_datetime
 from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -186,45 +186,6 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 _TIME = re.compile(rb"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
-_from_date = date.fromisoformat
-_from_datetime = datetime.fromisoformat
-
-
-def _is_date(text: str) -> bool:
-    """Whether ``text`` (ASCII) is ``YYYY-MM-DD`` of a day that exists (years 1–9999).
-
-    ``date.fromisoformat`` judges the numbers once the shape is that one.
-    """
-    if len(text) != 10 or text[4] != "-" or text[7] != "-":
-        return False
-    try:
-        _from_date(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_datetime(text: str) -> bool:
-    """Whether ``text`` (ASCII) is ``YYYY-MM-DD HH:MM:SS[.f]``: a day that exists, a time of day.
-
-    At most 6 fractional digits; hours up to 23 are checked here (newer Pythons read 24:00
-    as the next midnight), the rest by ``datetime.fromisoformat`` once the shape is that one.
-    """
-    size = len(text)
-    if (
-        (size != 19 and (size < 21 or size > 26 or text[19] != "." or not text[20:].isdigit()))
-        or text[10] != " "
-        or text[4] != "-"
-        or text[7] != "-"
-        or text[13] != ":"
-        or text[16] != ":"
-        or text[11:13] > "23"
-    ):
-        return False
-    try:
-        return _from_datetime(text).tzinfo is None
-    except ValueError:
-        return False
 
 
 def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -238,7 +199,7 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return general(data)
 
         return read_time
-    test = {"date": _is_date, "datetime": _is_datetime}.get(ctype.name)
+    test = {"date": is_date, "datetime": is_datetime}.get(ctype.name)
     if test is None:
         return None
 
@@ -264,8 +225,8 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     def read(data: bytes) -> Value:
         if data.isascii() and b"1970" <= data[:4] <= b"2037":
             text = data.decode()
-            if _is_datetime(text):
-                # the text has TimestampValue's own shape (_is_datetime): built directly
+            if is_datetime(text):
+                # the text has TimestampValue's own shape (is_datetime): built directly
                 value = _new(TimestampValue)
                 _set(value, "text", text)
                 _set(value, "zone", None)

@@ -34,9 +34,8 @@ import re
 import sys
 from codecs import escape_decode
 from collections.abc import Callable
-from datetime import date, datetime
 
-from ticdc_conformance.reference._gojson import json_accelerator
+from ticdc_conformance.reference._fast_checks import is_date, is_datetime, json_reads
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -217,55 +216,11 @@ def _base64(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 _TIME = re.compile(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
-_from_date = date.fromisoformat
-_from_datetime = datetime.fromisoformat
-
-
-def _is_date(raw: str) -> bool:
-    """Whether ``raw`` is ``YYYY-MM-DD`` of a day that exists (years 1–9999).
-
-    ``date.fromisoformat`` judges the numbers once the shape is that one (it reads other
-    ISO 8601 shapes too).
-    """
-    if len(raw) != 10 or raw[4] != "-" or raw[7] != "-" or not raw.isascii():
-        return False
-    try:
-        _from_date(raw)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_datetime(raw: str) -> bool:
-    """Whether ``raw`` is ``YYYY-MM-DD HH:MM:SS[.f]`` of a day that exists and a time of day.
-
-    At most 6 fractional digits; hours up to 23 are checked here (newer Pythons read 24:00
-    as the next midnight), the rest by ``datetime.fromisoformat`` once the shape is that one.
-    """
-    size = len(raw)
-    if (
-        (size != 19 and (size < 21 or size > 26 or raw[19] != "." or not raw[20:].isdigit()))
-        or raw[10] != " "
-        or raw[4] != "-"
-        or raw[7] != "-"
-        or raw[13] != ":"
-        or raw[16] != ":"
-        or raw[11:13] > "23"
-        or not raw.isascii()
-    ):
-        return False
-    try:
-        return _from_datetime(raw).tzinfo is None
-    except ValueError:
-        return False
-
-
 _TEXT_TESTS: dict[str, Callable[[str], object]] = {
-    "date": _is_date,
-    "datetime": _is_datetime,
+    "date": is_date,
+    "datetime": is_datetime,
     "time": _TIME.fullmatch,
 }
-_MAX_OPENINGS = 64
 
 
 def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -283,16 +238,7 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         return None
 
     def read_json(raw: Json) -> Value:
-        loads = json_accelerator()
-        if (
-            loads is not None
-            and type(raw) is str
-            and raw.count("[") + raw.count("{") <= _MAX_OPENINGS
-        ):
-            try:
-                loads(raw)  # orjson reads text as well as bytes
-            except ValueError:
-                return general(raw)
+        if type(raw) is str and json_reads(raw):
             return raw
         return general(raw)
 
@@ -307,8 +253,8 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del ctype, flags
 
     def read(raw: Json) -> Value:
-        if type(raw) is str and "1970" <= raw[:4] <= "2037" and _is_datetime(raw):
-            # the text has TimestampValue's own shape (_is_datetime): built directly
+        if type(raw) is str and "1970" <= raw[:4] <= "2037" and is_datetime(raw):
+            # the text has TimestampValue's own shape (is_datetime): built directly
             value = _new(TimestampValue)
             _set(value, "text", raw)
             _set(value, "zone", None)

@@ -31,9 +31,8 @@ import binascii
 import re
 import sys
 from collections.abc import Callable
-from datetime import date, datetime
 
-from ticdc_conformance.reference._gojson import json_accelerator
+from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime, json_reads
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, integer_range
 from ticdc_conformance.reference.simple._values import READERS, Raw, reader_of
 from ticdc_conformance.reference.tables import ColumnInfo
@@ -198,56 +197,15 @@ def _string(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | 
     return read_text
 
 
-_MAX_FSP = 6
-_from_date = date.fromisoformat
-_from_datetime = datetime.fromisoformat
-
-
-def _is_date(raw: str) -> bool:
-    """``YYYY-MM-DD`` of a day that exists (``fromisoformat`` judges it once the shape fits)."""
-    if len(raw) != 10 or raw[4] != "-" or raw[7] != "-" or not raw.isascii():
-        return False
-    try:
-        _from_date(raw)
-    except ValueError:
-        return False
-    return True
-
-
-def _is_datetime(raw: str, fsp: int | None) -> bool:
-    """``YYYY-MM-DD HH:MM:SS[.f]`` of a day that exists, hours up to 23, the fsp's digits."""
-    size = len(raw)
-    if fsp is None:
-        shaped = size == 19 or (21 <= size <= 26 and raw[19] == ".")
-    else:
-        shaped = size == 19 if fsp == 0 else (size == 20 + fsp and raw[19] == ".")
-    if (
-        not shaped
-        or raw[10] != " "
-        or raw[4] != "-"
-        or raw[7] != "-"
-        or raw[13] != ":"
-        or raw[16] != ":"
-        or raw[11:13] > "23"
-        or not raw.isascii()
-        or (size > 19 and not raw[20:].isdigit())
-    ):
-        return False
-    try:
-        return _from_datetime(raw).tzinfo is None
-    except ValueError:
-        return False
-
-
 def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
     del column
     fsp = ctype.scale
-    if fsp is not None and fsp > _MAX_FSP:
+    if fsp is not None and fsp > MAX_FSP:
         return None
     if ctype.name == "date":
 
         def read_date(raw: Raw) -> Value:
-            if type(raw) is str and _is_date(raw):
+            if type(raw) is str and is_date(raw):
                 return raw
             return general(raw)
 
@@ -255,7 +213,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader 
     if ctype.name == "datetime":
 
         def read_datetime(raw: Raw) -> Value:
-            if type(raw) is str and _is_datetime(raw, fsp):
+            if type(raw) is str and is_datetime(raw, fsp):
                 return raw
             return general(raw)
 
@@ -265,7 +223,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader 
         if (
             type(raw) is TimestampValue
             and "1970" <= raw.text[:4] <= "2037"
-            and _is_datetime(raw.text, fsp)
+            and is_datetime(raw.text, fsp)
         ):
             return raw
         return general(raw)
@@ -273,23 +231,11 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader 
     return read_timestamp
 
 
-_MAX_OPENINGS = 64
-
-
 def _json(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
     del column, ctype
 
     def read(raw: Raw) -> Value:
-        loads = json_accelerator()
-        if (
-            loads is not None
-            and type(raw) is str
-            and raw.count("[") + raw.count("{") <= _MAX_OPENINGS
-        ):
-            try:
-                loads(raw)  # orjson reads text as well as bytes
-            except ValueError:
-                return general(raw)
+        if type(raw) is str and json_reads(raw):
             return raw
         return general(raw)
 
