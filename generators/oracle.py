@@ -43,7 +43,7 @@ from ticdc_conformance.reference import (
     TimestampValue,
     Value,
 )
-from ticdc_conformance.reference.debezium import enum_allowed
+from ticdc_conformance.reference.debezium._types import enum_allowed
 from ticdc_conformance.reference.losses import replace_invalid_utf8, replaced_text_types
 from ticdc_conformance.reference.message import SchemaCodec
 

@@ -170,7 +170,12 @@ def _decimal_texts(precision: int, scale: int) -> st.SearchStrategy[Value]:
 
 
 def _time_text(sign: str, hours: int, minutes: int, seconds: int, fraction: str) -> str:
-    """A TIME as TiDB prints it: a signed count of nanoseconds, so a zero has no minus sign."""
+    """A TIME as TiDB prints it: a signed count of nanoseconds, so a zero has no minus sign.
+
+    TIME ends at 838:59:59 exactly: there, the fraction is all zeros.
+    """
+    if (hours, minutes, seconds) == (838, 59, 59):
+        fraction = fraction[:1] + "0" * (len(fraction) - 1)
     if not (hours or minutes or seconds or fraction.strip(".0")):
         sign = ""
     return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}{fraction}"

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from ticdc_conformance.generators.oracle import ORACLE_CONFIGS, disagreements, enum_readings
 from ticdc_conformance.generators.strategies import row_changed_events
 from ticdc_conformance.reference import CODECS, ColumnInfo, RowChangedEvent, TableInfo, Value
-from ticdc_conformance.reference.debezium import enum_allowed
 from ticdc_conformance.reference.debezium._read import member_positions
+from ticdc_conformance.reference.debezium._types import enum_allowed
 
 PAIRS = [
     (protocol, profile) for protocol in sorted(CODECS) for profile in CODECS[protocol].PROFILES

@@ -32,7 +32,6 @@ from ticdc_conformance.reference.debezium._config import (
 )
 from ticdc_conformance.reference.debezium._decode import decode
 from ticdc_conformance.reference.debezium._encode import encode
-from ticdc_conformance.reference.debezium._types import enum_allowed
 from ticdc_conformance.reference.errors import DecodeError
 
 __all__ = [
@@ -44,5 +43,4 @@ __all__ = [
     "config_from_options",
     "decode",
     "encode",
-    "enum_allowed",
 ]
