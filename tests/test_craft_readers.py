@@ -49,6 +49,8 @@ def actual(type_code: int, flags: int, data: bytes) -> Outcome:
 
 
 def _uvarint(value: int) -> bytes:
+    """A uvarint of any size: ``primitives.write_uvarint`` refuses values past uint64, which
+    the readers must see too."""
     out = bytearray()
     while value >= 0x80:
         out.append(value & 0x7F | 0x80)
