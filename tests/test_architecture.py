@@ -1,7 +1,7 @@
 """The import arrows docs/architecture.md allows, checked over every module's imports.
 
 Each module belongs to a part (``reference``, ``generators``, ``fixtures`` and its
-``fixtures.builder``, ``suites.gate``, ``suites.testee``, ``suites.stream``, ``suites.plugin``,
+``fixtures.builder``, ``suites.gate``, ``suites.testee``, ``suites.inputs``, ``suites.stream``, ``suites.plugin``,
 ``cli``, …). A part may import the parts its row allows at module level, and a few more only
 inside functions (loaded when a command needs them: the ``lazy`` column). Third-party packages
 are confined the same way: pytest to the plugin, pyspark to the Spark job.
@@ -39,11 +39,13 @@ ALLOWED = {
     "suites": arrows(lazy="suites.gate"),
     "suites.gate": arrows("fixtures reference", lazy="generators", third_party="hypothesis"),
     "suites.testee": arrows("fixtures reference suites.gate"),
-    "suites.stream": arrows("generators reference suites.report", third_party="pyarrow pyspark"),
+    "suites.inputs": arrows("generators reference", lazy="fixtures"),
+    "suites.stream": arrows(
+        "generators reference suites.inputs suites.report", third_party="pyarrow pyspark"
+    ),
     "suites.report": arrows(third_party="jinja2 markupsafe matplotlib"),
     "suites.consumer": arrows(
-        "generators reference suites.report suites.stream",
-        lazy="fixtures",
+        "generators reference suites.inputs suites.report suites.stream",
         third_party="pyarrow pyspark pytest adbc_driver_postgresql",
     ),
     "suites.plugin": arrows(

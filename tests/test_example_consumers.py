@@ -28,8 +28,9 @@ from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.fold import handle_key_of
 from ticdc_conformance.suites.consumer.actual import read_applied_log
 from ticdc_conformance.suites.consumer.expected import key_text
-from ticdc_conformance.suites.consumer.job import consume_dump, resolve_input
+from ticdc_conformance.suites.consumer.job import consume_dump
 from ticdc_conformance.suites.consumer.values import value_text
+from ticdc_conformance.suites.inputs import resolve_input
 
 pytestmark = pytest.mark.kafka
 pytest.importorskip("confluent_kafka")

@@ -36,7 +36,7 @@ def test_my_consumer_reads_a_replayed_stream(ticdc_kafka_topic):
     topic = ticdc_kafka_topic("stream.open.tiflow.replay")
     assert topic.name.startswith("open.tiflow.replay-")
     from ticdc_conformance.generators.dump import read_dump
-    from ticdc_conformance.suites.consumer.job import resolve_input
+    from ticdc_conformance.suites.inputs import resolve_input
 
     dump, _ = resolve_input("stream.open.tiflow.replay")
     assert len(read_all(topic)) == topic.records == sum(1 for _ in read_dump(dump)) > 100

@@ -19,7 +19,7 @@ import pytest
 from ticdc_conformance.suites.consumer.actual import Snapshot
 from ticdc_conformance.suites.consumer.check import Tally
 from ticdc_conformance.suites.consumer.expected import KEY_COLUMN, read_expected_state
-from ticdc_conformance.suites.consumer.job import resolve_input
+from ticdc_conformance.suites.inputs import resolve_input
 from ticdc_conformance.suites.stream.phases import Phases, PhaseUpdate
 
 STREAM = "stream.open.tiflow.replay"

@@ -24,12 +24,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ticdc_conformance.generators.claim_check import (
-    CLAIM_CHECK_FOLDER,
-    CLAIM_CHECK_SIDECAR,
-    file_storage,
-)
-from ticdc_conformance.generators.dump import dump_files, publishing, read_dump, read_labels
+from ticdc_conformance.generators.claim_check import file_storage
+from ticdc_conformance.generators.dump import dump_files, publishing, read_dump
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.claim_check import ClaimCheck
 from ticdc_conformance.reference.consumer import Consumed, Coordinates, consume
@@ -45,6 +41,7 @@ from ticdc_conformance.suites.consumer.expected import (
     write_expected_state,
 )
 from ticdc_conformance.suites.consumer.report import build_report, print_summary
+from ticdc_conformance.suites.inputs import claim_check_folder, input_labels, resolve_input
 from ticdc_conformance.suites.report import (
     add_annotations_argument,
     annotations_wanted,
@@ -89,27 +86,6 @@ def _messages(dump: Path) -> Iterator[tuple[Coordinates, Message]]:
         yield Coordinates(r.topic, r.partition, r.offset), Message(key=r.key, value=r.value)
 
 
-def resolve_input(given: str) -> tuple[Path, dict[str, Any]]:
-    """A dump (folder or Parquet file) or a stream fixture id: its path and its labels."""
-    if given.startswith("stream."):
-        from ticdc_conformance import fixtures
-
-        for stream in fixtures.load_manifest()["streams"]:
-            if stream["id"] == given:
-                root = fixtures.default_root()
-                labels = json.loads((root / str(stream["labels"])).read_text(encoding="utf-8"))
-                return root / str(stream["records"]), labels
-        raise UsageError(f"--input {given}: no such stream fixture (`fixtures list`)")
-    path = Path(given)
-    if path.is_dir():
-        return path, read_labels(path)
-    sidecar = path.with_name(path.name.removesuffix(".parquet") + ".labels.json")
-    if path.is_file():
-        labels = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
-        return path, labels
-    raise UsageError(f"--input {given}: no dump, expected state or stream fixture there")
-
-
 def consume_dump(
     given: str,
     protocol: str | None,
@@ -135,18 +111,12 @@ def claim_check_of(
     beside its ``<name>.parquet`` (docs/dump-format.md#claim-check-files); ``None`` when none
     is there. ``labels``: the dump's (default: its folder's ``_labels.json``).
     """
-    folder = dump if dump.is_dir() else dump.parent
     if storage is None:
-        sidecar = dump.with_name(dump.name.removesuffix(".parquet") + CLAIM_CHECK_SIDECAR)
-        found = (
-            (folder / CLAIM_CHECK_FOLDER,)
-            if dump.is_dir()
-            else (sidecar, folder / CLAIM_CHECK_FOLDER)
-        )
-        storage = next((str(f) for f in found if f.is_dir()), None)
-        if storage is None:
+        found = claim_check_folder(dump)
+        if found is None:
             return None
-    labels = read_labels(folder) if labels is None else labels
+        storage = str(found)
+    labels = input_labels(dump) if labels is None else labels
     options = (labels.get("settings") or {}).get("options") or {}
     raw = options.get("claim-check-raw-value") == "true"
     try:

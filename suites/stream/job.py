@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from ticdc_conformance.generators.claim_check import storage_folder
-from ticdc_conformance.generators.dump import CLAIM_CHECK_FOLDER, dump_files, read_labels
+from ticdc_conformance.generators.dump import dump_files
 from ticdc_conformance.generators.progress import Progress
 from ticdc_conformance.reference import CODECS
 from ticdc_conformance.reference.dispatch import DISPATCHERS, DispatchRule
 from ticdc_conformance.reference.errors import ExitCode, UsageError
+from ticdc_conformance.suites.inputs import claim_check_folder, fixture_records, input_labels
 from ticdc_conformance.suites.report import (
     add_annotations_argument,
     annotations_wanted,
@@ -56,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--input",
         required=True,
         action="append",
-        help="dump folder, Parquet file or glob (repeatable)",
+        help="dump folder, Parquet file, glob or stream fixture id (repeatable)",
     )
     parser.add_argument(
         "--profile",
@@ -120,25 +121,25 @@ _NO_DUMP = re.compile(r"not a topic dump: [^\n]*")
 
 
 def _paths(inputs: Sequence[str]) -> list[str]:
+    """Each input as a path or glob: a stream fixture id becomes its records file."""
     paths = []
     for given in inputs:
-        if not glob.glob(given):  # noqa: PTH207 - a user's glob pattern
+        path = str(fixture_records(given)) if given.startswith("stream.") else given
+        if not glob.glob(path):  # noqa: PTH207 - a user's glob pattern
             raise UsageError(f"no input at {given}")
         try:  # a folder an interrupted capture left is no dump
-            dump_files(given)
+            dump_files(path)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        paths.append(given)
+        paths.append(path)
     return paths
 
 
 def _all_labels(inputs: Sequence[str]) -> dict[str, Any]:
-    """The label sidecar of the first labelled input (``{}`` when none is labelled)."""
-    for given in inputs:
-        path = Path(given)
-        for folder in (path, path.parent):
-            if folder.is_dir() and (labels := read_labels(folder)):
-                return labels
+    """The labels of the first labelled input (``{}`` when none is labelled)."""
+    for path in map(Path, _paths(inputs)):
+        if path.exists() and (labels := input_labels(path)):
+            return labels
     return {}
 
 
@@ -148,17 +149,16 @@ def _labels(inputs: Sequence[str]) -> dict[str, Any]:
 
 
 def _claim_check_storage(args: argparse.Namespace) -> str | None:
-    """``--claim-check-storage``, else the ``_claim_check`` folder of the first dump with one."""
+    """``--claim-check-storage``, else the claim-check folder of the first input with one."""
     given: str | None = getattr(args, "claim_check_storage", None)
     if given is not None:
         try:
             return str(storage_folder(given).resolve())
         except ValueError as error:
             raise UsageError(f"--claim-check-storage: {error}") from None
-    for path in map(Path, args.input):
-        for folder in (path, path.parent):
-            if (folder / CLAIM_CHECK_FOLDER).is_dir():
-                return str((folder / CLAIM_CHECK_FOLDER).resolve())
+    for path in map(Path, _paths(args.input)):
+        if path.exists() and (folder := claim_check_folder(path)) is not None:
+            return str(folder.resolve())
     return None
 
 
