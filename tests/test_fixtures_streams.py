@@ -35,8 +35,9 @@ from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.fold import fold_rows, handle_key_of
 from ticdc_conformance.suites.consumer.expected import expected_state_document
 from ticdc_conformance.suites.consumer.job import consume_dump
+from ticdc_conformance.suites.stream.plain import check_records
 from ticdc_conformance.suites.stream.routing import SourceNames
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 ROOT = fixtures.default_root()
 STREAMS = fixtures.load_manifest()["streams"]

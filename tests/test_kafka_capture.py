@@ -38,7 +38,8 @@ from ticdc_conformance.kafka.client import PARQUET_CODECS, BrokerError
 from ticdc_conformance.kafka.pytest_fixtures import LoadedTopic
 from ticdc_conformance.kafka.replay import replay
 from ticdc_conformance.reference.errors import UsageError
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.plain import check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 pytestmark = pytest.mark.kafka
 pytest.importorskip("confluent_kafka")

@@ -21,7 +21,8 @@ from ticdc_conformance.kafka.client import COMPRESSIONS, BrokerError
 from ticdc_conformance.kafka.dump_reader import plan_dump
 from ticdc_conformance.kafka.replay import _Deliveries, replay
 from ticdc_conformance.reference.errors import UsageError
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.plain import check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 pytestmark = pytest.mark.kafka
 confluent_kafka = pytest.importorskip("confluent_kafka")

@@ -15,7 +15,8 @@ from ticdc_conformance.generators.dump import read_dump, read_labels
 from ticdc_conformance.generators.simulator import StreamSettings
 from ticdc_conformance.reference.errors import UsageError
 from ticdc_conformance.reference.tables import Profile
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.plain import check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 RULE = '[[sink.dispatchers]]\nmatcher = ["Shop.Orders"]\ntopic = "orders"\n'
 

@@ -33,7 +33,8 @@ from ticdc_conformance.reference.consumer import Coordinates, apply_log, consume
 from ticdc_conformance.reference.decoding import PartitionDecoder
 from ticdc_conformance.reference.errors import EncodeError, UsageError
 from ticdc_conformance.suites.stream.job import settings_from
-from ticdc_conformance.suites.stream.rules import RULES, CheckSettings, Outcome, check_records
+from ticdc_conformance.suites.stream.plain import Outcome, check_records
+from ticdc_conformance.suites.stream.rules import RULES, CheckSettings
 
 KINDS = ("missing-claim-check", "swapped-claim-check")
 STORAGE = (

@@ -10,7 +10,8 @@ from stream_helpers import dump
 from ticdc_conformance.generators.dump import read_dump, read_labels
 from ticdc_conformance.reference.errors import UsageError
 from ticdc_conformance.suites.stream.job import settings_from
-from ticdc_conformance.suites.stream.rules import CheckSettings, Outcome, check_records
+from ticdc_conformance.suites.stream.plain import Outcome, check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 COMPRESSED = (
     ("open", "lz4"),

@@ -22,7 +22,8 @@ from ticdc_conformance.generators.workload import shop_workload
 from ticdc_conformance.reference import CODECS, DecodedRow, DecodeError, Message
 from ticdc_conformance.reference.decoding import decode_messages
 from ticdc_conformance.reference.validation import InvalidValueError
-from ticdc_conformance.suites.stream.rules import RULES, CheckSettings, check_records
+from ticdc_conformance.suites.stream.plain import check_records
+from ticdc_conformance.suites.stream.rules import RULES, CheckSettings
 
 Stream = list[tuple[str, int, int, bytes | None, bytes | None]]
 

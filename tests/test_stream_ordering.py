@@ -18,7 +18,8 @@ from ticdc_conformance.reference import (
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.tables import Profile
 from ticdc_conformance.suites.stream.ordering import Redeliveries
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.plain import check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 TABLE = TableInfo(
     schema="s",

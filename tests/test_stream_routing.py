@@ -17,8 +17,9 @@ from ticdc_conformance.reference import CODECS, DecodedRow, Message, TableInfo
 from ticdc_conformance.reference.decoded import DecodedDDL
 from ticdc_conformance.reference.routing import RoutingRule
 from ticdc_conformance.suites.stream.catalog import Broadcast, missing_broadcasts
+from ticdc_conformance.suites.stream.plain import Outcome, check_records
 from ticdc_conformance.suites.stream.routing import TopicRouting, sources_of
-from ticdc_conformance.suites.stream.rules import CheckSettings, Outcome, check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 Located = tuple[str, str, int, int | None, int | None]
 

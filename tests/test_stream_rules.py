@@ -21,14 +21,8 @@ from ticdc_conformance.reference import (
 )
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.message import SchemaCodec
-from ticdc_conformance.suites.stream.rules import (
-    RULES,
-    CheckSettings,
-    Finding,
-    Outcome,
-    PartitionChecker,
-    check_records,
-)
+from ticdc_conformance.suites.stream.plain import Outcome, check_records
+from ticdc_conformance.suites.stream.rules import RULES, CheckSettings, Finding, PartitionChecker
 
 
 def check(folder: Path, **overrides: object) -> Outcome:

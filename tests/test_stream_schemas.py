@@ -8,7 +8,8 @@ import pytest
 
 from ticdc_conformance.reference import CODECS, ColumnInfo, Message, RowChangedEvent, TableInfo
 from ticdc_conformance.reference.message import SchemaCodec
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.plain import check_records
+from ticdc_conformance.suites.stream.rules import CheckSettings
 
 TABLE = TableInfo(
     schema="s",

@@ -11,7 +11,8 @@ report but for ``plan`` (tested on every stream fixture).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import dump_files
-from ticdc_conformance.suites.stream.catalog import CheckResult, Finding, watermark_series
-from ticdc_conformance.suites.stream.rules import CheckSettings, check_records
+from ticdc_conformance.suites.stream.catalog import (
+    Broadcast,
+    CheckResult,
+    Finding,
+    missing_broadcasts,
+    watermark_series,
+)
+from ticdc_conformance.suites.stream.rules import CheckSettings, PartitionChecker
 
-__all__ = ["SPARK_ABOVE_RECORDS", "check_dump", "count_records", "input_files"]
+__all__ = [
+    "SPARK_ABOVE_RECORDS",
+    "Outcome",
+    "check_dump",
+    "check_records",
+    "count_records",
+    "input_files",
+]
 
 SPARK_ABOVE_RECORDS = 50_000
 """``--engine auto`` runs Spark above this many records: about 15 s in process on one core,
@@ -31,6 +45,68 @@ where a local Spark session (start-up included) begins to be as fast on two."""
 _COLUMNS = ("topic", "partition", "offset", "key", "value")
 _DETAIL = 300
 """Characters of a finding's detail a report keeps (as the Spark tasks do)."""
+
+_PROGRESS_EVERY = 256
+"""Records between two progress calls of ``check_records``."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What ``check_records`` found: every finding, and the message accounting."""
+
+    findings: tuple[Finding, ...]
+    read: int
+    decoded: int
+    undecodable: int
+    watermarks: dict[tuple[str, int], list[int]]
+    """Per (topic, partition), the commit ts of every watermark it carried."""
+
+
+def check_records(
+    records: Iterable[tuple[str, int, int, bytes | None, bytes | None]],
+    settings: CheckSettings,
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> Outcome:
+    """Check (topic, partition, offset, key, value) records in one process (small dumps).
+
+    ``progress`` is told the records checked so far, every ``_PROGRESS_EVERY`` and at the end.
+    """
+    by_partition: dict[tuple[str, int], list[tuple[int, bytes | None, bytes | None]]] = {}
+    for topic, partition, offset, key, value in records:
+        by_partition.setdefault((topic, partition), []).append((offset, key, value))
+    findings: list[Finding] = []
+    broadcasts: list[Broadcast] = []
+    read = decoded = undecodable = fed = 0
+    for (topic, partition), messages in sorted(by_partition.items()):
+        checker = PartitionChecker(settings, topic, partition)
+        for offset, key, value in sorted(messages, key=lambda m: m[0]):
+            for item in checker.feed(offset, key, value):
+                (findings if isinstance(item, Finding) else broadcasts).append(item)  # type: ignore[arg-type]
+            fed += 1
+            if progress is not None and fed % _PROGRESS_EVERY == 0:
+                progress(fed)
+        findings.extend(checker.finish())
+        read, decoded = read + checker.read, decoded + checker.decoded
+        undecodable += checker.undecodable
+    counts = {topic: 1 + max(p for t, p in by_partition if t == topic) for topic, _ in by_partition}
+    if settings.partitions is not None:
+        counts = dict.fromkeys(counts, settings.partitions)
+    if progress is not None:
+        progress(fed)
+    default = settings.topic if settings.routes else None
+    findings.extend(missing_broadcasts(broadcasts, counts, default))
+    watermarks: dict[tuple[str, int], list[int]] = {}
+    for b in broadcasts:
+        if b.kind == "watermark-broadcast":
+            watermarks.setdefault((b.topic, b.partition), []).append(b.commit_ts)
+    return Outcome(
+        findings=tuple(findings),
+        read=read,
+        decoded=decoded,
+        undecodable=undecodable,
+        watermarks=watermarks,
+    )
 
 
 def input_files(inputs: Sequence[str]) -> list[Path]:

@@ -4,8 +4,8 @@ The rule catalog, the settings and the findings are in ``suites/stream/catalog.p
 here.
 
 Plain Python, no Spark: the Spark job (``suites/stream/spark.py``) runs ``PartitionChecker``
-on its executors, one per Kafka partition, over the records in offset order, and this module
-alone checks a small dump (``check_records``).
+on its executors, one per Kafka partition, over the records in offset order, as the in-process
+path does for a small dump (``suites/stream/plain.py``: ``check_records``).
 
 Per partition, in offset order:
 
@@ -49,8 +49,7 @@ message; a missing record is reported with offset ``None``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ticdc_conformance.generators.simulator import DDL_TO_PARTITION_ZERO
@@ -84,7 +83,6 @@ __all__ = [
     "Finding",
     "PartitionChecker",
     "Rule",
-    "check_records",
     "missing_broadcasts",
 ]
 
@@ -369,66 +367,3 @@ class PartitionChecker:
         if self._schemas is not None:
             for u in self._schemas.unresolved():
                 yield self._finding(u.rule, u.offset, u.key, u.commit_ts, u.detail)
-
-
-_PROGRESS_EVERY = 256
-"""Records between two progress calls of ``check_records``."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Outcome:
-    """What ``check_records`` found: every finding, and the message accounting."""
-
-    findings: tuple[Finding, ...]
-    read: int
-    decoded: int
-    undecodable: int
-    watermarks: dict[tuple[str, int], list[int]]
-    """Per (topic, partition), the commit ts of every watermark it carried."""
-
-
-def check_records(
-    records: Iterable[tuple[str, int, int, bytes | None, bytes | None]],
-    settings: CheckSettings,
-    *,
-    progress: Callable[[int], None] | None = None,
-) -> Outcome:
-    """Check (topic, partition, offset, key, value) records in one process (small dumps).
-
-    ``progress`` is told the records checked so far, every ``_PROGRESS_EVERY`` and at the end.
-    """
-    by_partition: dict[tuple[str, int], list[tuple[int, bytes | None, bytes | None]]] = {}
-    for topic, partition, offset, key, value in records:
-        by_partition.setdefault((topic, partition), []).append((offset, key, value))
-    findings: list[Finding] = []
-    broadcasts: list[Broadcast] = []
-    read = decoded = undecodable = fed = 0
-    for (topic, partition), messages in sorted(by_partition.items()):
-        checker = PartitionChecker(settings, topic, partition)
-        for offset, key, value in sorted(messages, key=lambda m: m[0]):
-            for item in checker.feed(offset, key, value):
-                (findings if isinstance(item, Finding) else broadcasts).append(item)  # type: ignore[arg-type]
-            fed += 1
-            if progress is not None and fed % _PROGRESS_EVERY == 0:
-                progress(fed)
-        findings.extend(checker.finish())
-        read, decoded = read + checker.read, decoded + checker.decoded
-        undecodable += checker.undecodable
-    counts = {topic: 1 + max(p for t, p in by_partition if t == topic) for topic, _ in by_partition}
-    if settings.partitions is not None:
-        counts = dict.fromkeys(counts, settings.partitions)
-    if progress is not None:
-        progress(fed)
-    default = settings.topic if settings.routes else None
-    findings.extend(missing_broadcasts(broadcasts, counts, default))
-    watermarks: dict[tuple[str, int], list[int]] = {}
-    for b in broadcasts:
-        if b.kind == "watermark-broadcast":
-            watermarks.setdefault((b.topic, b.partition), []).append(b.commit_ts)
-    return Outcome(
-        findings=tuple(findings),
-        read=read,
-        decoded=decoded,
-        undecodable=undecodable,
-        watermarks=watermarks,
-    )
