@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from ticdc_conformance.fixtures import default_root, load_manifest
+from ticdc_conformance.fixtures.builder._built import build_negative
 from ticdc_conformance.fixtures.builder._craft_edits import CRAFT_REJECTS
 from ticdc_conformance.fixtures.builder._negative import CATEGORIES
 from ticdc_conformance.fixtures.builder._rejects import REJECTS
-from ticdc_conformance.fixtures.builder._tree import _build_negative
 from ticdc_conformance.fixtures.categories import (
     CLASSES,
     REJECT_CATEGORIES,
@@ -59,7 +59,7 @@ def test_the_new_categories_have_cases_in_the_protocols_that_can_express_them() 
 def test_the_reference_rejects_it_for_the_stated_reason(key: tuple[str, str]) -> None:
     negative = BY_NAME[key]
     assert negative.reason, "every case of _rejects names its reason"
-    case, error = _build_negative(negative)
+    case, error = build_negative(negative)
     assert negative.reason in error["reference_error"]
     assert error["category"] == negative.category
     assert case.messages, "the case has messages to decode"
