@@ -7,8 +7,12 @@ and decodes it with the reference codec (stateless), then counts messages and ev
 least any checker built on the reference decoders must do. ``check`` is ``check_dump``:
 decode with per-partition state, all sequential rules, the broadcast aggregation, bounded
 samples; on a generated dump (one file per Kafka partition) it reads the files without a
-shuffle, and ``--shuffle`` forces the shuffle path (shuffle by Kafka partition, sort by
-offset) it falls back to for other layouts.
+shuffle, checking a Kafka partition larger than its share of the cores in ranges, and
+``--shuffle`` forces the shuffle path (shuffle by Kafka partition, sort by offset) it falls
+back to for other layouts. On the file path a third job, the check with every Kafka
+partition in one task (no ranges), shows what the ranges gain on a skewed dump (the
+generated one is: a table dispatcher sends the ``orders`` table to one partition); the
+result ends with the largest partition's share.
 
     python benchmarks/bench_stream_checker.py --input DUMP            # an existing dump
     python benchmarks/bench_stream_checker.py --messages 1000000 --write  # generate, then run
@@ -25,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.generate import generate
@@ -61,7 +67,7 @@ def measure(
     settings = CheckSettings.from_labels(read_labels(folder)["settings"])
     paths = [str(folder)]
     bare_decode_count(spark, paths, settings.protocol)  # warm-up
-    bare = check = float("inf")
+    bare = check = whole = float("inf")
     for _ in range(repeat):
         started = time.perf_counter()
         messages, events = bare_decode_count(spark, paths, settings.protocol)
@@ -69,26 +75,58 @@ def measure(
         started = time.perf_counter()
         result = check_dump(spark, paths, settings, shuffle=shuffle)
         check = min(check, time.perf_counter() - started)
+        if not shuffle:  # the same job with every Kafka partition in one task
+            started = time.perf_counter()
+            unsplit = check_dump(spark, paths, settings, split_above=None)
+            whole = min(whole, time.perf_counter() - started)
+            assert unsplit.counts == result.counts
 
     assert result.read == result.decoded + result.undecodable == result.records == messages
-    path = "file path" if result.plan == "files" else "shuffle path"
-    bare_row = (
-        f"| bare read + decode + count | {messages} | {events} | {bare:.1f} | "
-        f"{messages / bare:,.0f} | 1.00× |"
-    )
-    check_row = (
-        f"| full rule catalog (check_dump, {path}) | {result.read} | {events} | {check:.1f} | "
-        f"{result.read / check:,.0f} | **{check / bare:.2f}×** |"
-    )
+
+    def row(job: str, seconds: float, ratio: str) -> str:
+        return (
+            f"| {job} | {messages} | {events} | {seconds:.1f} | {messages / seconds:,.0f} | "
+            f"{ratio} |"
+        )
+
+    path = "shuffle path" if result.plan.startswith("shuffle") else "file path"
     lines = [
         "| job | messages | events | seconds | messages/s | ratio |",
         "|---|---:|---:|---:|---:|---:|",
-        bare_row,
-        check_row,
+        row("bare read + decode + count", bare, "1.00×"),
+        row(f"full rule catalog (check_dump, {path})", check, f"**{check / bare:.2f}×**"),
+    ]
+    if not shuffle:
+        lines.append(
+            row("the same, each Kafka partition in one task", whole, f"{whole / bare:.2f}×")
+        )
+    lines += [
         "",
         f"Findings in the clean dump: {sum(result.counts.values())}. Check plan: {result.plan}.",
+        _skew(folder),
     ]
     return "\n".join(lines)
+
+
+def _skew(folder: Path) -> str:
+    """How much of the dump its largest Kafka partition holds (records, value bytes)."""
+    records: dict[int, int] = {}
+    sizes: dict[int, int] = {}
+    for part in sorted(folder.glob("*.parquet")):
+        meta = pq.read_metadata(part)
+        table = pq.read_table(part, columns=["partition"])
+        partition = table.column(0)[0].as_py() if table.num_rows else -1
+        records[partition] = records.get(partition, 0) + meta.num_rows
+        column = meta.schema.names.index("value")
+        sizes[partition] = sizes.get(partition, 0) + sum(
+            meta.row_group(g).column(column).total_uncompressed_size
+            for g in range(meta.num_row_groups)
+        )
+    largest = max(sizes, key=lambda p: sizes[p])
+    return (
+        f"Largest Kafka partition: {largest}, {records[largest] / sum(records.values()):.1%} "
+        f"of the records and {sizes[largest] / sum(sizes.values()):.1%} of the value bytes."
+    )
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -156,18 +157,22 @@ def _unique(offsets: pa.ChunkedArray) -> bool:
     return bool(pc.count_distinct(offsets).as_py() == len(offsets))
 
 
-def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
+def read_unit(unit: Unit, start: int = 0) -> Iterator[pa.RecordBatch]:
     """The unit's records in offset order, as batches of ``offset``, ``key``, ``value``.
 
-    ``ValueError`` when a file holds another partition than its footer said, when offsets
-    go back from one file to the next (the plan's statistics were wrong), or when a file holds
-    an offset twice (its message starts ``not a topic dump:``: ``check-stream`` says it as a
-    usage error, exit status 2).
+    ``start``: the records before this position (in offset order) are left out; a file or
+    row group wholly before it is not read. ``ValueError`` when a file holds another
+    partition than its footer said, when offsets go back from one file to the next (the
+    plan's statistics were wrong), or when a file holds an offset twice (its message starts
+    ``not a topic dump:``: ``check-stream`` says it as a usage error, exit status 2).
     """
     previous: int | None = None
     for uri in unit.files:
         with _open(uri) as source:
             parquet = pq.ParquetFile(source)
+            if parquet.metadata.num_rows <= start:  # wholly before the range
+                start -= parquet.metadata.num_rows
+                continue
             head = parquet.read(columns=["topic", "partition", "offset"])
             if head.num_rows == 0:
                 continue
@@ -182,20 +187,42 @@ def read_unit(unit: Unit) -> Iterator[pa.RecordBatch]:
             if not _unique(offsets):  # a Kafka partition has each offset once
                 raise ValueError(f"not a topic dump: {uri}: an offset of the partition twice")
             if _ascending(offsets):
-                yield from parquet.iter_batches(batch_size=_BATCH, columns=list(_COLUMNS))
+                yield from _ascending_from(parquet, start)
             else:  # rows out of order within the file: sort it here, in the task
-                table = parquet.read(columns=list(_COLUMNS)).sort_by("offset")
+                table = parquet.read(columns=list(_COLUMNS)).sort_by("offset").slice(start)
                 yield from table.to_batches(max_chunksize=_BATCH)
+            start = 0
 
 
-def balance(sizes: Mapping[Key, int], tasks: int) -> list[list[Key]]:
+def _ascending_from(parquet: pq.ParquetFile, start: int) -> Iterator[pa.RecordBatch]:
+    """A file's records in its order from position ``start``, skipping row groups before it."""
+    groups: list[int] = []
+    for group in range(parquet.metadata.num_row_groups):
+        rows = parquet.metadata.row_group(group).num_rows
+        if not groups and rows <= start:
+            start -= rows
+            continue
+        groups.append(group)
+    for batch in parquet.iter_batches(batch_size=_BATCH, row_groups=groups, columns=list(_COLUMNS)):
+        if start >= batch.num_rows:
+            start -= batch.num_rows
+            continue
+        yield batch.slice(start)
+        start = 0
+
+
+_K = TypeVar("_K", bound=tuple[object, ...])
+
+
+def balance(sizes: Mapping[_K, int], tasks: int) -> list[list[_K]]:
     """Kafka partitions placed in ``tasks`` buckets, balanced by size, heaviest bucket first.
 
     Largest partitions first, each to the least loaded bucket (LPT). Each bucket lists its
-    partitions in (topic, partition) order, the order a task checks them in.
+    partitions in (topic, partition) order, the order a task checks them in. A key may be
+    longer than (topic, partition): a range of a partition is (topic, partition, index).
     """
     loads = [0] * tasks
-    buckets: list[list[Key]] = [[] for _ in range(tasks)]
+    buckets: list[list[_K]] = [[] for _ in range(tasks)]
     for key, size in sorted(sizes.items(), key=lambda item: (-item[1], item[0])):
         bucket = loads.index(min(loads))
         buckets[bucket].append(key)

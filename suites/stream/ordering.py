@@ -44,6 +44,16 @@ class TableOrder:
         self._inserted: set[_Table] = set()
         """Tables with an INSERT in the current run of one commit ts."""
 
+    @property
+    def barriers(self) -> dict[_Table, int]:
+        """(schema, table) → the newest commit ts of a DDL of the table seen so far."""
+        return dict(self._barrier)
+
+    @property
+    def run_ts(self) -> int | None:
+        """The commit ts of the current run of rows (``delete_after_insert``)."""
+        return self._run_ts
+
     def ddl(self, event: DecodedDDL) -> None:
         """Note a DDL: rows of its table older than it may no longer arrive."""
         if event.commit_ts is None or not event.table:

@@ -73,6 +73,7 @@ from ticdc_conformance.suites.stream.catalog import (
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
 from ticdc_conformance.suites.stream.ordering import Redeliveries, TableOrder
+from ticdc_conformance.suites.stream.range_state import RangeState, RangeTracker
 from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
 
@@ -104,8 +105,21 @@ _ORDER_DETAILS = {
 class PartitionChecker:
     """The sequential rules of one Kafka partition; feed records in offset order."""
 
-    def __init__(self, settings: CheckSettings, topic: str, partition: int) -> None:
+    def __init__(
+        self,
+        settings: CheckSettings,
+        topic: str,
+        partition: int,
+        *,
+        tracker: RangeTracker | None = None,
+    ) -> None:
+        """A checker of the partition ``topic``/``partition`` from its first record.
+
+        ``tracker``: of a range of the partition, what it records of its assumptions
+        (``suites/stream/range_state.py``).
+        """
         self.settings, self.topic, self.partition = settings, topic, partition
+        self.tracker = tracker
         codec: Any = CODECS[settings.protocol]
         self._codec = codec
         self._compression = settings.compression
@@ -294,6 +308,8 @@ class PartitionChecker:
             misplaced += self._routed(offset, key, self._routing.rows(rows), _min_ts(rows))
         yield from misplaced
         digest = hash((key, value))
+        if self.tracker is not None:
+            self.tracker.delivered(key, value)
         repeat = digest in self._delivered
         self._delivered.add(digest)
         if repeat:
@@ -320,15 +336,19 @@ class PartitionChecker:
         """The order rules a first delivery of ``row`` breaks (``_ORDER_DETAILS``)."""
         if row.commit_ts is None:
             return
+        table = (row.schema, row.table)
+        if self.tracker is not None:
+            self.tracker.ordered(table, row.commit_ts)
         if self._order.before_ddl(row) is not None:
             yield "row-before-ddl"
             return
-        table = (row.schema, row.table)
         newest = self._newest.get(table)
         if newest is not None and row.commit_ts < newest:
             yield "commit-ts-order"
             return
         self._newest[table] = row.commit_ts
+        if self.tracker is not None:
+            self.tracker.run(row.commit_ts)
         if self._order.delete_after_insert(row):
             yield "split-update-order"
         # a redelivery goes where the first delivery went: a misplaced row is no repeat
@@ -361,6 +381,22 @@ class PartitionChecker:
     ) -> Iterator[Finding]:
         if wrong is not None:
             yield self._finding("topic-routing", offset, key, ts, wrong)
+
+    def range_state(self, index: int, first_watermark: int | None) -> RangeState:
+        """What this checker of a range (``tracker``) assumed and leaves."""
+        tracker = self.tracker or RangeTracker()
+        return RangeState(
+            index=index,
+            first_watermark=first_watermark,
+            floors=dict(tracker.floors),
+            first_run_ts=tracker.first_run_ts,
+            hashes=frozenset(tracker.hashes),
+            watermark=self._watermark,
+            newest=dict(self._newest),
+            barriers=self._order.barriers,
+            last_run_ts=self._order.run_ts,
+            checked=self.read,
+        )
 
     def finish(self) -> Iterator[Finding]:
         """Findings known only at the end: Simple DML whose schema never arrived."""

@@ -28,7 +28,9 @@ Run it through ``ticdc-conformance check-stream`` (an embedded ``local[*]`` sess
 
 from __future__ import annotations
 
+import functools
 import os
+import pickle
 import sys
 import warnings
 from collections import Counter
@@ -41,6 +43,8 @@ from pyspark.sql import functions as F  # noqa: N812 - Spark's usual alias
 from ticdc_conformance.suites.stream.catalog import CheckResult, watermark_series
 from ticdc_conformance.suites.stream.layout import Key, Unit, balance, plan_files
 from ticdc_conformance.suites.stream.phases import Phases
+from ticdc_conformance.suites.stream.range_state import RangeState, chain_problem
+from ticdc_conformance.suites.stream.ranges import Piece, split, splittable
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.tasks import OUT_DDL, decode_task, file_task, shuffle_task
 
@@ -203,6 +207,10 @@ def plan(records: DataFrame) -> list[Unit] | str:
     return plan_files(sorted(uris)) if uris else "no input files"
 
 
+def _place_key(item: Unit | Piece) -> tuple[str, int] | tuple[str, int, int]:
+    return item.key if isinstance(item, Piece) else (item.topic, item.partition)
+
+
 def _checked(
     spark: SparkSession,
     records: DataFrame,
@@ -211,16 +219,14 @@ def _checked(
     *,
     samples: int,
     tasks: int | None,
+    split_above: int | None,
 ) -> tuple[DataFrame, int]:
     """The per-task output rows (either path) and the input's record count."""
+    cores = spark.sparkContext.defaultParallelism
     if isinstance(units, str):
         counted = records.groupBy("topic", "partition").count().collect()
         sizes = {(r[0], r[1]): int(r[2]) for r in counted}
-    else:
-        sizes = {(u.topic, u.partition): u.rows for u in units}
-    cores = spark.sparkContext.defaultParallelism
-    buckets = balance(sizes, max(1, min(len(sizes), tasks or cores * 4)))
-    if isinstance(units, str):
+        buckets = balance(sizes, max(1, min(len(sizes), tasks or cores * 4)))
         ordered = (
             records.withColumn("slot", _slots(buckets))
             .repartition(len(buckets), "slot")
@@ -228,13 +234,18 @@ def _checked(
             .drop("slot")
         )
         out = ordered.mapInArrow(shuffle_task(settings, samples), OUT_DDL)
-    else:
-        unit_of = {(u.topic, u.partition): u for u in units}
-        placed = [[unit_of[key] for key in bucket] for bucket in buckets]
-        # one row per bucket, one bucket per Spark partition: range slices evenly
-        ids = spark.range(0, len(placed), 1, numPartitions=len(placed))
-        out = ids.mapInArrow(file_task(settings, samples, placed), OUT_DDL)
-    return out, sum(sizes.values())
+        return out, sum(sizes.values())
+    ranged = split_above is not None and splittable(settings)
+    split_units = split(units, tasks or cores, above=split_above or 0) if ranged else list(units)
+    pieces: dict[tuple[str, int] | tuple[str, int, int], Unit | Piece]
+    pieces = {_place_key(p): p for p in split_units}
+    loads = {key: p.stop - p.start if isinstance(p, Piece) else p.rows for key, p in pieces.items()}
+    buckets_of = balance(loads, max(1, min(len(pieces), tasks or cores * 4)))
+    placed = [[pieces[key] for key in bucket] for bucket in buckets_of]
+    # one row per bucket, one bucket per Spark partition: range slices evenly
+    ids = spark.range(0, len(placed), 1, numPartitions=len(placed))
+    out = ids.mapInArrow(file_task(settings, samples, placed), OUT_DDL)
+    return out, sum(u.rows for u in units)
 
 
 CHECK_PHASES = (
@@ -246,6 +257,25 @@ CHECK_PHASES = (
 """``check_dump``'s phases, in order (``suites/stream/phases.py``)."""
 
 
+SPLIT_ABOVE_RECORDS = 50_000
+"""A Kafka partition of more records than this and than its share of the cores is checked in
+ranges (``suites/stream/ranges.py``)."""
+
+
+def _ranges_problem(out: DataFrame) -> tuple[int, str | None]:
+    """How many ranges the tasks checked, and why they may not add up (``None``: they do)."""
+    rows = out.filter(F.col("kind") == "range").select("topic", "partition", "key").collect()
+    by_partition: dict[Key, list[RangeState]] = {}
+    for row in rows:
+        state = pickle.loads(row["key"])  # noqa: S301 - written by this job's own tasks
+        by_partition.setdefault((row["topic"], row["partition"]), []).append(state)
+    for (topic, partition), states in sorted(by_partition.items()):
+        problem = chain_problem(sorted(states, key=lambda s: s.index))
+        if problem is not None:
+            return len(rows), f"{topic}/{partition} {problem}"
+    return len(rows), None
+
+
 def check_dump(
     spark: SparkSession,
     paths: list[str],
@@ -254,27 +284,64 @@ def check_dump(
     samples: int = 10,
     tasks: int | None = None,
     shuffle: bool = False,
+    split_above: int | None = SPLIT_ABOVE_RECORDS,
     phases: Phases | None = None,
 ) -> CheckResult:
     """Run the whole rule catalog over the dump at ``paths``, in ``CHECK_PHASES``.
 
     The file path when the input files' footers allow it (``suites/stream/layout.py``), else
-    (or with ``shuffle``) the shuffle path; ``CheckResult.plan`` says which ran, and why.
+    (or with ``shuffle``) the shuffle path; ``CheckResult.plan`` says which ran, and why. On
+    the file path a Kafka partition of more than ``split_above`` records (``None``: never)
+    and more than its share of the cores is checked in ranges; when the ranges' states do not
+    add up to the unsplit check (``range_state.chain_problem``), the dump is checked again
+    unsplit, and the plan says why.
     """
     phases = phases or Phases(None, command="check-stream", quiet=True)
+    run = functools.partial(
+        _check, spark, paths, settings, samples=samples, tasks=tasks, shuffle=shuffle, phases=phases
+    )
+    try:
+        return run(split_above=split_above)
+    except _RangesDoNotAddUp as why:
+        again = run(split_above=None)
+        again.plan = f"files, checked whole again: the ranges {why}"
+        return again
+
+
+class _RangesDoNotAddUp(Exception):  # noqa: N818 - a signal between two functions, no error
+    """A partition's ranges may not add up to its unsplit check: why."""
+
+
+def _check(
+    spark: SparkSession,
+    paths: list[str],
+    settings: CheckSettings,
+    *,
+    samples: int,
+    tasks: int | None,
+    shuffle: bool,
+    split_above: int | None,
+    phases: Phases,
+) -> CheckResult:
+    """``check_dump`` once; ``_RangesDoNotAddUp`` when its ranges do not add up."""
     reading, checking, matching, collecting = CHECK_PHASES
     with phases.phase(reading):  # the footers; on the shuffle path, the records per partition
         records = _records(spark, paths)
         units = "the shuffle path was asked for" if shuffle else plan(records)
         cores = spark.sparkContext.defaultParallelism
         spark.conf.set("spark.sql.shuffle.partitions", str(max(2, cores * 2)))  # small
-        checked, total = _checked(spark, records, settings, units, samples=samples, tasks=tasks)
+        checked, total = _checked(
+            spark, records, settings, units, samples=samples, tasks=tasks, split_above=split_above
+        )
     out = checked.persist()
     missing = _missing_broadcasts(out, settings).persist()
     try:
         counts: Counter[str] = Counter()
         with phases.phase(checking):  # the first action on ``out`` runs the tasks
             rows = out.filter(F.col("kind") == "count").groupBy("rule").sum("count").collect()
+            ranges, problem = _ranges_problem(out)
+        if problem is not None:
+            raise _RangesDoNotAddUp(problem)
         for row in rows:
             counts[row[0]] += int(row[1])
         with phases.phase(matching):
@@ -306,6 +373,8 @@ def check_dump(
         missing.unpersist()
         out.unpersist()
     how = "files" if not isinstance(units, str) else f"shuffle: {units}"
+    if ranges:
+        how = f"files, {ranges} ranges"
     return CheckResult(dict(counts), kept, total, plan=how, watermarks=watermarks)
 
 

@@ -3,8 +3,9 @@
 No Spark import (pyarrow and the rules only), so they are tested and read apart from the job.
 Each checker task emits rows of one schema (``OUT``): per task its rule counts (``count``),
 the first ``samples`` findings per rule in its checking order (``finding``), one row per Kafka
-partition checked (``partition``) and one row per DDL/watermark seen (``broadcast``), which
-``suites/stream/spark.py`` aggregates. Two tasks feed ``PartitionChecker`` the same way:
+partition checked (``partition``), one row per DDL/watermark seen (``broadcast``) and, for a
+range of a partition, its state (``range``, pickled in ``key``: ``suites/stream/ranges.py``),
+which ``suites/stream/spark.py`` aggregates. Two tasks feed ``PartitionChecker`` the same way:
 
 * ``shuffle_task``: the records arrive sorted by (topic, partition, offset) from a shuffle;
 * ``file_task``: the task reads its Kafka partitions' files itself (``read_unit``), each
@@ -16,6 +17,7 @@ partition checked (``partition``) and one row per DDL/watermark seen (``broadcas
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,6 +25,8 @@ from typing import Any
 import pyarrow as pa
 
 from ticdc_conformance.suites.stream.layout import Unit, read_unit
+from ticdc_conformance.suites.stream.range_state import RangeState
+from ticdc_conformance.suites.stream.ranges import Piece, RangeChecker
 from ticdc_conformance.suites.stream.rules import (
     Broadcast,
     CheckSettings,
@@ -174,14 +178,50 @@ def shuffle_task(settings: CheckSettings, samples: int) -> Task:
     return run
 
 
-def file_task(settings: CheckSettings, samples: int, buckets: list[list[Unit]]) -> Task:
-    """The file path's task: its bucket's units, each read from its files in offset order."""
+def _range_row(piece: Piece, state: RangeState) -> dict[str, Any]:
+    """A range's state for the driver (``range_state.chain_problem``), pickled in ``key``."""
+    return {
+        "kind": "range",
+        "topic": piece.unit.topic,
+        "partition": piece.unit.partition,
+        "offset": piece.index,
+        "key": pickle.dumps(state),
+    }
+
+
+def _check_piece(
+    collector: _Collector, settings: CheckSettings, piece: Piece
+) -> Iterator[pa.RecordBatch]:
+    ranged = RangeChecker(settings, piece)
+    for records in read_unit(piece.unit, start=piece.start):
+        offsets, keys, values = (records.column(i).to_pylist() for i in range(3))
+        for offset, key, value in zip(offsets, keys, values, strict=True):
+            for item in ranged.feed(offset, key, value):
+                collector.take(item)
+            if ranged.done:
+                break
+        yield from collector.flush()
+        if ranged.done:
+            break
+    collector.close(ranged.checker)
+    collector.seen.append(_range_row(piece, ranged.state()))
+
+
+def file_task(settings: CheckSettings, samples: int, buckets: list[list[Unit | Piece]]) -> Task:
+    """The file path's task: its bucket's units, each read from its files in offset order.
+
+    A bucket may hold ranges of units (``suites/stream/ranges.py``): each is checked from its
+    boundary and emits its state for the driver.
+    """
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         collector = _Collector(samples)
         for batch in batches:
             for bucket in batch.column(0).to_pylist():
                 for unit in buckets[bucket]:
+                    if isinstance(unit, Piece):
+                        yield from _check_piece(collector, settings, unit)
+                        continue
                     checker = PartitionChecker(settings, unit.topic, unit.partition)
                     for records in read_unit(unit):
                         collector.feed(checker, records)
