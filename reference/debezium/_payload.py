@@ -19,7 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ticdc_conformance.reference.debezium._config import Config
-from ticdc_conformance.reference.debezium._json import Float32, Pairs, dump, member
+from ticdc_conformance.reference.debezium._json import (
+    Float32,
+    Pairs,
+    dump,
+    float32_text,
+    float64_text,
+    member,
+    quote_text,
+)
 from ticdc_conformance.reference.debezium._temporal import (
     BELOW_MIN_TIMESTAMP,
     write_date,
@@ -47,7 +55,7 @@ from ticdc_conformance.reference.tables import (
 )
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["VALUES", "Field", "field_value"]
+__all__ = ["VALUES", "Field", "Writer", "column_writer", "field_value"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,19 +251,86 @@ def field_value(column: ColumnInfo, flags: int, value: Value, config: Config) ->
     return Pairs([(column.name, VALUES[column.type](field, value))])
 
 
-def column_writer(column: ColumnInfo, flags: int, config: Config) -> Callable[[Value], str]:
+Writer = Callable[[Value], str]
+"""A column's value → the text of its payload member(s)."""
+
+
+def column_writer(column: ColumnInfo, flags: int, config: Config) -> Writer:
     """The text of a column's payload member(s) for each value: ``field_value``, chosen once.
 
     A non-NULL value goes straight to the type's writer; a NULL (the default stands in, or
-    null) takes ``field_value``. ``ValueError`` where ``field_value`` raises it.
+    null) takes ``field_value``. ``ValueError`` where ``field_value`` raises it. The common
+    Python type of a column's values (``str`` for text, ``int`` in range for integers,
+    ``float`` for FLOAT and DOUBLE) is written to text directly, as the type's writer then
+    ``dump`` would (``_direct``).
     """
     write = VALUES[column.type]
     field = Field(column, flags, config, substituted=False)
     name = member(column.name, None).removesuffix("null")  # the quoted name and the colon
 
-    def writer(value: Value) -> str:
+    def general(value: Value) -> str:
         if value is None:
             return ",".join([member(k, v) for k, v in field_value(column, flags, None, config)])
         return name + dump(write(field, value))
 
-    return writer
+    direct = _DIRECT.get(write)
+    return general if direct is None else direct(field, name, general)
+
+
+def _text_writer(field: Field, name: str, general: Writer) -> Writer:
+    if field.flags & BINARY_FLAG:
+        return general  # base64
+
+    def text(value: Value) -> str:
+        if type(value) is str:
+            return name + quote_text(value)
+        return general(value)
+
+    return text
+
+
+def _integer_writer(field: Field, name: str, general: Writer) -> Writer:
+    # the integers ``_integer`` writes as they are: the rest wrap or become -1
+    width = INTEGER_BITS[field.column.type]
+    if field.flags & UNSIGNED_FLAG:
+        low, high = 0, min(2**width, 2**63)
+    else:
+        low, high = -(2 ** (width - 1)), 2 ** (width - 1)
+
+    def integer(value: Value) -> str:
+        if type(value) is int and low <= value < high:
+            return name + str(value)
+        return general(value)
+
+    return integer
+
+
+def _float32_writer(field: Field, name: str, general: Writer) -> Writer:
+    del field
+
+    def float32(value: Value) -> str:
+        if type(value) is float:
+            return name + float32_text(value)
+        return general(value)
+
+    return float32
+
+
+def _float64_writer(field: Field, name: str, general: Writer) -> Writer:
+    del field
+
+    def float64(value: Value) -> str:
+        if type(value) is float:
+            return name + float64_text(value)
+        return general(value)
+
+    return float64
+
+
+_DIRECT: dict[Callable[[Field, Value], object], Callable[[Field, str, Writer], Writer]] = {
+    _string: _text_writer,
+    _integer: _integer_writer,
+    _float: _float32_writer,
+    _decimal: _float64_writer,
+}
+"""A type's writer → the writer of its common values straight to text, the rest ``general``."""
