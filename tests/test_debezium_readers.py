@@ -1,8 +1,9 @@
-"""The readers chosen once per field schema agree with ``read_column`` plus the validity type.
+"""The readers chosen once per field schema agree with ``read_column`` plus the validity check.
 
 Differential: for any field schema and payload value, a reader gives the same column (value,
-its Python type, ambiguity, codes) and the same type to check, or the same error, as
-``read_column`` and ``field_type`` value by value. The decoder's schema cache may never change
+its Python type, ambiguity, codes) and names the same type exactly when the value is invalid
+for it, or gives the same error, as ``read_column``, ``field_type`` and ``problem`` value by
+value. The decoder's schema cache may never change
 a decoded result: a document whose ``schema`` text cannot be told, or that names ``schema``
 twice, is read afresh.
 """
@@ -23,6 +24,7 @@ from ticdc_conformance.reference.decoded import DecodedRow
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
 from ticdc_conformance.reference.message import Message
+from ticdc_conformance.reference.validity import problem
 
 Outcome = tuple[str, ...]
 
@@ -99,6 +101,11 @@ _values = (
     | st.binary(max_size=6).map(lambda data: base64.b64encode(data).decode())
     | st.integers(-(2**63), 2**63 - 1)
     | st.lists(st.integers(), max_size=2)
+    # days, epoch ms and µs of years 0000-9999 (the readers skip the check of their dates)
+    | st.integers(-719_528, 2_932_896)
+    | st.integers(-62_167_219_200_000, 253_402_300_799_999)
+    | st.integers(-62_167_219_200_000_000, 253_402_300_799_999_999)
+    | st.sampled_from(["2020-02-30T00:00:00Z", "2039-01-01T00:00:00Z", "1970-01-01T24:00:00Z"])
 )
 
 
@@ -113,6 +120,8 @@ def expected(field: JsonObject, raw: Json, handle_key: bool | None) -> Outcome:
         "default" in field and column.mysql_type == "year" and type(value) is int and value < 100
     )
     ctype = None if value is None or raw_default else field_type(field, column.mysql_type)
+    if ctype is not None and problem(value, ctype) is None:
+        ctype = None  # valid: the reader names no type
     return "column", repr(column), type(value).__name__, repr(ctype)
 
 
@@ -124,7 +133,7 @@ def actual(field: JsonObject, raw: Json, handle_key: bool | None) -> Outcome:
     return "column", repr(column), type(column.value).__name__, repr(ctype)
 
 
-@settings(max_examples=1500)
+@settings(max_examples=3000)
 @given(field=fields(), raw=_values, handle_key=st.none() | st.booleans())
 def test_reader_matches_read_column(field: JsonObject, raw: Json, handle_key: bool | None) -> None:
     assert actual(field, raw, handle_key) == expected(field, raw, handle_key)
@@ -219,3 +228,26 @@ def test_a_known_schema_reads_as_the_whole_document(head: str) -> None:
     _decode._PLANS.clear()
     _readers._SCHEMAS.clear()
     assert _outcome(message) == known
+
+
+_DATE_FIELDS: list[JsonObject] = [
+    {"type": "int32", "optional": True, "name": "io.debezium.time.Date", "field": "c"},
+    {"type": "int64", "optional": True, "name": "io.debezium.time.Timestamp", "field": "c"},
+    {"type": "int64", "optional": True, "name": "io.debezium.time.MicroTimestamp", "field": "c"},
+    {"type": "string", "optional": True, "name": "io.debezium.time.ZonedTimestamp", "field": "c"},
+]
+_ZONED = st.from_regex(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z", fullmatch=True
+)
+
+
+@settings(max_examples=1500)
+@given(
+    field=st.sampled_from(_DATE_FIELDS),
+    raw=st.integers(-62_167_219_200_000_000, 253_402_300_799_999_999)
+    | st.integers(-719_528, 2_932_896)
+    | _ZONED,
+)
+def test_dates_read_are_valid(field: JsonObject, raw: int | str) -> None:
+    """The dates and datetimes the readers skip the check of: always valid, or an error."""
+    assert actual(field, raw, None) == expected(field, raw, None)

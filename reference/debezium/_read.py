@@ -42,7 +42,14 @@ from ticdc_conformance.reference.mysql import TYPE_CODES, MySQLType, type_named
 from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "field_type", "member_positions", "read_column"]
+__all__ = [
+    "EXACT_READS",
+    "LOGICAL_TYPES",
+    "SCHEMA_TYPES",
+    "field_type",
+    "member_positions",
+    "read_column",
+]
 
 Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
 """(payload value, field schema, tidb_type) → the value and its ambiguity."""
@@ -151,30 +158,32 @@ def _year(raw: Json) -> Value:
     return int(raw) if type(raw) is str and raw.isdigit() else _integer(raw, 32)
 
 
-LOGICAL_TYPES: dict[str, tuple[MySQLType, Read]] = {
-    "io.debezium.time.Date": ("date", _exact(lambda raw: read_date(_integer(raw, 32)))),
+EXACT_READS: dict[str, tuple[MySQLType, Callable[[Json], Value]]] = {
+    "io.debezium.time.Date": ("date", lambda raw: read_date(_integer(raw, 32))),
     "io.debezium.time.Timestamp": (
         "datetime",
-        _exact(lambda raw: read_datetime(_integer(raw, 64), micro=False)),
+        lambda raw: read_datetime(_integer(raw, 64), micro=False),
     ),
     "io.debezium.time.MicroTimestamp": (
         "datetime",
-        _exact(lambda raw: read_datetime(_integer(raw, 64), micro=True)),
+        lambda raw: read_datetime(_integer(raw, 64), micro=True),
     ),
     "io.debezium.time.ZonedTimestamp": (
         "timestamp",
-        _exact(lambda raw: TimestampValue(read_timestamp(_text(raw)), "UTC")),
+        lambda raw: TimestampValue(read_timestamp(_text(raw)), "UTC"),
     ),
-    "io.debezium.time.MicroTime": ("time", _exact(lambda raw: read_time(_integer(raw, 64)))),
-    "io.debezium.time.Year": ("year", _exact(_year)),
-    "io.debezium.data.Bits": ("bit", _exact(lambda raw: int.from_bytes(_base64(raw), "little"))),
+    "io.debezium.time.MicroTime": ("time", lambda raw: read_time(_integer(raw, 64))),
+    "io.debezium.time.Year": ("year", _year),
+    "io.debezium.data.Bits": ("bit", lambda raw: int.from_bytes(_base64(raw), "little")),
+    "io.debezium.data.Json": ("json", lambda raw: from_json_text(_text(raw))),
+    "io.debezium.data.TiDBVectorFloat32": ("vector", lambda raw: from_json_text(_text(raw))),
+}
+"""The logical types whose value the message settles (no ambiguity): their readers."""
+
+LOGICAL_TYPES: dict[str, tuple[MySQLType, Read]] = {
+    **{name: (mysql_type, _exact(read)) for name, (mysql_type, read) in EXACT_READS.items()},
     "io.debezium.data.Enum": ("enum", _enum),
     "io.debezium.data.EnumSet": ("set", _set),
-    "io.debezium.data.Json": ("json", _exact(lambda raw: from_json_text(_text(raw)))),
-    "io.debezium.data.TiDBVectorFloat32": (
-        "vector",
-        _exact(lambda raw: from_json_text(_text(raw))),
-    ),
 }
 """Logical type name → the MySQL type it stands for and its reader: the name decides first."""
 

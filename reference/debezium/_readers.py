@@ -5,9 +5,11 @@ decoder asks ``column_reader`` once per field schema for a reader that does what
 ``read_column`` then ``field_type`` do for each value of that field, with everything the field
 schema alone settles (``tidb_type``, the logical type and its reader, the MySQL type and its
 code, the column type a value is checked against, whether a value may stand for the default)
-worked out once. A reader returns the decoded column and the type its value must be valid
-for, ``None`` when no check applies (a NULL, a default TiCDC may have left unconverted, a field
-without a MySQL type). It raises ``ValueError`` exactly where ``read_column`` does.
+worked out once. A reader returns the decoded column and, when its value is not valid for the
+column type the field states (``validity.problem``), that type; ``None`` when the value is
+valid or no check applies (a NULL, a default TiCDC may have left unconverted, a field without
+a MySQL type). It raises ``ValueError`` exactly where ``read_column`` does. The check is
+chosen once too, and left out where the reader's values are valid by construction.
 
 ``schema_text`` finds the text of a document's ``schema`` member, the key under which the
 decoder keeps the readers it chose for that schema, and the schema itself: a document whose
@@ -21,6 +23,7 @@ from collections.abc import Callable
 
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._read import (
+    EXACT_READS,
     LOGICAL_TYPES,
     SCHEMA_TYPES,
     Read,
@@ -30,7 +33,7 @@ from ticdc_conformance.reference.debezium._read import (
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
 from ticdc_conformance.reference.mysql import TYPE_CODES, type_named
-from ticdc_conformance.reference.validity import ColumnType
+from ticdc_conformance.reference.validity import ColumnType, check_of, problem
 from ticdc_conformance.reference.values import Value
 
 __all__ = [
@@ -45,7 +48,7 @@ __all__ = [
 ]
 
 Reader = Callable[[str, Json, "bool | None"], tuple[DecodedColumn, "ColumnType | None"]]
-"""(column name, payload value, handle key) → the column and the type to check it against."""
+"""(column name, payload value, handle key) → the column and, if its value is invalid, its type."""
 
 _YEAR = "io.debezium.time.Year"
 _SCHEMA_MEMBER = ',"schema":'
@@ -90,9 +93,21 @@ def _slow(field: JsonObject) -> Reader:
             value = column.value
             if type(value) is int and value < 100:
                 return column, None
-        return column, field_type(field, column.mysql_type)
+        ctype = field_type(field, column.mysql_type)
+        return column, None if problem(column.value, ctype) is None else ctype
 
     return slow
+
+
+_new = tuple.__new__
+_ALWAYS_VALID: dict[str, str] = {
+    "io.debezium.time.Date": "date",
+    "io.debezium.time.Timestamp": "datetime",
+    "io.debezium.time.MicroTimestamp": "datetime",
+}
+"""Logical types whose every value is valid for one column type, when Debezium's field schema
+states it (its types have no fsp): ``read_date`` and ``read_datetime`` give a real calendar
+date of year 0–9999 (they raise otherwise), a time of day, and 3 or 6 fraction digits."""
 
 
 def column_reader(field: JsonObject) -> Reader:
@@ -115,6 +130,10 @@ def column_reader(field: JsonObject) -> Reader:
     except Exception:  # noqa: BLE001  # whatever it raises, it raises per value, as before
         return _slow(field)
     read = _value_reader(field, logical)
+    exact = EXACT_READS[logical][1] if type(logical) is str and logical in EXACT_READS else None
+    check = None if ctype is None else check_of(ctype)
+    if ctype is not None and type(logical) is str and _ALWAYS_VALID.get(logical) == ctype.name:
+        check = None
     year_text = logical == _YEAR  # only classic's default for a NULL is a string
     has_default = field.get("optional") is True and "default" in field
     default = field.get("default")
@@ -127,17 +146,25 @@ def column_reader(field: JsonObject) -> Reader:
         name: str, raw: Json, handle_key: bool | None
     ) -> tuple[DecodedColumn, ColumnType | None]:
         if raw is None:
-            return DecodedColumn(name, None, type_code, None, handle_key, mysql_type, None), None
-        value, ambiguity = read(raw, field, tidb)
+            column = (name, None, type_code, None, handle_key, mysql_type, None)
+            return _new(DecodedColumn, column), None
+        if exact is not None:
+            value, ambiguity = exact(raw), None
+        else:
+            value, ambiguity = read(raw, field, tidb)
         if (year_text and type(raw) is str) or (
             has_default and default == raw and default_type is type(raw)
         ):
             ambiguity = "null-or-default"
-        column = DecodedColumn(name, value, type_code, None, handle_key, mysql_type, ambiguity)
+        column = _new(
+            DecodedColumn, (name, value, type_code, None, handle_key, mysql_type, ambiguity)
+        )
         if (
-            value is None
+            check is None
+            or value is None
             or ambiguity == "null-or-default"
             or (year_default and type(value) is int and value < 100)
+            or check(value, ctype) is None  # type: ignore[arg-type]  # (set with check)
         ):
             return column, None
         return column, ctype
