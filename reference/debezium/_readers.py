@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import partial
 
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._read import (
@@ -94,12 +95,14 @@ def _slow(field: JsonObject) -> Reader:
             if type(value) is int and value < 100:
                 return column, None
         ctype = field_type(field, column.mysql_type)
-        return column, None if problem(column.value, ctype) is None else ctype
+        if ctype is None or problem(column.value, ctype) is None:
+            return column, None
+        return column, ctype
 
     return slow
 
 
-_new = tuple.__new__
+_column = partial(tuple.__new__, DecodedColumn)
 _ALWAYS_VALID: dict[str, str] = {
     "io.debezium.time.Date": "date",
     "io.debezium.time.Timestamp": "datetime",
@@ -146,8 +149,7 @@ def column_reader(field: JsonObject) -> Reader:
         name: str, raw: Json, handle_key: bool | None
     ) -> tuple[DecodedColumn, ColumnType | None]:
         if raw is None:
-            column = (name, None, type_code, None, handle_key, mysql_type, None)
-            return _new(DecodedColumn, column), None
+            return _column((name, None, type_code, None, handle_key, mysql_type, None)), None
         if exact is not None:
             value, ambiguity = exact(raw), None
         else:
@@ -156,9 +158,7 @@ def column_reader(field: JsonObject) -> Reader:
             has_default and default == raw and default_type is type(raw)
         ):
             ambiguity = "null-or-default"
-        column = _new(
-            DecodedColumn, (name, value, type_code, None, handle_key, mysql_type, ambiguity)
-        )
+        column = _column((name, value, type_code, None, handle_key, mysql_type, ambiguity))
         if (
             check is None
             or value is None
