@@ -49,6 +49,7 @@ __all__ = [
     "field_type",
     "member_positions",
     "read_column",
+    "settled_read",
 ]
 
 Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
@@ -205,16 +206,27 @@ def _int(bits: int, raw: Json, field: JsonObject, tidb: str | None) -> tuple[Val
     return value, None if tidb is not None else "unsigned-unknown"
 
 
-def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+def _double(raw: Json) -> float:
     if type(raw) is not int and type(raw) is not float:
         raise ValueError("expected a JSON number")
     try:
-        number = float(raw)
+        return float(raw)
     except OverflowError:  # an integer of hundreds of digits: no double, no TiCDC value
         raise ValueError("a number beyond the double range") from None
+
+
+def _number_ambiguity(field: JsonObject, tidb: str | None) -> str | None:
     if field.get("type") == "float" or tidb in ("double", "double unsigned", "float"):
-        return number, None
-    return number, "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
+        return None
+    return "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
+
+
+def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    return _double(raw), _number_ambiguity(field, tidb)
+
+
+def _text_value(raw: Json) -> Value:
+    return from_json_text(_text(raw))
 
 
 def _bytes(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
@@ -226,7 +238,7 @@ def _string(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str 
     del field
     if tidb in _BINARY_TIDB_TYPES:
         return _base64(raw), None
-    return from_json_text(_text(raw)), None if tidb is not None else "binary-unknown"
+    return _text_value(raw), None if tidb is not None else "binary-unknown"
 
 
 SCHEMA_TYPES: dict[str, Read] = {
@@ -240,6 +252,33 @@ SCHEMA_TYPES: dict[str, Read] = {
     "string": _string,
 }
 """Schema ``type`` → its reader, for a field without a logical name; ``tidb_type`` refines."""
+
+
+def settled_read(
+    field: JsonObject, logical: Json, tidb: str | None
+) -> tuple[Callable[[Json], Value], str | None] | None:
+    """The value reader of a field whose ambiguity its schema alone settles, and that ambiguity.
+
+    What ``_value`` does for a non-null value of such a field; ``None`` for the other fields
+    (ENUM, SET, BIT(1), int64, no or an unknown type).
+    """
+    if type(logical) is str and logical in LOGICAL_TYPES:
+        entry = EXACT_READS.get(logical)
+        return None if entry is None else (entry[1], None)
+    schema_type = field.get("type")
+    if type(schema_type) is not str:
+        return None
+    if schema_type == "string":
+        if tidb in _BINARY_TIDB_TYPES:
+            return _base64, None
+        return _text_value, None if tidb is not None else "binary-unknown"
+    if schema_type == "bytes":
+        return _base64, None
+    if schema_type in ("int16", "int32"):
+        return partial(_integer, bits=16 if schema_type == "int16" else 32), None
+    if schema_type in ("float", "double"):
+        return _double, _number_ambiguity(field, tidb)
+    return None
 
 
 def _untyped(raw: Json) -> tuple[Value, str | None]:

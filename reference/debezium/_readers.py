@@ -24,12 +24,12 @@ from functools import partial
 
 from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.debezium._read import (
-    EXACT_READS,
     LOGICAL_TYPES,
     SCHEMA_TYPES,
     Read,
     field_type,
     read_column,
+    settled_read,
 )
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
@@ -113,6 +113,35 @@ states it (its types have no fsp): ``read_date`` and ``read_datetime`` give a re
 date of year 0–9999 (they raise otherwise), a time of day, and 3 or 6 fraction digits."""
 
 
+_MEMBER_TYPES = ("io.debezium.data.Enum", "io.debezium.data.EnumSet")
+
+
+def _memo(read: Read) -> Read:
+    """``read`` for one field schema, remembering what each text it read gave.
+
+    An ENUM or SET member's index depends only on its text and the field's ``allowed`` list,
+    and a column holds a few distinct members: each is placed once (a value that raises is
+    not kept, and raises again).
+    """
+    seen: dict[str, tuple[Value, str | None]] = {}
+
+    def memo(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+        if type(raw) is str:
+            known = seen.get(raw)
+            if known is not None:
+                return known
+            result = read(raw, field, tidb)
+            if len(seen) < _MEMO_SIZE:
+                seen[raw] = result
+            return result
+        return read(raw, field, tidb)
+
+    return memo
+
+
+_MEMO_SIZE = 256
+
+
 def column_reader(field: JsonObject) -> Reader:
     """The reader for the values of one field schema (module docstring)."""
     tidb = field.get("tidb_type")
@@ -133,7 +162,10 @@ def column_reader(field: JsonObject) -> Reader:
     except Exception:  # noqa: BLE001  # whatever it raises, it raises per value, as before
         return _slow(field)
     read = _value_reader(field, logical)
-    exact = EXACT_READS[logical][1] if type(logical) is str and logical in EXACT_READS else None
+    if logical in _MEMBER_TYPES:
+        read = _memo(read)
+    settled = settled_read(field, logical, tidb)
+    exact, settled_ambiguity = (None, None) if settled is None else settled
     check = None if ctype is None else check_of(ctype)
     if ctype is not None and type(logical) is str and _ALWAYS_VALID.get(logical) == ctype.name:
         check = None
@@ -151,7 +183,7 @@ def column_reader(field: JsonObject) -> Reader:
         if raw is None:
             return _column((name, None, type_code, None, handle_key, mysql_type, None)), None
         if exact is not None:
-            value, ambiguity = exact(raw), None
+            value, ambiguity = exact(raw), settled_ambiguity
         else:
             value, ambiguity = read(raw, field, tidb)
         if (year_text and type(raw) is str) or (
