@@ -34,7 +34,7 @@ from ticdc_conformance.reference.debezium._read import (
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
 from ticdc_conformance.reference.mysql import TYPE_CODES, type_named
-from ticdc_conformance.reference.validity import ColumnType, check_of, problem
+from ticdc_conformance.reference.validity import Check, ColumnType, check_of, problem
 from ticdc_conformance.reference.values import Value
 
 __all__ = [
@@ -142,12 +142,7 @@ def _memo(read: Read) -> Read:
 _MEMO_SIZE = 256
 
 
-def column_reader(field: JsonObject) -> Reader:
-    """The reader for the values of one field schema (module docstring)."""
-    tidb = field.get("tidb_type")
-    if tidb is not None and type(tidb) is not str:
-        return _slow(field)  # read_column raises for every value
-    logical = field.get("name")
+def _mysql_type(field: JsonObject, logical: Json, tidb: str | None) -> str | None:
     # read_column's _mysql_type: tidb_type, else the logical type's, else bit for a boolean
     mysql_type = tidb
     if type(logical) is str and not tidb:
@@ -155,26 +150,57 @@ def column_reader(field: JsonObject) -> Reader:
         mysql_type = None if entry is None else entry[0]
     if mysql_type is None and field.get("type") == "boolean":
         mysql_type = "bit"
+    return mysql_type
+
+
+def column_reader(field: JsonObject) -> Reader:
+    """The reader for the values of one field schema (module docstring)."""
+    tidb = field.get("tidb_type")
+    if tidb is not None and type(tidb) is not str:
+        return _slow(field)  # read_column raises for every value
+    logical = field.get("name")
+    mysql_type = _mysql_type(field, logical, tidb)
     known = type_named(mysql_type.removesuffix(" unsigned")) if mysql_type else None
     type_code = None if known is None else TYPE_CODES[known]
     try:
         ctype = field_type(field, mysql_type)
     except Exception:  # noqa: BLE001  # whatever it raises, it raises per value, as before
         return _slow(field)
-    read = _value_reader(field, logical)
-    if logical in _MEMBER_TYPES:
-        read = _memo(read)
-    settled = settled_read(field, logical, tidb)
-    exact, settled_ambiguity = (None, None) if settled is None else settled
     check = None if ctype is None else check_of(ctype)
     if ctype is not None and type(logical) is str and _ALWAYS_VALID.get(logical) == ctype.name:
         check = None
+    settled = settled_read(field, logical, tidb)
+    # a NULL is written as the column's default (§5.3), which TiCDC does not convert: a YEAR
+    # default 5 stays 5 while the schema says 2005; such a value is not checked
+    year_default = "default" in field and mysql_type == "year"
+    has_default = field.get("optional") is True and "default" in field
+    column = type_code, mysql_type, ctype, check
+    if settled is None or logical == _YEAR or has_default or year_default:
+        return _full_reader(field, logical, tidb, settled, column)
+    return _settled_reader(*settled, column)
+
+
+_Kind = tuple[int | None, str | None, ColumnType | None, Check | None]
+"""What a field schema settles for its column: type code, MySQL type, column type, check."""
+
+
+def _full_reader(
+    field: JsonObject,
+    logical: Json,
+    tidb: str | None,
+    settled: tuple[Callable[[Json], Value], str | None] | None,
+    column_kind: _Kind,
+) -> Reader:
+    """``read_column`` and the check, with everything the field settles worked out."""
+    type_code, mysql_type, ctype, check = column_kind
+    read = _value_reader(field, logical)
+    if logical in _MEMBER_TYPES:
+        read = _memo(read)
+    exact, settled_ambiguity = (None, None) if settled is None else settled
     year_text = logical == _YEAR  # only classic's default for a NULL is a string
     has_default = field.get("optional") is True and "default" in field
     default = field.get("default")
     default_type = type(default)
-    # a NULL is written as the column's default (§5.3), which TiCDC does not convert: a YEAR
-    # default 5 stays 5 while the schema says 2005; such a value is not checked
     year_default = "default" in field and mysql_type == "year"
 
     def reader(
@@ -198,6 +224,30 @@ def column_reader(field: JsonObject) -> Reader:
             or (year_default and type(value) is int and value < 100)
             or check(value, ctype) is None  # type: ignore[arg-type]  # (set with check)
         ):
+            return column, None
+        return column, ctype
+
+    return reader
+
+
+def _settled_reader(
+    exact: Callable[[Json], Value], ambiguity: str | None, column_kind: _Kind
+) -> Reader:
+    """The common field's reader: ``_full_reader`` with what such a field leaves out.
+
+    A settled value (its ambiguity never ``null-or-default``), no default a NULL may stand
+    for, not a YEAR.
+    """
+    type_code, mysql_type, ctype, check = column_kind
+
+    def reader(
+        name: str, raw: Json, handle_key: bool | None
+    ) -> tuple[DecodedColumn, ColumnType | None]:
+        if raw is None:
+            return _column((name, None, type_code, None, handle_key, mysql_type, None)), None
+        value = exact(raw)
+        column = _column((name, value, type_code, None, handle_key, mysql_type, ambiguity))
+        if check is None or value is None or check(value, ctype) is None:  # type: ignore[arg-type]
             return column, None
         return column, ctype
 
