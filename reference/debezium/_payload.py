@@ -260,16 +260,21 @@ def column_writer(column: ColumnInfo, flags: int, config: Config) -> Writer:
 
     A non-NULL value goes straight to the type's writer; a NULL (the default stands in, or
     null) takes ``field_value``. ``ValueError`` where ``field_value`` raises it. The common
-    Python type of a column's values (``str`` for text, ``int`` in range for integers,
-    ``float`` for FLOAT and DOUBLE) is written to text directly, as the type's writer then
-    ``dump`` would (``_direct``).
+    Python type of a column's values (``str`` for text, JSON, DATE and DATETIME, ``bytes`` for
+    binary strings, ``int`` in range for integers, ``float`` and ``DecimalValue`` for FLOAT,
+    DOUBLE and DECIMAL) is written to text directly, as the type's writer then ``dump``
+    would (``_DIRECT``); a NULL without a default is ``null``.
     """
     write = VALUES[column.type]
     field = Field(column, flags, config, substituted=False)
     name = member(column.name, None).removesuffix("null")  # the quoted name and the colon
 
+    null = name + "null" if column.default is None else None  # (no default stands in)
+
     def general(value: Value) -> str:
         if value is None:
+            if null is not None:
+                return null
             return ",".join([member(k, v) for k, v in field_value(column, flags, None, config)])
         return name + dump(write(field, value))
 
@@ -279,7 +284,13 @@ def column_writer(column: ColumnInfo, flags: int, config: Config) -> Writer:
 
 def _text_writer(field: Field, name: str, general: Writer) -> Writer:
     if field.flags & BINARY_FLAG:
-        return general  # base64
+
+        def binary(value: Value) -> str:
+            if type(value) is bytes:
+                return name + quote_text(base64.b64encode(value).decode())
+            return general(value)
+
+        return binary
 
     def text(value: Value) -> str:
         if type(value) is str:
@@ -322,9 +333,47 @@ def _float64_writer(field: Field, name: str, general: Writer) -> Writer:
     def float64(value: Value) -> str:
         if type(value) is float:
             return name + float64_text(value)
+        if type(value) is DecimalValue:
+            return name + float64_text(float(value.text))
         return general(value)
 
     return float64
+
+
+def _json_writer(field: Field, name: str, general: Writer) -> Writer:
+    del field
+
+    def json_text(value: Value) -> str:
+        if type(value) is str:
+            return name + quote_text(value)
+        return general(value)
+
+    return json_text
+
+
+def _date_writer(field: Field, name: str, general: Writer) -> Writer:
+    no_date = "0" if field.not_null else "null"  # Go cannot parse the text as a date
+
+    def date(value: Value) -> str:
+        if type(value) is str:
+            days = write_date(value)
+            return name + (no_date if days is None else str(days))
+        return general(value)
+
+    return date
+
+
+def _datetime_writer(field: Field, name: str, general: Writer) -> Writer:
+    no_epoch = "0" if field.not_null else "null"  # a date Go cannot hold
+    fsp = field.column.decimal or 0
+
+    def datetime(value: Value) -> str:
+        if type(value) is str and value != CURRENT_TIMESTAMP:
+            epoch = write_datetime(value, fsp)
+            return name + (no_epoch if epoch is None else str(epoch))
+        return general(value)
+
+    return datetime
 
 
 _DIRECT: dict[Callable[[Field, Value], object], Callable[[Field, str, Writer], Writer]] = {
@@ -332,5 +381,8 @@ _DIRECT: dict[Callable[[Field, Value], object], Callable[[Field, str, Writer], W
     _integer: _integer_writer,
     _float: _float32_writer,
     _decimal: _float64_writer,
+    _json: _json_writer,
+    _date: _date_writer,
+    _datetime: _datetime_writer,
 }
 """A type's writer → the writer of its common values straight to text, the rest ``general``."""
