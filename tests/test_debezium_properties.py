@@ -154,7 +154,12 @@ def check_round_trip(event: RowChangedEvent, config: debezium.Config) -> None:
         assert [c.name for c in decoded] == [c.name for _, c in stored]
         for (i, column), got in zip(stored, decoded, strict=True):
             value = image[i] if image[i] is not None else column.default
-            if got.ambiguity == "members-unresolved":
+            if got.ambiguity == "members-unresolved" or (
+                # a default's member name TiCDC's list leaves open: the default's mark wins
+                got.ambiguity == "null-or-default"
+                and column.type == "enum"
+                and isinstance(got.value, str)
+            ):
                 # only a member whose place TiCDC's allowed list leaves open: kept as its name
                 elements = column.elements or ()
                 assert isinstance(value, int)

@@ -18,6 +18,7 @@ from ticdc_conformance.reference.debezium._envelope import (
     OP_SCHEMA,
     TRANSACTION_SCHEMA,
     TS_MS_SCHEMA,
+    SourceText,
     source_payload,
     source_schema,
 )
@@ -71,22 +72,20 @@ def _writers(
 
 
 def _columns(
-    event: RowChangedEvent,
+    table: TableInfo,
+    writers: Sequence[Callable[[Value], str]],
     image: Sequence[Value],
     positions: Sequence[int],
-    flags: Sequence[int],
-    config: Config,
-) -> Raw:
+) -> str:
     """The image's payload object, written member by member."""
-    writers = _writers(event.table, flags, config)
     try:
-        return Raw("{" + ",".join([writers[i](image[i]) for i in positions]) + "}")
+        return "{" + ",".join([writers[i](image[i]) for i in positions]) + "}"
     except ValueError:
         for i in positions:  # again, one by one, to name the column
             try:
                 writers[i](image[i])
             except ValueError as error:
-                name = event.table.columns[i].name
+                name = table.columns[i].name
                 raise EncodeError(f"column {name!r}: {error}", protocol=PROTOCOL) from None
         raise
 
@@ -104,24 +103,19 @@ def _field_schemas(
     return schemas
 
 
-def _row_key(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
-    table = event.table
-    # handle-key columns, from the new image, or the old one for deletes (§5.1)
+def _key_schema(table: TableInfo, flags: Sequence[int], config: Config) -> Raw:
     handle = [i for i, c in enumerate(table.columns) if flags[i] & HANDLE_KEY_FLAG]
-    key: dict[str, object] = {"payload": _columns(event, event.image, handle, flags, config)}
-    if not config.debezium_disable_schema:
-        key["schema"] = _cached(
-            table,
-            "key",
-            config,
-            lambda: {
-                "type": "struct",
-                "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
-                "optional": False,
-                "fields": _field_schemas(table.columns, handle, flags, config),
-            },
-        )
-    return key
+    return _cached(
+        table,
+        "key",
+        config,
+        lambda: {
+            "type": "struct",
+            "name": f"{schema_topic_name(config.cluster_id, table.schema, table.name)}.Key",
+            "optional": False,
+            "fields": _field_schemas(table.columns, handle, flags, config),
+        },
+    )
 
 
 def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) -> Raw:
@@ -136,9 +130,52 @@ def _value_fields(event: RowChangedEvent, flags: Sequence[int], config: Config) 
     return Raw(dump(_field_schemas(columns, order, flags, config)))
 
 
-def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> dict[str, object]:
-    table = event.table
-    stored = [i for i, c in enumerate(table.columns) if not c.is_virtual]
+_OPS = {"insert": '"c"', "update": '"u"', "delete": '"d"'}
+
+
+class _Table:
+    """What every row of one table shares within an ``encode`` call.
+
+    Flags, column writers, the positions of its handle-key and stored columns, its ``source``
+    text and its schema texts (each made when a row first needs it, so its errors come where
+    they came).
+    """
+
+    __slots__ = ("flags", "handle", "schemas", "source", "stored", "table", "writers")
+
+    def __init__(self, table: TableInfo, config: Config) -> None:
+        self.table = table
+        self.flags = flags = table.column_flags(config.profile)
+        self.writers = _writers(table, flags, config)
+        columns = table.columns
+        # handle-key columns, from the new image, or the old one for deletes (§5.1)
+        self.handle = [i for i, c in enumerate(columns) if flags[i] & HANDLE_KEY_FLAG]
+        self.stored = [i for i, c in enumerate(columns) if not c.is_virtual]
+        self.source = SourceText(config, table.schema, table.name)
+        self.schemas: dict[str, str] = {}
+
+
+def _table(tables: dict[int, _Table], table: TableInfo, config: Config) -> _Table:
+    entry = tables.get(id(table))
+    if entry is None or entry.table is not table:
+        entry = tables[id(table)] = _Table(table, config)
+    return entry
+
+
+def _schema(entry: _Table, which: str, make: Callable[[], Raw]) -> str:
+    text = entry.schemas.get(which)
+    if text is None:
+        text = entry.schemas[which] = make().text
+    return text
+
+
+def _row(event: RowChangedEvent, entry: _Table, config: Config) -> tuple[str, str]:
+    """The key and value texts of a row: each a ``payload`` object, then its ``schema``."""
+    table, flags, writers = entry.table, entry.flags, entry.writers
+    key = '{"payload":' + _columns(table, writers, event.image, entry.handle)
+    with_schema = not config.debezium_disable_schema
+    if with_schema:
+        key += ',"schema":' + _schema(entry, "key", lambda: _key_schema(table, flags, config))
     start_ts = None
     if config.debezium_include_start_ts:
         if event.start_ts is None:
@@ -146,27 +183,36 @@ def _row_value(event: RowChangedEvent, flags: Sequence[int], config: Config) -> 
                 "debezium-include-start-ts needs the row's start_ts", protocol=PROTOCOL
             )
         start_ts = event.start_ts
-    payload: dict[str, object] = {
-        "source": source_payload(config, table.schema, table.name, event.commit_ts, start_ts),
-        "ts_ms": config.now_ms(),
-        "transaction": None,
-        "op": {"insert": "c", "update": "u", "delete": "d"}[event.op],
+    op = event.op
+    # the payload's members in the order TiCDC writes them (a dict keeps the first place)
+    payload = {
+        "source": entry.source.text(event.commit_ts, start_ts),
+        "ts_ms": dump(config.now_ms()),
+        "transaction": "null",
+        "op": _OPS[op],
     }
-    if event.op == "insert":
-        payload["before"] = None
-    if event.op == "delete":
-        payload["after"] = None
-    if event.before is not None and (event.op == "delete" or config.output_old_value):
-        payload["before"] = _columns(event, event.before, stored, flags, config)
+    if op == "insert":
+        payload["before"] = "null"
+    if op == "delete":
+        payload["after"] = "null"
+    if event.before is not None and (op == "delete" or config.output_old_value):
+        payload["before"] = _columns(table, writers, event.before, entry.stored)
     if event.after is not None:
-        payload["after"] = _columns(event, event.after, stored, flags, config)
-    value: dict[str, object] = {"payload": payload}
-    if not config.debezium_disable_schema:
+        payload["after"] = _columns(table, writers, event.after, entry.stored)
+    value = '{"payload":{' + ",".join([f'"{k}":{v}' for k, v in payload.items()]) + "}"
+    if with_schema:
         which = "value" if start_ts is None else "value with start_ts"
-        value["schema"] = _cached(
-            table, which, config, lambda: _value_schema(event, flags, config, start_ts is not None)
+        value += ',"schema":' + _schema(
+            entry,
+            which,
+            lambda: _cached(
+                table,
+                which,
+                config,
+                lambda: _value_schema(event, flags, config, start_ts is not None),
+            ),
         )
-    return value
+    return key + "}", value + "}"
 
 
 def _value_schema(
@@ -238,13 +284,12 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     """Encode change events into Kafka messages exactly as the profile's TiCDC would."""
     config = config or Config()
     messages: list[Message] = []
+    tables: dict[int, _Table] = {}
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
                 check_row(event, PROTOCOL)
-                flags = event.table.column_flags(config.profile)
-                key = dump(_row_key(event, flags, config))
-                value = dump(_row_value(event, flags, config))
+                key, value = _row(event, _table(tables, event.table, config), config)
                 messages.append(Message(key=to_bytes(key), value=to_bytes(value)))
             elif isinstance(event, DDLEvent):
                 messages.extend(encode_ddl(event, config))

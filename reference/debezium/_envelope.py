@@ -14,8 +14,16 @@ and its schema declares it last (int64, not optional); DDL and WATERMARK message
 from __future__ import annotations
 
 from ticdc_conformance.reference.debezium._config import Config
+from ticdc_conformance.reference.debezium._json import dump
 
-__all__ = ["OP_SCHEMA", "TRANSACTION_SCHEMA", "TS_MS_SCHEMA", "source_payload", "source_schema"]
+__all__ = [
+    "OP_SCHEMA",
+    "TRANSACTION_SCHEMA",
+    "TS_MS_SCHEMA",
+    "SourceText",
+    "source_payload",
+    "source_schema",
+]
 
 
 def _field(schema_type: str, field: str, *, optional: bool = False) -> dict[str, object]:
@@ -89,6 +97,32 @@ def source_payload(
         source["start_ts"] = start_ts
     source["cluster_id"] = config.cluster_id
     return source
+
+
+class SourceText:
+    """``dump`` of ``source_payload`` for one table: its fixed text written once.
+
+    Only ``ts_ms``, ``commit_ts`` and ``start_ts`` change from row to row.
+    """
+
+    __slots__ = ("_head", "_middle", "_tail")
+
+    def __init__(self, config: Config, db: str, table: str) -> None:
+        name = dump(config.cluster_id)
+        self._head = '{"version":"2.4.0.Final","connector":"TiCDC","name":' + name + ',"ts_ms":'
+        self._middle = (
+            f',"snapshot":"false","db":{dump(db)},"table":{dump(table)},"server_id":0,'
+            '"gtid":null,"file":"","pos":0,"row":0,"thread":0,"query":null,"commit_ts":'
+        )
+        self._tail = ',"cluster_id":' + name + "}"
+
+    def text(self, commit_ts: int, start_ts: int | None) -> str:
+        """The ``source`` text of a row; ``start_ts`` only when given."""
+        ts = dump(commit_ts)
+        text = self._head + dump(commit_ts >> 18) + self._middle + ts
+        if start_ts is not None:
+            text += ',"start_ts":' + dump(start_ts)
+        return text + self._tail
 
 
 def source_schema(config: Config, *, start_ts: bool = False) -> dict[str, object]:

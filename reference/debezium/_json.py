@@ -12,7 +12,16 @@ from functools import lru_cache
 
 from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
 
-__all__ = ["Float32", "Pairs", "Raw", "dump", "member"]
+__all__ = [
+    "Float32",
+    "Pairs",
+    "Raw",
+    "dump",
+    "float32_text",
+    "float64_text",
+    "member",
+    "quote_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +55,40 @@ def dump(value: object) -> str:
     return _dump_other(value)
 
 
+def quote_text(text: str | bytes) -> str:
+    """A JSON string literal as jsoniter writes it (``dump`` of a string)."""
+    return quote(text, JsonStyle.JSONITER)
+
+
+def float64_text(x: float) -> str:
+    """``dump`` of a float: jsoniter's float64 text.
+
+    Where ``repr`` writes positional digits (1e-4 ≤ |x| < 1e16) they are Go's shortest
+    digits, positional there too (Go switches to an exponent below 1e-6 or from 1e21 on);
+    only ``repr``'s ``.0`` of a whole number is not Go's.
+    """
+    if 1e-4 <= abs(x) < 1e16:
+        text = repr(x)
+        return text.removesuffix(".0")
+    return format_float(x, 64, JsonStyle.JSONITER)
+
+
+_F32_WHOLE = 2.0**24
+"""Whole numbers below this are float32 values whose neighbours lie at most 1 away."""
+
+
+def float32_text(x: float) -> str:
+    """``dump`` of ``Float32(x)``: jsoniter's float32 text.
+
+    A whole number 0 < |x| < 2^24 is a float32 whose shortest digits are its own: any
+    other number of as few digits differs by at least 1, more than half the gap to a
+    neighbour.
+    """
+    if type(x) is float and x.is_integer() and 0 < abs(x) < _F32_WHOLE:
+        return str(int(x))
+    return format_float(x, 32, JsonStyle.JSONITER)
+
+
 def member(name: str, value: object) -> str:
     """The text of one object member, ``"name":value``."""
     return f"{_quoted_name(name)}:{dump(value)}"
@@ -73,9 +116,9 @@ def _dump_other(value: object) -> str:  # noqa: PLR0911 - one return per JSON ty
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return format_float(value, 64, JsonStyle.JSONITER)
+        return float64_text(float(value))
     if isinstance(value, Float32):
-        return format_float(value.value, 32, JsonStyle.JSONITER)
+        return float32_text(value.value)
     if isinstance(value, Raw):
         return value.text
     if isinstance(value, dict):

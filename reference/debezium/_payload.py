@@ -19,7 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ticdc_conformance.reference.debezium._config import Config
-from ticdc_conformance.reference.debezium._json import Float32, Pairs, dump, member
+from ticdc_conformance.reference.debezium._json import (
+    Float32,
+    Pairs,
+    dump,
+    float32_text,
+    float64_text,
+    member,
+    quote_text,
+)
 from ticdc_conformance.reference.debezium._temporal import (
     BELOW_MIN_TIMESTAMP,
     write_date,
@@ -47,7 +55,7 @@ from ticdc_conformance.reference.tables import (
 )
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["VALUES", "Field", "field_value"]
+__all__ = ["VALUES", "Field", "Writer", "column_writer", "field_value"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,19 +251,138 @@ def field_value(column: ColumnInfo, flags: int, value: Value, config: Config) ->
     return Pairs([(column.name, VALUES[column.type](field, value))])
 
 
-def column_writer(column: ColumnInfo, flags: int, config: Config) -> Callable[[Value], str]:
+Writer = Callable[[Value], str]
+"""A column's value → the text of its payload member(s)."""
+
+
+def column_writer(column: ColumnInfo, flags: int, config: Config) -> Writer:
     """The text of a column's payload member(s) for each value: ``field_value``, chosen once.
 
     A non-NULL value goes straight to the type's writer; a NULL (the default stands in, or
-    null) takes ``field_value``. ``ValueError`` where ``field_value`` raises it.
+    null) takes ``field_value``. ``ValueError`` where ``field_value`` raises it. The common
+    Python type of a column's values (``str`` for text, JSON, DATE and DATETIME, ``bytes`` for
+    binary strings, ``int`` in range for integers, ``float`` and ``DecimalValue`` for FLOAT,
+    DOUBLE and DECIMAL) is written to text directly, as the type's writer then ``dump``
+    would (``_DIRECT``); a NULL without a default is ``null``.
     """
     write = VALUES[column.type]
     field = Field(column, flags, config, substituted=False)
     name = member(column.name, None).removesuffix("null")  # the quoted name and the colon
 
-    def writer(value: Value) -> str:
+    null = name + "null" if column.default is None else None  # (no default stands in)
+
+    def general(value: Value) -> str:
         if value is None:
+            if null is not None:
+                return null
             return ",".join([member(k, v) for k, v in field_value(column, flags, None, config)])
         return name + dump(write(field, value))
 
-    return writer
+    direct = _DIRECT.get(write)
+    return general if direct is None else direct(field, name, general)
+
+
+def _text_writer(field: Field, name: str, general: Writer) -> Writer:
+    if field.flags & BINARY_FLAG:
+
+        def binary(value: Value) -> str:
+            if type(value) is bytes:
+                return name + quote_text(base64.b64encode(value).decode())
+            return general(value)
+
+        return binary
+
+    def text(value: Value) -> str:
+        if type(value) is str:
+            return name + quote_text(value)
+        return general(value)
+
+    return text
+
+
+def _integer_writer(field: Field, name: str, general: Writer) -> Writer:
+    # the integers ``_integer`` writes as they are: the rest wrap or become -1
+    width = INTEGER_BITS[field.column.type]
+    if field.flags & UNSIGNED_FLAG:
+        low, high = 0, min(2**width, 2**63)
+    else:
+        low, high = -(2 ** (width - 1)), 2 ** (width - 1)
+
+    def integer(value: Value) -> str:
+        if type(value) is int and low <= value < high:
+            return name + str(value)
+        return general(value)
+
+    return integer
+
+
+def _float32_writer(field: Field, name: str, general: Writer) -> Writer:
+    del field
+
+    def float32(value: Value) -> str:
+        if type(value) is float:
+            return name + float32_text(value)
+        return general(value)
+
+    return float32
+
+
+def _float64_writer(field: Field, name: str, general: Writer) -> Writer:
+    del field
+
+    def float64(value: Value) -> str:
+        if type(value) is float:
+            return name + float64_text(value)
+        if type(value) is DecimalValue:
+            return name + float64_text(float(value.text))
+        return general(value)
+
+    return float64
+
+
+def _json_writer(field: Field, name: str, general: Writer) -> Writer:
+    del field
+
+    def json_text(value: Value) -> str:
+        if type(value) is str:
+            return name + quote_text(value)
+        return general(value)
+
+    return json_text
+
+
+def _date_writer(field: Field, name: str, general: Writer) -> Writer:
+    no_date = "0" if field.not_null else "null"  # Go cannot parse the text as a date
+
+    def date(value: Value) -> str:
+        if type(value) is str:
+            days = write_date(value)
+            return name + (no_date if days is None else str(days))
+        return general(value)
+
+    return date
+
+
+def _datetime_writer(field: Field, name: str, general: Writer) -> Writer:
+    no_epoch = "0" if field.not_null else "null"  # a date Go cannot hold
+    fsp = field.column.decimal or 0
+
+    def datetime(value: Value) -> str:
+        if type(value) is str and value != CURRENT_TIMESTAMP:
+            epoch = write_datetime(value, fsp)
+            return name + (no_epoch if epoch is None else str(epoch))
+        return general(value)
+
+    return datetime
+
+
+_DIRECT: dict[Callable[[Field, Value], object], Callable[[Field, str, Writer], Writer]] = {
+    _string: _text_writer,
+    _integer: _integer_writer,
+    _float: _float32_writer,
+    _decimal: _float64_writer,
+    _json: _json_writer,
+    _date: _date_writer,
+    _datetime: _datetime_writer,
+}
+"""A type's writer → the writer of its common values straight to text, the rest ``general``."""

@@ -42,7 +42,15 @@ from ticdc_conformance.reference.mysql import TYPE_CODES, MySQLType, type_named
 from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["LOGICAL_TYPES", "SCHEMA_TYPES", "field_type", "member_positions", "read_column"]
+__all__ = [
+    "EXACT_READS",
+    "LOGICAL_TYPES",
+    "SCHEMA_TYPES",
+    "field_type",
+    "member_positions",
+    "read_column",
+    "settled_read",
+]
 
 Read = Callable[[Json, JsonObject, "str | None"], tuple[Value, "str | None"]]
 """(payload value, field schema, tidb_type) → the value and its ambiguity."""
@@ -151,30 +159,32 @@ def _year(raw: Json) -> Value:
     return int(raw) if type(raw) is str and raw.isdigit() else _integer(raw, 32)
 
 
-LOGICAL_TYPES: dict[str, tuple[MySQLType, Read]] = {
-    "io.debezium.time.Date": ("date", _exact(lambda raw: read_date(_integer(raw, 32)))),
+EXACT_READS: dict[str, tuple[MySQLType, Callable[[Json], Value]]] = {
+    "io.debezium.time.Date": ("date", lambda raw: read_date(_integer(raw, 32))),
     "io.debezium.time.Timestamp": (
         "datetime",
-        _exact(lambda raw: read_datetime(_integer(raw, 64), micro=False)),
+        lambda raw: read_datetime(_integer(raw, 64), micro=False),
     ),
     "io.debezium.time.MicroTimestamp": (
         "datetime",
-        _exact(lambda raw: read_datetime(_integer(raw, 64), micro=True)),
+        lambda raw: read_datetime(_integer(raw, 64), micro=True),
     ),
     "io.debezium.time.ZonedTimestamp": (
         "timestamp",
-        _exact(lambda raw: TimestampValue(read_timestamp(_text(raw)), "UTC")),
+        lambda raw: TimestampValue(read_timestamp(_text(raw)), "UTC"),
     ),
-    "io.debezium.time.MicroTime": ("time", _exact(lambda raw: read_time(_integer(raw, 64)))),
-    "io.debezium.time.Year": ("year", _exact(_year)),
-    "io.debezium.data.Bits": ("bit", _exact(lambda raw: int.from_bytes(_base64(raw), "little"))),
+    "io.debezium.time.MicroTime": ("time", lambda raw: read_time(_integer(raw, 64))),
+    "io.debezium.time.Year": ("year", _year),
+    "io.debezium.data.Bits": ("bit", lambda raw: int.from_bytes(_base64(raw), "little")),
+    "io.debezium.data.Json": ("json", lambda raw: from_json_text(_text(raw))),
+    "io.debezium.data.TiDBVectorFloat32": ("vector", lambda raw: from_json_text(_text(raw))),
+}
+"""The logical types whose value the message settles (no ambiguity): their readers."""
+
+LOGICAL_TYPES: dict[str, tuple[MySQLType, Read]] = {
+    **{name: (mysql_type, _exact(read)) for name, (mysql_type, read) in EXACT_READS.items()},
     "io.debezium.data.Enum": ("enum", _enum),
     "io.debezium.data.EnumSet": ("set", _set),
-    "io.debezium.data.Json": ("json", _exact(lambda raw: from_json_text(_text(raw)))),
-    "io.debezium.data.TiDBVectorFloat32": (
-        "vector",
-        _exact(lambda raw: from_json_text(_text(raw))),
-    ),
 }
 """Logical type name → the MySQL type it stands for and its reader: the name decides first."""
 
@@ -196,16 +206,27 @@ def _int(bits: int, raw: Json, field: JsonObject, tidb: str | None) -> tuple[Val
     return value, None if tidb is not None else "unsigned-unknown"
 
 
-def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+def _double(raw: Json) -> float:
     if type(raw) is not int and type(raw) is not float:
         raise ValueError("expected a JSON number")
     try:
-        number = float(raw)
+        return float(raw)
     except OverflowError:  # an integer of hundreds of digits: no double, no TiCDC value
         raise ValueError("a number beyond the double range") from None
+
+
+def _number_ambiguity(field: JsonObject, tidb: str | None) -> str | None:
     if field.get("type") == "float" or tidb in ("double", "double unsigned", "float"):
-        return number, None
-    return number, "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
+        return None
+    return "decimal-as-double" if tidb == "decimal" else "double-or-decimal"
+
+
+def _number(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
+    return _double(raw), _number_ambiguity(field, tidb)
+
+
+def _text_value(raw: Json) -> Value:
+    return from_json_text(_text(raw))
 
 
 def _bytes(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str | None]:
@@ -217,7 +238,7 @@ def _string(raw: Json, field: JsonObject, tidb: str | None) -> tuple[Value, str 
     del field
     if tidb in _BINARY_TIDB_TYPES:
         return _base64(raw), None
-    return from_json_text(_text(raw)), None if tidb is not None else "binary-unknown"
+    return _text_value(raw), None if tidb is not None else "binary-unknown"
 
 
 SCHEMA_TYPES: dict[str, Read] = {
@@ -231,6 +252,33 @@ SCHEMA_TYPES: dict[str, Read] = {
     "string": _string,
 }
 """Schema ``type`` → its reader, for a field without a logical name; ``tidb_type`` refines."""
+
+
+def settled_read(
+    field: JsonObject, logical: Json, tidb: str | None
+) -> tuple[Callable[[Json], Value], str | None] | None:
+    """The value reader of a field whose ambiguity its schema alone settles, and that ambiguity.
+
+    What ``_value`` does for a non-null value of such a field; ``None`` for the other fields
+    (ENUM, SET, BIT(1), int64, no or an unknown type).
+    """
+    if type(logical) is str and logical in LOGICAL_TYPES:
+        entry = EXACT_READS.get(logical)
+        return None if entry is None else (entry[1], None)
+    schema_type = field.get("type")
+    if type(schema_type) is not str:
+        return None
+    if schema_type == "string":
+        if tidb in _BINARY_TIDB_TYPES:
+            return _base64, None
+        return _text_value, None if tidb is not None else "binary-unknown"
+    if schema_type == "bytes":
+        return _base64, None
+    if schema_type in ("int16", "int32"):
+        return partial(_integer, bits=16 if schema_type == "int16" else 32), None
+    if schema_type in ("float", "double"):
+        return _double, _number_ambiguity(field, tidb)
+    return None
 
 
 def _untyped(raw: Json) -> tuple[Value, str | None]:

@@ -145,9 +145,11 @@ def write_timestamp(text: str, fsp: int, zone: tzinfo) -> str:
     if not 1 <= day <= _days_in_month(year, month):
         raise ValueError(f"invalid date in {text!r}")
     unix = _days_from_civil(year, month, day) * 86400 + seconds
-    offset = _offset_at(unix, zone)
-    if _offset_at(unix - offset, zone) != offset:  # Go's time.Date re-checks once
-        offset = _offset_at(unix - offset, zone)
+    offset = 0  # UTC's offset, at every instant
+    if zone is not UTC:
+        offset = _offset_at(unix, zone)
+        if _offset_at(unix - offset, zone) != offset:  # Go's time.Date re-checks once
+            offset = _offset_at(unix - offset, zone)
     days, second_of_day = divmod(unix - offset, 86400)
     y, m, d = _civil_from_days(days)
     clock = f"{second_of_day // 3600:02d}:{second_of_day // 60 % 60:02d}:{second_of_day % 60:02d}"
