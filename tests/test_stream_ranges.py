@@ -165,6 +165,69 @@ def test_a_repeat_of_an_earlier_range_is_caught(at: int) -> None:
     assert tally["differ"] > 0
 
 
+T = ("shop", "orders")
+
+
+def _state(index: int, **given: Any) -> RangeState:
+    base: dict[str, Any] = {
+        "index": index,
+        "first_watermark": None,
+        "floors": {},
+        "first_run_ts": None,
+        "hashes": frozenset(),
+        "watermark": None,
+        "newest": {},
+        "barriers": {},
+        "last_run_ts": None,
+        "checked": 1,
+    }
+    return RangeState(**{**base, **given})
+
+
+FIRST = _state(
+    0, watermark=10, newest={T: 9}, barriers={T: 5}, last_run_ts=9, hashes=frozenset({1})
+)
+FITS = {"first_watermark": 10, "floors": {T: 11}, "first_run_ts": 11, "hashes": frozenset({2})}
+
+
+@pytest.mark.parametrize(
+    ("later", "problem"),
+    [
+        (FITS, None),
+        ({**FITS, "first_watermark": 9}, "range 1 starts below the watermark 10"),
+        ({**FITS, "floors": {T: 8}}, "range 1: shop.orders at 8, below 9 before it"),
+        ({**FITS, "floors": {("shop", "items"): 1}}, None),  # a table not seen before
+        ({**FITS, "first_run_ts": 9}, "range 1 continues the run of commit ts 9"),
+        ({**FITS, "hashes": frozenset({1, 2})}, "range 1 repeats a message of an earlier range"),
+        ({"first_watermark": 3, "floors": {T: 1}, "checked": 0}, None),  # checked nothing
+    ],
+)
+def test_chain_problem_names_the_first_assumption_that_fails(
+    later: dict[str, Any], problem: str | None
+) -> None:
+    assert chain_problem([FIRST, _state(1, **later)]) == problem
+
+
+def test_a_range_is_judged_against_every_range_before_it() -> None:
+    """The state two ranges leave: the newest commit ts and DDL barrier by maximum, the
+    hashes together, the watermark and last run of the later one."""
+    second = _state(1, **FITS, watermark=20, newest={T: 11}, last_run_ts=15)
+    third = {"first_watermark": 20, "floors": {T: 12}, "first_run_ts": 21}
+    assert chain_problem([FIRST, second, _state(2, **third)]) is None
+    too_low = [
+        ({**third, "first_watermark": 15}, "range 2 starts below the watermark 20"),
+        ({**third, "floors": {T: 10}}, "range 2: shop.orders at 10, below 11 before it"),
+        ({**third, "first_run_ts": 15}, "range 2 continues the run of commit ts 15"),
+        ({**third, "hashes": frozenset({1})}, "range 2 repeats a message of an earlier range"),
+    ]
+    for given, problem in too_low:
+        assert chain_problem([FIRST, second, _state(2, **given)]) == problem
+    barrier = _state(1, **FITS, watermark=20, barriers={T: 30})
+    assert chain_problem([FIRST, barrier, _state(2, **third)]) == (
+        "range 2: shop.orders at 12, below 30 before it"
+    )
+
+
 def test_only_protocols_that_decode_alone_split() -> None:
     assert splittable(CheckSettings(protocol="open"))
     assert not splittable(CheckSettings(protocol="simple-json"))

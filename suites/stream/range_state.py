@@ -36,12 +36,12 @@ __all__ = ["RangeState", "RangeTracker", "chain_problem", "message_hash"]
 _Table = tuple[str, str]
 
 
-def message_hash(key: bytes | None, value: bytes | None) -> bytes:
+def message_hash(key: bytes | None, value: bytes | None) -> int:
     """A hash of a record's key and value that every process computes alike (not ``hash``)."""
     digest = hashlib.blake2b(digest_size=8)
     digest.update(b"-" if key is None else b"k%d:" % len(key) + key)
     digest.update(b"-" if value is None else b"v" + value)
-    return digest.digest()
+    return int.from_bytes(digest.digest(), "little")
 
 
 @dataclass(slots=True)
@@ -52,7 +52,7 @@ class RangeTracker:
     """Per table, the lowest commit ts of a first delivery the order rules saw."""
     first_run_ts: int | None = None
     """The commit ts of the range's first run of rows the order rules saw."""
-    hashes: set[bytes] = field(default_factory=set)
+    hashes: set[int] = field(default_factory=set)
     """``message_hash`` of every row message of the range."""
 
     def delivered(self, key: bytes | None, value: bytes | None) -> None:
@@ -86,7 +86,7 @@ class RangeState:
     a range that found no watermark and so checked nothing)."""
     floors: dict[_Table, int]
     first_run_ts: int | None
-    hashes: frozenset[bytes]
+    hashes: frozenset[int]
     watermark: int | None
     newest: dict[_Table, int]
     barriers: dict[_Table, int]
