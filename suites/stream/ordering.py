@@ -27,9 +27,18 @@ from __future__ import annotations
 
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedRow
 
-__all__ = ["Redeliveries", "TableOrder"]
+__all__ = ["ORDER_DETAILS", "Redeliveries", "TableOrder"]
 
 _Table = tuple[str, str]
+
+
+ORDER_DETAILS = {
+    "row-before-ddl": "older than a DDL of its table delivered before it",
+    "split-update-order": "a DELETE after an INSERT of its table in one transaction",
+    "commit-ts-order": "older than a row of its table already delivered",
+    "duplicate-identical": "delivered before with other images",
+}
+"""The order rules of first deliveries, in the order a message's findings are reported."""
 
 
 class TableOrder:

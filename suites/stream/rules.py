@@ -72,7 +72,7 @@ from ticdc_conformance.suites.stream.catalog import (
     missing_broadcasts,
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
-from ticdc_conformance.suites.stream.ordering import Redeliveries, TableOrder
+from ticdc_conformance.suites.stream.ordering import ORDER_DETAILS, Redeliveries, TableOrder
 from ticdc_conformance.suites.stream.range_state import RangeState, RangeTracker
 from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
@@ -91,15 +91,6 @@ __all__ = [
 def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
     stamps = [r.commit_ts for r in rows if r.commit_ts is not None]
     return min(stamps) if stamps else None
-
-
-_ORDER_DETAILS = {
-    "row-before-ddl": "older than a DDL of its table delivered before it",
-    "split-update-order": "a DELETE after an INSERT of its table in one transaction",
-    "commit-ts-order": "older than a row of its table already delivered",
-    "duplicate-identical": "delivered before with other images",
-}
-"""The order rules of first deliveries, in the order a message's findings are reported."""
 
 
 class PartitionChecker:
@@ -328,12 +319,12 @@ class PartitionChecker:
         for row in rows:
             for rule in self._row_rules(row, misplaced=bool(misplaced)):
                 broken.setdefault(rule, []).append(row)
-        for rule, detail in _ORDER_DETAILS.items():
+        for rule, detail in ORDER_DETAILS.items():
             if rule in broken:
                 yield self._finding(rule, offset, key, _min_ts(broken[rule]), detail)
 
     def _row_rules(self, row: DecodedRow, *, misplaced: bool) -> Iterator[str]:
-        """The order rules a first delivery of ``row`` breaks (``_ORDER_DETAILS``)."""
+        """The order rules a first delivery of ``row`` breaks (``ORDER_DETAILS``)."""
         if row.commit_ts is None:
             return
         table = (row.schema, row.table)
