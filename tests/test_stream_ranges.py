@@ -22,7 +22,7 @@ from ticdc_conformance import fixtures
 from ticdc_conformance.generators.dump import read_dump, read_labels
 from ticdc_conformance.reference import CODECS, DecodedRow, Message
 from ticdc_conformance.suites.stream.catalog import Broadcast, CheckSettings, Finding
-from ticdc_conformance.suites.stream.layout import Unit, read_unit
+from ticdc_conformance.suites.stream.layout import RECORD_COST, Unit, plan_files, read_unit
 from ticdc_conformance.suites.stream.range_state import RangeState, chain_problem
 from ticdc_conformance.suites.stream.ranges import Piece, RangeChecker, split, splittable
 from ticdc_conformance.suites.stream.rules import PartitionChecker
@@ -253,6 +253,30 @@ def test_split_gives_ranges_of_about_a_share(
     for item in placed:
         if isinstance(item, Piece):
             assert 0 <= item.index < item.count
+
+
+def test_split_weighs_bytes_with_records() -> None:
+    """A partition of few large messages costs more than one of many watermarks."""
+    large = Unit(topic="t", partition=0, files=(), rows=1_000, bytes=4_000_000)
+    marks = Unit(topic="t", partition=1, files=(), rows=10_000, bytes=300_000)
+    placed = split([large, marks], 2)
+    assert [(p.start, p.stop) for p in placed if isinstance(p, Piece)] == [(0, 500), (500, 1000)]
+    assert placed[-1] is marks
+
+
+def test_the_plan_weighs_a_partition_by_its_bytes() -> None:
+    folder = dump("open", None, messages=1200)
+    units = plan_files([p.as_uri() for p in sorted(folder.glob("*.parquet"))])
+    assert isinstance(units, list)
+    payload = {}
+    for unit in units:
+        (part,) = (p for p in folder.glob("*.parquet") if p.as_uri() in unit.files)
+        table = pq.read_table(part, columns=["key", "value"])
+        payload[unit.partition] = sum(len(v or b"") for c in table.columns for v in c.to_pylist())
+        assert unit.bytes > 0  # the footers' sizes: encoded pages, so only about the payload
+        assert unit.cost == unit.bytes + RECORD_COST * unit.rows
+    heaviest = max(units, key=lambda u: u.bytes)
+    assert payload[heaviest.partition] == max(payload.values())
 
 
 def _write(path: Path, offsets: list[int], row_group: int) -> None:

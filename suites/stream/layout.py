@@ -22,15 +22,16 @@ without a shuffle.
 ``key`` and ``value``, in batches), checks that each file holds the planned partition and
 that the offsets ascend across files, and sorts a file whose rows are not in offset order.
 
-``balance`` places units in tasks (largest first, each to the least loaded task) for both
-paths. Standard library and pyarrow only: no Spark here.
+``balance`` places units in tasks, largest first, each to the least loaded task: on the file
+path by cost (``Unit.cost``: bytes and records, from the footers), on the shuffle path by the
+records counted. Standard library and pyarrow only: no Spark here.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import pyarrow as pa
@@ -38,12 +39,15 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import fs
 
-__all__ = ["Key", "Unit", "balance", "plan_files", "read_unit"]
+__all__ = ["RECORD_COST", "Key", "Unit", "balance", "plan_files", "read_unit"]
 
 Key = tuple[str, int]
 """A Kafka partition: (topic, partition)."""
 
 _COLUMNS = ("offset", "key", "value")
+RECORD_COST = 128
+"""What checking one record costs beyond its bytes, in bytes (``Unit.cost``): about the
+decoding of a watermark message against a kilobyte row message's."""
 _BATCH = 4096
 
 
@@ -55,6 +59,17 @@ class Unit:
     partition: int
     files: tuple[str, ...]
     rows: int
+    bytes: int = field(default=0, compare=False)
+    """The uncompressed bytes of its keys and values (the footers' column sizes)."""
+
+    @property
+    def cost(self) -> int:
+        """About the work of checking the unit, in bytes.
+
+        Its bytes and ``RECORD_COST`` a record: a watermark message is short, yet costs its
+        decoding and rules.
+        """
+        return self.bytes + RECORD_COST * self.rows
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,6 +80,7 @@ class _Footer:
     partition: int
     first: int
     last: int
+    bytes: int
 
 
 def _open(uri: str) -> pa.NativeFile:
@@ -113,7 +129,24 @@ def _footer(uri: str) -> _Footer | str | None:
     if not (isinstance(first, int) and isinstance(last, int)):
         return f"{uri}: offset of an unexpected type"
     return _Footer(
-        uri=uri, rows=metadata.num_rows, topic=topic, partition=partition, first=first, last=last
+        uri=uri,
+        rows=metadata.num_rows,
+        topic=topic,
+        partition=partition,
+        first=first,
+        last=last,
+        bytes=_payload_bytes(metadata),
+    )
+
+
+def _payload_bytes(metadata: pq.FileMetaData) -> int:
+    """The uncompressed bytes of the ``key`` and ``value`` columns, from the footer."""
+    names = [metadata.schema.column(i).path for i in range(metadata.num_columns)]
+    columns = [names.index(name) for name in ("key", "value") if name in names]
+    return sum(
+        metadata.row_group(group).column(column).total_uncompressed_size
+        for group in range(metadata.num_row_groups)
+        for column in columns
     )
 
 
@@ -143,6 +176,7 @@ def plan_files(uris: Sequence[str]) -> list[Unit] | str:
                 partition=partition,
                 rows=sum(f.rows for f in footers),
                 files=tuple(f.uri for f in footers),
+                bytes=sum(f.bytes for f in footers),
             )
         )
     return units

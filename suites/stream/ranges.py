@@ -2,9 +2,10 @@
 
 One task per Kafka partition leaves cores idle when one partition holds most of the dump
 (a table dispatcher sends each table to one partition). The Spark checker's file path
-therefore splits a partition larger than its share of the dump (``split``) into ranges of
-about equal record counts, and checks each in a task of its own with a fresh
-``PartitionChecker`` that records its assumptions (``suites/stream/range_state.py``).
+therefore splits a partition costing more than its share of the dump (``split``; the cost
+counts bytes and records, ``layout.Unit.cost``) into ranges of about equal record counts,
+and checks each in a task of its own with a fresh ``PartitionChecker`` that records its
+assumptions (``suites/stream/range_state.py``).
 
 The boundaries sit at watermark messages, so the state that carries over is small: the
 boundary of range ``i`` is the first watermark message at or after its nominal start. Every
@@ -46,6 +47,11 @@ class Piece:
     stop: int
 
     @property
+    def cost(self) -> int:
+        """The unit's cost (``Unit.cost``) in proportion to the range's records."""
+        return self.unit.cost * (self.stop - self.start) // max(1, self.unit.rows)
+
+    @property
     def key(self) -> tuple[str, int, int]:
         """(topic, partition, index): the order ranges are checked and reported in."""
         return self.unit.topic, self.unit.partition, self.index
@@ -59,12 +65,13 @@ def splittable(settings: CheckSettings) -> bool:
 def split(units: list[Unit], tasks: int, *, above: int = 0) -> list[Unit | Piece]:
     """Each unit, or its ranges when it holds more than ``above`` records and its share.
 
-    The share is ``tasks``' part of all records; the ranges hold about a share each.
+    The share is ``tasks``' part of the units' cost (``Unit.cost``: bytes and records); the
+    ranges hold about a share each, as equal numbers of records.
     """
-    share = max(1, math.ceil(sum(u.rows for u in units) / max(1, tasks)))
+    share = max(1, math.ceil(sum(u.cost for u in units) / max(1, tasks)))
     placed: list[Unit | Piece] = []
     for unit in units:
-        count = math.ceil(unit.rows / share)
+        count = min(math.ceil(unit.cost / share), unit.rows)
         if count <= 1 or unit.rows <= above:
             placed.append(unit)
             continue

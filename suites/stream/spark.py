@@ -239,7 +239,7 @@ def _checked(
     split_units = split(units, tasks or cores, above=split_above or 0) if ranged else list(units)
     pieces: dict[tuple[str, int] | tuple[str, int, int], Unit | Piece]
     pieces = {_place_key(p): p for p in split_units}
-    loads = {key: p.stop - p.start if isinstance(p, Piece) else p.rows for key, p in pieces.items()}
+    loads = {key: p.cost for key, p in pieces.items()}
     buckets_of = balance(loads, max(1, min(len(pieces), tasks or cores * 4)))
     placed = [[pieces[key] for key in bucket] for bucket in buckets_of]
     # one row per bucket, one bucket per Spark partition: range slices evenly
