@@ -105,7 +105,12 @@ CASES = [
     (1, 0, b"\x80\x04", "invalid", "int 256"),  # outside TINYINT
     (1, 0, b"\x02\x00", "error", "1 bytes after the varint"),
     (13, 0, b"\xd0\x1f", "value", "int 2024"),  # YEAR: ZigZag
-    (16, 0, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),  # BIT: 10 bytes, the full path
+    (16, 0, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),  # BIT: 10 bytes
+    (8, UNSIGNED_FLAG, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),
+    (8, 0, _uvarint(2**64 - 1), "value", f"int {-(2**63)}"),  # ZigZag of int64's least
+    (8, UNSIGNED_FLAG, _uvarint(2**64), "error", None),  # the 10th byte 2: past 64 bits
+    (8, UNSIGNED_FLAG, _uvarint(2**70), "error", None),  # 11 bytes
+    (8, UNSIGNED_FLAG, b"\x80" * 9 + b"\x01", "value", f"int {2**63}"),
     (15, 0, b"abc", "value", "str 'abc'"),
     (15, BINARY_FLAG, b"\xff", "value", "bytes b'\\xff'"),
     (5, 0, struct.pack("<d", 1.5), "value", "float 1.5"),

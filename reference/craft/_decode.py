@@ -33,6 +33,7 @@ from ticdc_conformance.reference.craft._encode import (
     RESOLVED,
     ROW,
 )
+from ticdc_conformance.reference.craft._fast_groups import Names, fast_group
 from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
 from ticdc_conformance.reference.craft._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.craft.primitives import (
@@ -164,7 +165,14 @@ def _group(
 
 
 def _row_groups(
-    value: Buffer, start: int, sizes: Sequence[int], body_end: int, terms: Terms, *, found: _Found
+    value: Buffer,
+    start: int,
+    sizes: Sequence[int],
+    body_end: int,
+    terms: Terms,
+    *,
+    found: _Found,
+    names: Names | None,
 ) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
     if sum(sizes) != body_end - start:
         fail(f"column groups of {sum(sizes)} bytes in a body of {body_end - start}", start)
@@ -174,9 +182,16 @@ def _row_groups(
     for size in sizes:
         if size <= 0:
             fail(f"a column group of {size} bytes", position)
-        kind, columns = _group(value, position, position + size, terms, found)
+        # the bulk read where it reads the group through, else the full read (_fast_groups)
+        read = None
+        if names is not None and type(value) is bytes:
+            read = fast_group(value, position, position + size, terms, names)
+        if read is None:
+            kind, listed = _group(value, position, position + size, terms, found)
+            read = kind, tuple(listed)
+        kind, columns = read
         kinds.append(kind)
-        groups[kind] = tuple(columns)
+        groups[kind] = columns
         position += size
     operation = _OPERATIONS.get(tuple(kinds))
     if operation is None:
@@ -193,6 +208,8 @@ class _Message:
     tables: list[list[int]]
     terms: Terms
     found: _Found
+    names: Names | None
+    """Term names by group header (``_fast_groups``); ``None`` unless the value is ``bytes``."""
 
 
 def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
@@ -201,7 +218,13 @@ def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
     if schema is None or table is None:
         fail(f"row {i} has no schema or table name", headers.start)
     op, groups = _row_groups(
-        message.value, start, message.tables[2 + i], end, message.terms, found=message.found
+        message.value,
+        start,
+        message.tables[2 + i],
+        end,
+        message.terms,
+        found=message.found,
+        names=message.names,
     )
     partition = headers.partitions[i]
     return DecodedRow(
@@ -279,7 +302,8 @@ def _decode(value: Buffer, found: _Found) -> list[DecodedEvent]:
     rows = headers.kinds.count(ROW)
     if len(tables) != 2 + rows:
         fail(f"{len(tables) - 2} column-group size tables for {rows} rows", tables_start)
-    message = _Message(value, headers, tables, terms, found)
+    names: Names | None = {} if type(value) is bytes else None
+    message = _Message(value, headers, tables, terms, found, names)
     events: list[DecodedEvent] = []
     position = bodies_start
     for i, size in enumerate(body_sizes):

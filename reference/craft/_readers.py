@@ -12,8 +12,8 @@ code and flags state (no declared length, scale or members, ground truth §3.3).
 else takes ``decode_value`` and the validity check themselves, so every outcome is theirs:
 
 * integers, YEAR, BIT, ENUM, SET: a whole uvarint (ZigZag where the column's reader takes one)
-  of at most 9 bytes whose value lies inside the type's range (YEAR 1901–2155, BIT and SET 64
-  bits, ENUM indexes up to 65,535);
+  of at most 10 bytes, the 10th at most 1 (64 bits), whose value lies inside the type's range
+  (YEAR 1901–2155, BIT and SET 64 bits, ENUM indexes up to 65,535);
 * FLOAT, DOUBLE: 8 bytes of a float64 of at most float32's, float64's largest magnitude;
 * CHAR, VARCHAR, TEXT types: ASCII bytes; BINARY, VARBINARY, BLOB types (BinaryFlag): any bytes;
 * DATE, DATETIME, TIME: ASCII text of a pattern no wider than validity's (days that exist,
@@ -129,7 +129,8 @@ def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
     def read(data: bytes) -> Value:
         last = len(data) - 1
-        if 0 <= last < 9 and data[last] < 0x80:  # 9 bytes at most: no overflow
+        # 10 bytes at most, the 10th at most 1: no overflow past 64 bits (as read_uvarint)
+        if 0 <= last < 10 and data[last] < (0x80 if last < 9 else 2):
             value = data[last]
             for index in range(last - 1, -1, -1):
                 byte = data[index]
