@@ -32,12 +32,10 @@ from ticdc_conformance.reference.craft._rows import (
 )
 from ticdc_conformance.reference.craft.primitives import (
     write_bytes,
-    write_bytes_chunk,
-    write_delta_uvarint_chunk,
     write_delta_varint_chunk,
-    write_size_tables,
     write_uvarint,
     write_uvarint_chunk,
+    write_uvarint_reversed,
 )
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
@@ -56,6 +54,7 @@ __all__ = [
 ]
 
 VERSION = 1
+_U64 = 1 << 64
 
 
 class _Terms:
@@ -78,46 +77,70 @@ def _message(headers: Sequence[Header], bodies: Sequence[bytes | tuple[Group, ..
     write_uvarint(out, VERSION)
     terms = _Terms()
     start = len(out)
-    write_delta_uvarint_chunk(out, [h.commit_ts for h in headers])
+    write_uvarint_chunk(out, _deltas([h.commit_ts for h in headers]))  # a delta uvarint chunk
     write_uvarint_chunk(out, [h.kind for h in headers])
     write_delta_varint_chunk(out, [h.partition for h in headers])
     write_delta_varint_chunk(out, [terms.id(h.schema) for h in headers])
     write_delta_varint_chunk(out, [terms.id(h.table) for h in headers])
     header_size = len(out) - start
     body_sizes, group_tables = [], []
-    name_ids: dict[tuple[bytes, ...], bytes] = {}
-    id_of = terms.id
+    # a group's type, column count, name IDs (the same within the message), types and flags
+    prefixes: dict[tuple[int, tuple[bytes, ...], bytes], bytes] = {}
     for body in bodies:
-        start = len(out)
         if isinstance(body, bytes):
             out += body
-        else:
-            group_sizes = []
-            for group in body:
-                group_start = len(out)
-                out.append(group.kind)
-                write_uvarint(out, len(group.names))
-                ids = name_ids.get(group.names)
-                if ids is None:  # the names' IDs stay the same within the message
-                    ids = name_ids[group.names] = _delta_varints([id_of(n) for n in group.names])
-                out += ids
-                out += group.types_and_flags
-                out += group.tail
-                group_sizes.append(len(out) - group_start)
-            group_tables.append(group_sizes)
-        body_sizes.append(len(out) - start)
+            body_sizes.append(len(body))
+            continue
+        group_sizes = []
+        for group in body:
+            key = (group.kind, group.names, group.types_and_flags)
+            prefix = prefixes.get(key)
+            if prefix is None:
+                prefix = prefixes[key] = _prefix(group, terms)
+            out += prefix
+            out += group.tail
+            group_sizes.append(len(prefix) + len(group.tail))
+        group_tables.append(group_sizes)
+        body_sizes.append(sum(group_sizes))
     start = len(out)
-    if terms.ids:  # an empty dictionary is omitted entirely
+    if terms.ids:  # an empty dictionary is omitted entirely: count, a bytes chunk
         write_uvarint(out, len(terms.ids))
-        write_bytes_chunk(out, list(terms.ids))
-    write_size_tables(out, [[header_size, len(out) - start], body_sizes, *group_tables])
+        write_uvarint_chunk(out, [len(term) for term in terms.ids])
+        out += b"".join(terms.ids)
+    _size_tables(out, [[header_size, len(out) - start], body_sizes, *group_tables])
     return Message(key=None, value=bytes(out))
 
 
-def _delta_varints(values: Sequence[int]) -> bytes:
-    out = bytearray()
-    write_delta_varint_chunk(out, values)
+def _deltas(values: Sequence[int]) -> list[int]:
+    """A delta uvarint chunk's numbers: each difference to the previous value modulo 2^64."""
+    deltas, last = [], 0
+    for value in values:
+        deltas.append((value - last) % _U64)
+        last = value
+    return deltas
+
+
+def _prefix(group: Group, terms: _Terms) -> bytes:
+    out = bytearray((group.kind,))
+    write_uvarint(out, len(group.names))
+    write_delta_varint_chunk(out, [terms.id(name) for name in group.names])
+    out += group.types_and_flags
     return bytes(out)
+
+
+def _size_tables(out: bytearray, tables: Sequence[Sequence[int]]) -> None:
+    """``primitives.write_size_tables`` with every table's uvarints written in one chunk."""
+    numbers = []
+    for table in tables:
+        numbers.append(len(table))
+        last = 0
+        for size in table:  # sizes: lengths of bytes, so int64 deltas that do not wrap
+            delta = size - last
+            numbers.append((delta << 1) ^ (delta >> 63))
+            last = size
+    start = len(out)
+    write_uvarint_chunk(out, numbers)
+    write_uvarint_reversed(out, len(out) - start)
 
 
 def _rows_message(rows: Sequence[Row]) -> Message:

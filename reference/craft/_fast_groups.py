@@ -24,12 +24,12 @@ from itertools import accumulate, repeat
 
 from ticdc_conformance.reference.craft._groups import Terms
 from ticdc_conformance.reference.craft._readers import Invalid, Reader, reader
-from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
+from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 
-__all__ = ["Header", "Names", "fast_group"]
+__all__ = ["Header", "Names", "fast_group", "fast_size_tables", "uvarints_filling"]
 
 _new = tuple.__new__
 _MAX_HEADERS = 16
@@ -131,3 +131,50 @@ def fast_group(
         group_names, values, header.types, header.flags, header.handles, nones, nones, strict=True
     )
     return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
+
+
+_LOW_BYTES = bytes(range(0x80))
+"""Every uvarint's last byte: one of these, and no other byte of it."""
+
+
+def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
+    """The uvarints that fill ``start..end`` exactly, or ``None`` when they do not.
+
+    ``None`` also for a uvarint past 64 bits: the caller's full read raises at the fault.
+    """
+    region = value[start:end]
+    if region.isascii():  # the common region: every uvarint takes one byte
+        return list(region)
+    count = len(region) - len(region.translate(None, _LOW_BYTES))
+    try:
+        numbers, after = read_uvarint_chunk(value, start, count, end)
+    except DecodeError:
+        return None
+    return numbers if after == end else None
+
+
+def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] | None:
+    """``primitives.read_size_tables(value, offset)`` read in one pass, or ``None``.
+
+    ``None`` for a trailer of more than one byte and for tables that are not whole (an empty
+    one, a count past the uvarints left, a uvarint past 64 bits): the full read raises there.
+    """
+    end = len(value)
+    if type(value) is not bytes or end <= offset or value[end - 1] >= 0x80:
+        return None
+    trailer = end - 1
+    start = trailer - value[trailer]
+    if start < offset:
+        return None
+    numbers = uvarints_filling(value, start, trailer)
+    if numbers is None:
+        return None
+    tables = []
+    at, left = 0, len(numbers)
+    while at < left:
+        count = numbers[at]
+        if count == 0 or count > left - at - 1:
+            return None
+        tables.append(zigzag_deltas(numbers[at + 1 : at + 1 + count]))
+        at += 1 + count
+    return tables, start

@@ -22,7 +22,10 @@ picks by type code):
 * DATE, DATETIME: text ``_fast_checks`` proves valid (DATETIME's fsp 0–6); TIMESTAMP: the same,
   years 1970–2037, as text or a ``TimestampValue``;
 * CHAR, VARCHAR, TEXT types: ASCII text, or bytes, no longer than a declared length;
-  BINARY, VARBINARY, BLOB types: bytes no longer than a declared length.
+  BINARY, VARBINARY, BLOB types: bytes no longer than a declared length;
+* DECIMAL: a ``DecimalValue`` whose integer part's characters (sign and leading zeros
+  counted) and decimals fit the declared and the greatest precision and scale;
+* JSON: text ``_fast_checks.json_reads`` reads (with orjson installed).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime
+from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime, json_reads
 from ticdc_conformance.reference.craft._config import Config
 from ticdc_conformance.reference.craft._rows import (
     HEADER_ESTIMATE,
@@ -45,11 +48,11 @@ from ticdc_conformance.reference.craft._rows import (
     Layout,
     Row,
     layout,
-    tail,
 )
 from ticdc_conformance.reference.craft._values import (
     Writer,
     _write_bytes,
+    _write_decimal,
     _write_double,
     _write_float,
     _write_integer,
@@ -69,8 +72,15 @@ from ticdc_conformance.reference.mysql import (
 )
 from ticdc_conformance.reference.tables import UNSIGNED_FLAG, ColumnInfo, Profile, TableInfo
 from ticdc_conformance.reference.validation import checking_values, info_type
-from ticdc_conformance.reference.validity import FLOAT32_MAX, Check, ColumnType, check_of
-from ticdc_conformance.reference.values import TimestampValue, Value
+from ticdc_conformance.reference.validity import (
+    FLOAT32_MAX,
+    MAX_DECIMAL_DIGITS,
+    MAX_DECIMAL_SCALE,
+    Check,
+    ColumnType,
+    check_of,
+)
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = ["fast_row"]
 
@@ -82,6 +92,8 @@ class _Slow(Exception):  # noqa: N818 - a signal to take the full way, not an er
 Put = Callable[[Value], bytes | None]
 """A column's check and write of a non-null value in one: the value bytes, or ``_Slow``."""
 
+_new = tuple.__new__
+"""``_new(Group, members)``: a named tuple from all its members, without its ``__new__``."""
 _ONE_BYTE = [bytes((value,)) for value in range(0x80)]
 _FLOAT64 = struct.Struct("<d")
 _FLOAT32 = struct.Struct("<f")
@@ -93,6 +105,19 @@ def _uvarint(value: int) -> bytes:
     out = bytearray()
     write_uvarint(out, value)
     return bytes(out)
+
+
+class _Uvarints(dict[int, bytes]):
+    """The uvarints of value lengths, each made once (up to a bound on the lengths kept)."""
+
+    def __missing__(self, value: int) -> bytes:
+        made = _uvarint(value)
+        if value < 1 << 16:
+            self[value] = made
+        return made
+
+
+_UVARINTS = _Uvarints()
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
@@ -219,6 +244,42 @@ def _string(ctype: ColumnType, write: Writer) -> Put | None:
     return put_text
 
 
+def _decimal(ctype: ColumnType, write: Writer) -> Put | None:
+    if ctype.name != "decimal" or write is not _write_decimal:
+        return None
+    scale, length = ctype.scale, ctype.length
+    most_decimals = MAX_DECIMAL_SCALE if scale is None else min(scale, MAX_DECIMAL_SCALE)
+    most_whole = MAX_DECIMAL_DIGITS if length is None else length - (scale or 0)
+
+    def put(value: Value) -> bytes | None:
+        if type(value) is DecimalValue:
+            text = value.text
+            dot = text.find(".")
+            # the integer part's characters, with sign and leading zeros: at least its digits
+            whole, decimals = (len(text), 0) if dot < 0 else (dot, len(text) - dot - 1)
+            if (
+                decimals <= most_decimals
+                and whole <= most_whole
+                and whole + decimals <= MAX_DECIMAL_DIGITS
+            ):
+                return text.encode()
+        raise _Slow
+
+    return put
+
+
+def _json(ctype: ColumnType, write: Writer) -> Put | None:
+    if ctype.name != "json" or write is not _write_text:
+        return None
+
+    def put(value: Value) -> bytes | None:
+        if type(value) is str and json_reads(value):
+            return value.encode()
+        raise _Slow
+
+    return put
+
+
 def _put(column: ColumnInfo, write: Writer | None, flag: int) -> Put:
     ctype = info_type(column, raw_text=True)
     check = check_of(ctype)
@@ -228,6 +289,8 @@ def _put(column: ColumnInfo, write: Writer | None, flag: int) -> Put:
             _float(ctype, write),
             _temporal(ctype, write),
             _string(ctype, write),
+            _decimal(ctype, write),
+            _json(ctype, write),
         ):
             if fast is not None:
                 return fast
@@ -244,6 +307,7 @@ class _Plan(NamedTuple):
     keys: tuple[int, ...]
     """Primary key columns: NULL there is refused."""
     made: Layout
+    names: tuple[bytes, ...]
     header_size: int
     schema: bytes
     name: bytes
@@ -289,7 +353,7 @@ def _make_plan(table: TableInfo, profile: Profile, keys_only: bool) -> _Plan | N
     chosen = None if len(made.chosen) == len(table.columns) else made.chosen
     keys = tuple(i for i, column in enumerate(table.columns) if column.key == "primary")
     header_size = HEADER_ESTIMATE + len(schema) + len(name)
-    return _Plan(puts, chosen, keys, made, header_size, schema, name, partition)
+    return _Plan(puts, chosen, keys, made, made.names, header_size, schema, name, partition)
 
 
 def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
@@ -298,15 +362,18 @@ def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
     for key in plan.keys:
         if image[key] is None:
             raise _Slow
-    values = [None if v is None else put(v) for put, v in zip(plan.puts, image, strict=True)]
+    values = [None if v is None else put(v) for put, v in zip(plan.puts, image, strict=False)]
     if plan.chosen is not None:
         values = [values[i] for i in plan.chosen]
+    # the nullable bytes chunk (as _rows.tail): ZigZag lengths, 1 for NULL, then the values
+    lengths = [1 if value is None else len(value) << 1 for value in values]
+    nulls = lengths.count(1)  # a length of n bytes is the even 2n
+    one_byte = max(lengths) < 0x80  # one byte each: in one go
+    chunk = bytes(lengths) if one_byte else b"".join(map(_UVARINTS.__getitem__, lengths))
+    data = b"".join(filter(None, values))  # empty values add nothing either
     made = plan.made
-    size = made.names_estimate + sum([len(v) for v in values if v is not None])
-    names = made.names
-    if names is None:  # _make_plan makes none for such a table
-        raise _Slow
-    return Group(kind, names, made.types_and_flags, tail(values), size)
+    size = made.names_estimate + ((sum(lengths) - nulls) >> 1)
+    return _new(Group, (kind, plan.names, made.types_and_flags, chunk + data, size))
 
 
 def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
@@ -333,5 +400,6 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
         return None
     if plan is None:
         return None
-    header = Header(event.commit_ts, ROW, plan.partition, plan.schema, plan.name)
-    return Row(header, tuple(groups), plan.header_size + sum(group.size for group in groups))
+    header = _new(Header, (event.commit_ts, ROW, plan.partition, plan.schema, plan.name))
+    size = plan.header_size + sum([group.size for group in groups])
+    return _new(Row, (header, tuple(groups), size))

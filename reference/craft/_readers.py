@@ -19,7 +19,8 @@ else takes ``decode_value`` and the validity check themselves, so every outcome 
 * DATE, DATETIME, TIME: ASCII text of a pattern no wider than validity's (days that exist,
   February 29 in leap years only, hours up to 23 or 99 for TIME, at most 6 fractional digits);
   TIMESTAMP: the same, years 1970–2037;
-* DECIMAL: decimal text of at most 31 characters (so at most 65 digits and 30 decimals).
+* DECIMAL: decimal text of at most 31 characters (so at most 65 digits and 30 decimals);
+* JSON: UTF-8 text that ``_fast_checks.json_reads`` reads (with orjson installed).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import struct
 import sys
 from collections.abc import Callable
 
-from ticdc_conformance.reference._fast_checks import is_date, is_datetime
+from ticdc_conformance.reference._fast_checks import is_date, is_datetime, json_reads
 from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -95,7 +96,7 @@ def _make(type_code: int, flags: int) -> Reader:
     ctype = checked[0]
     if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
         return general  # a type code states none of them; kept for safety
-    for make in (_integer, _float, _string, _text, _timestamp, _decimal):
+    for make in (_integer, _float, _string, _text, _timestamp, _decimal, _json):
         fast = make(ctype, flags, general)
         if fast is not None:
             return fast
@@ -253,6 +254,23 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             value = _new(DecimalValue)
             _set(value, "text", data.decode())
             return value
+        return general(data)
+
+    return read
+
+
+def _json(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    if ctype.name != "json":
+        return None
+
+    def read(data: bytes) -> Value:
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            return general(data)
+        if json_reads(text):
+            return text
         return general(data)
 
     return read
