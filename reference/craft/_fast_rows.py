@@ -108,7 +108,7 @@ def _uvarint(value: int) -> bytes:
 
 
 class _Uvarints(dict[int, bytes]):
-    """The uvarints of value lengths, each made once (up to a bound on the lengths kept)."""
+    """Uvarints by value, each made once (the values below 2^16: the memory stays bounded)."""
 
     def __missing__(self, value: int) -> bytes:
         made = _uvarint(value)
@@ -117,7 +117,7 @@ class _Uvarints(dict[int, bytes]):
         return made
 
 
-_UVARINTS = _Uvarints()
+_UVARINTS = _Uvarints(enumerate(_ONE_BYTE))
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
@@ -165,7 +165,7 @@ def _integer(ctype: ColumnType, write: Writer, flag: int) -> Put | None:
             raise _Slow
         if zigzag:
             value = (value << 1) ^ (value >> 63)
-        return _ONE_BYTE[value] if value < 0x80 else _uvarint(value)
+        return _UVARINTS[value]
 
     return put
 
