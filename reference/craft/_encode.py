@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import PROTOCOL, Config
 from ticdc_conformance.reference.craft._fast_rows import fast_row
@@ -71,43 +72,24 @@ class _Terms:
         return self.ids.setdefault(term, len(self.ids))
 
 
-def _message(headers: Sequence[Header], bodies: Sequence[bytes | tuple[Group, ...]]) -> Message:
-    """Lay out one message (§3.2): a body is raw bytes (DDL, resolved) or a row's groups."""
+def _message(header: Header, body: bytes) -> Message:
+    """Lay out a message of one DDL or resolved event (§3.2): its header and its raw body."""
     out = bytearray()
     write_uvarint(out, VERSION)
     terms = _Terms()
     start = len(out)
-    write_uvarint_chunk(out, _deltas([h.commit_ts for h in headers]))  # a delta uvarint chunk
-    write_uvarint_chunk(out, [h.kind for h in headers])
-    write_delta_varint_chunk(out, [h.partition for h in headers])
-    write_delta_varint_chunk(out, [terms.id(h.schema) for h in headers])
-    write_delta_varint_chunk(out, [terms.id(h.table) for h in headers])
+    write_uvarint_chunk(out, [*_deltas([header.commit_ts]), header.kind])  # one element each
+    write_delta_varint_chunk(out, [header.partition])
+    write_delta_varint_chunk(out, [terms.id(header.schema)])
+    write_delta_varint_chunk(out, [terms.id(header.table)])
     header_size = len(out) - start
-    body_sizes, group_tables = [], []
-    # a group's type, column count, name IDs (the same within the message), types and flags
-    prefixes: dict[tuple[int, tuple[bytes, ...], bytes], bytes] = {}
-    for body in bodies:
-        if isinstance(body, bytes):
-            out += body
-            body_sizes.append(len(body))
-            continue
-        group_sizes = []
-        for group in body:
-            key = (group.kind, group.names, group.types_and_flags)
-            prefix = prefixes.get(key)
-            if prefix is None:
-                prefix = prefixes[key] = _prefix(group, terms)
-            out += prefix
-            out += group.tail
-            group_sizes.append(len(prefix) + len(group.tail))
-        group_tables.append(group_sizes)
-        body_sizes.append(sum(group_sizes))
+    out += body
     start = len(out)
     if terms.ids:  # an empty dictionary is omitted entirely: count, a bytes chunk
         write_uvarint(out, len(terms.ids))
         write_uvarint_chunk(out, [len(term) for term in terms.ids])
         out += b"".join(terms.ids)
-    _size_tables(out, [[header_size, len(out) - start], body_sizes, *group_tables])
+    _size_tables(out, [[header_size, len(out) - start], [len(body)]])
     return Message(key=None, value=bytes(out))
 
 
@@ -143,8 +125,75 @@ def _size_tables(out: bytearray, tables: Sequence[Sequence[int]]) -> None:
     write_uvarint_reversed(out, len(out) - start)
 
 
+class _Skeleton(NamedTuple):
+    """What a rows message holds besides commit ts, values and sizes (``_rows_message``)."""
+
+    headers: bytes
+    """The event type, partition, schema and table chunks of the headers."""
+    prefixes: tuple[tuple[bytes, ...], ...]
+    """Each row's groups' type, column count, name IDs, type codes and flags."""
+    dictionary: bytes
+
+
+_skeletons: dict[tuple[object, ...], _Skeleton] = {}
+"""Recent messages' skeletons by their rows' headers and group layouts (which fix them)."""
+
+
+def _skeleton(rows: Sequence[Row]) -> _Skeleton:
+    headers = [r.header for r in rows]
+    out = bytearray()
+    terms = _Terms()
+    write_uvarint_chunk(out, [h.kind for h in headers])
+    write_delta_varint_chunk(out, [h.partition for h in headers])
+    write_delta_varint_chunk(out, [terms.id(h.schema) for h in headers])
+    write_delta_varint_chunk(out, [terms.id(h.table) for h in headers])
+    made: dict[tuple[int, tuple[bytes, ...], bytes], bytes] = {}
+    prefixes = []
+    for r in rows:
+        row_prefixes = []
+        for group in r.groups:
+            key = (group.kind, group.names, group.types_and_flags)
+            if key not in made:  # the names' IDs stay the same within the message
+                made[key] = _prefix(group, terms)
+            row_prefixes.append(made[key])
+        prefixes.append(tuple(row_prefixes))
+    dictionary = bytearray()
+    if terms.ids:  # an empty dictionary is omitted entirely: count, a bytes chunk
+        write_uvarint(dictionary, len(terms.ids))
+        write_uvarint_chunk(dictionary, [len(term) for term in terms.ids])
+        dictionary += b"".join(terms.ids)
+    return _Skeleton(bytes(out), tuple(prefixes), bytes(dictionary))
+
+
 def _rows_message(rows: Sequence[Row]) -> Message:
-    return _message([r.header for r in rows], [r.groups for r in rows])
+    """``_message`` of rows, its skeleton made once for rows of the same tables and images."""
+    key = tuple(
+        [(*r.header[1:], *[(g.kind, g.names, g.types_and_flags) for g in r.groups]) for r in rows]
+    )
+    skeleton = _skeletons.get(key)
+    if skeleton is None:
+        skeleton = _skeleton(rows)
+        if len(_skeletons) >= 64:
+            _skeletons.clear()
+        _skeletons[key] = skeleton
+    out = bytearray()
+    write_uvarint(out, VERSION)
+    start = len(out)
+    write_uvarint_chunk(out, _deltas([r.header.commit_ts for r in rows]))  # delta uvarints
+    out += skeleton.headers
+    header_size = len(out) - start
+    body_sizes, group_tables = [], []
+    for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
+        group_sizes = []
+        for group, prefix in zip(r.groups, prefixes, strict=True):
+            out += prefix
+            out += group.tail
+            group_sizes.append(len(prefix) + len(group.tail))
+        group_tables.append(group_sizes)
+        body_sizes.append(sum(group_sizes))
+    out += skeleton.dictionary
+    _size_tables(out, [[header_size, len(skeleton.dictionary)], body_sizes, *group_tables])
+    return Message(key=None, value=bytes(out))
 
 
 def _ddl_message(event: DDLEvent) -> Message:
@@ -159,7 +208,7 @@ def _ddl_message(event: DDLEvent) -> Message:
         schema=utf8(event.schema, "schema name") or None,
         table=utf8(event.table, "table name") or None,
     )
-    return _message([header], [bytes(body)])
+    return _message(header, bytes(body))
 
 
 def estimated_size(event: RowChangedEvent, config: Config | None = None) -> int:
@@ -202,7 +251,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
                 messages.append(_ddl_message(event))
             else:
                 header = Header(event.commit_ts, RESOLVED, NO_PARTITION, None, None)
-                messages.append(_message([header], [b""]))
+                messages.append(_message(header, b""))
         except EncodeError as error:
             raise EncodeError(error.reason, protocol=PROTOCOL, event_index=index) from None
     if batch.rows:
