@@ -1,11 +1,12 @@
 """The Craft codec's bulk paths agree with its full paths, outcome by outcome.
 
-* Decode: ``_fast_groups.fast_group`` reads a column group only when the full read would give
-  the same columns; every message decodes to the same events, the same ``DecodeError`` (reason,
-  offset) or the same invalid-value findings with it switched off.
+* Decode: ``_fast_groups`` reads a column group, the size tables or the headers only when the
+  full read would give the same; every message decodes to the same events, the same
+  ``DecodeError`` (reason, offset) or the same invalid-value findings with it switched off.
 * Encode: ``_fast_rows.fast_row`` writes a row only when ``check_row`` passes it and the full
   writer gives the same bytes; every event list encodes to the same messages or the same
-  ``EncodeError`` with it switched off, values valid, perturbed or unchecked. Each column's
+  ``EncodeError`` with it switched off (and the kept message skeletons made anew), values
+  valid, perturbed or unchecked. Each column's
   one-pass function either refuses a value or returns the writer's bytes for a value the
   validity check accepts.
 """
@@ -118,7 +119,11 @@ def _encoded(events: list[ChangeEvent], config: craft.Config) -> object:
 
 def _both_encodings(events: list[ChangeEvent], config: craft.Config) -> tuple[object, object]:
     fast = _encoded(events, config)
-    with switched_off(_encode, "fast_row", lambda *_: None):
+    # the full way: every row through check_row and the full writer, every skeleton made anew
+    with (
+        switched_off(_encode, "fast_row", lambda *_: None),
+        switched_off(_encode, "_skeletons", {}),
+    ):
         full = _encoded(events, config)
     return fast, full
 
@@ -224,7 +229,11 @@ def _decoded(message: Message) -> object:
 def _both_decodings(value: bytes) -> tuple[object, object]:
     message = Message(key=None, value=value)
     fast = _decoded(message)
-    with switched_off(_decode, "fast_group", lambda *_: None):
+    with (
+        switched_off(_decode, "fast_group", lambda *_: None),
+        switched_off(_decode, "fast_size_tables", lambda *_: None),
+        switched_off(_decode, "uvarints_filling", lambda *_: None),
+    ):
         full = _decoded(message)
     return fast, full
 

@@ -16,6 +16,9 @@ trust, so that a message passes only if TiCDC's encoder could have written it:
   table names; DDL and resolved events have partition −1; resolved events have null names and
   an empty body; a row has a new group (0x01), an old group (0x02) or new then old;
 * only version 1 exists (TiCDC's decoder accepts any version from 1 up); the key is absent.
+
+The size tables, the headers and the column groups are read in bulk where their bytes hold no
+fault (``_fast_groups``); anything else is read again the full way, which raises at the fault.
 """
 
 from __future__ import annotations

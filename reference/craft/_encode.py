@@ -5,6 +5,12 @@ when its estimated size exceeds ``max-message-bytes`` or it holds ``max-batch-si
 the row that crosses the limit still travels in the batch it made too large (§3.4). DDL and
 resolved events close the batch and go out alone. Every message has a nil key.
 
+Rows are laid out by ``_rows`` (the full way: ``validation.check_row`` first, then each value's
+writer) or ``_fast_rows`` (values checked and written in one pass, for rows that pass). What a
+rows message holds besides commit ts, values and sizes — the headers' other chunks, each
+group's names, types and flags, the term dictionary — depends only on its rows' tables and
+group layouts, and is made once for them.
+
 Where TiCDC's encoder would crash (a nil-pointer dereference or a failed type assertion) the
 reference raises ``EncodeError`` instead of inventing bytes: a row without schema or table
 name, a column group with no column, a value of the wrong Go type for its column.

@@ -1,4 +1,4 @@
-"""A column group read in bulk, for groups whose names, types and flags were seen before.
+"""Column groups and uvarint regions read in bulk, where the bytes hold no fault.
 
 The rows of a message (and of the messages that follow) mostly come from a few tables, so
 their column groups begin with the same bytes: the column count, then the chunks of name term
@@ -16,6 +16,11 @@ full way, which raises at the fault or records the finding. Term IDs are looked 
 way looks them up (``Terms.lookup``, which raises at an ID out of first-use order) once per
 message and header; a lookup that succeeded leaves every ID below ``Terms.next_new``, so the
 full way's lookup of the same IDs, should it read the group again, finds the same names.
+
+Regions that hold only uvarints — the size tables, the five header chunks — are read the same
+way: ``uvarints_filling`` takes the uvarints that fill a region exactly (a region of one-byte
+uvarints as the bytes it is), and ``fast_size_tables`` splits them into tables; both answer
+``None`` where the full read would raise, and the decoder then takes it.
 """
 
 from __future__ import annotations
