@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -42,7 +42,7 @@ from ticdc_conformance.reference import (
     Value,
     craft,
 )
-from ticdc_conformance.reference.craft import _decode, _encode, _fast_rows, _values
+from ticdc_conformance.reference.craft import _decode, _encode, _puts, _values
 from ticdc_conformance.reference.validation import InvalidValueError, info_type, unchecked_values
 from ticdc_conformance.reference.validity import FLOAT32_MAX, problem
 from ticdc_conformance.reference.values import check_value
@@ -101,7 +101,7 @@ odd_values: st.SearchStrategy[Value] = st.one_of(
 
 
 @contextlib.contextmanager
-def switched_off(module: object, name: str, stand_in: Callable[..., object]) -> Iterator[None]:
+def switched_off(module: object, name: str, stand_in: object) -> Iterator[None]:
     saved = getattr(module, name)
     setattr(module, name, stand_in)
     try:
@@ -202,7 +202,7 @@ def test_a_column_put_refuses_or_writes_what_the_writer_writes(
     column: ColumnInfo, flag: int, data: st.DataObject
 ) -> None:
     writer = _values.value_writer(column.effective_type_code)
-    put = _fast_rows._put(column, writer, flag)
+    put = _puts.put_of(column, writer, flag)
     ctype = info_type(column, raw_text=True)
     drawn = data.draw(st.lists(column_values(column) | odd_values, max_size=5))
     for value in [*FIXED_VALUES, *drawn]:
@@ -210,7 +210,7 @@ def test_a_column_put_refuses_or_writes_what_the_writer_writes(
             continue
         try:
             written = put(value)
-        except (_fast_rows._Slow, ValueError):
+        except (_puts.Slow, ValueError):
             continue
         assert problem(value, ctype) is None, value
         assert written == writer(value, flag), value
