@@ -39,7 +39,6 @@ from ticdc_conformance.reference.craft._values import (
     _write_uvarint,
     _write_year,
 )
-from ticdc_conformance.reference.craft.primitives import write_uvarint
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
     INT64,
@@ -76,10 +75,14 @@ _FLOAT32 = struct.Struct("<f")
 
 
 def _uvarint(value: int) -> bytes:
+    """``primitives.write_uvarint``'s bytes of ``value`` (0 ≤ value < 2^64, checked before)."""
     if value < 0x80:
         return _ONE_BYTE[value]
-    out = bytearray()
-    write_uvarint(out, value)
+    out = []
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
     return bytes(out)
 
 
