@@ -87,11 +87,12 @@ def _uvarint(value: int) -> bytes:
 
 
 class _Uvarints(dict[int, bytes]):
-    """Uvarints by value, each made once (the values below 2^16: the memory stays bounded)."""
+    """Uvarints by value, each made once (the values below 2^14, the two-byte ones, are kept:
+    the memory stays bounded)."""
 
     def __missing__(self, value: int) -> bytes:
         made = _uvarint(value)
-        if value < 1 << 16:
+        if value < 1 << 14:
             self[value] = made
         return made
 
