@@ -30,6 +30,7 @@ from ticdc_conformance.reference.values import Value
 __all__ = [
     "InvalidValueError",
     "check_row",
+    "checking_values",
     "code_check",
     "code_type",
     "finding",
@@ -137,6 +138,11 @@ def unchecked_values() -> Iterator[None]:
         yield
     finally:
         _CHECKING.reset(token)
+
+
+def checking_values() -> bool:
+    """Whether ``check_row`` checks values here (``False`` within ``unchecked_values``)."""
+    return _CHECKING.get()
 
 
 _last_types: list[tuple[TableInfo, tuple[tuple[ColumnType, Check], ...]]] = []

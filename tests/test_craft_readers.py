@@ -59,6 +59,25 @@ def _uvarint(value: int) -> bytes:
     return bytes(out)
 
 
+JSON_TEXTS = [
+    '{"k": [1, 2]}',
+    "null",
+    "3.5",
+    "1e400",
+    "NaN",
+    "Infinity",
+    "[1,",
+    '"\\ud800"',
+    '{"a": 1, "a": 2}',
+    "[" * 70 + "]" * 70,
+    "[" * 2000 + "]" * 2000,
+    " [] ",
+    "\u00e9",
+    '"\u00e9"',
+]
+"""JSON texts valid and not, shallow and deep (orjson's verdict stands only on shallow ones)."""
+
+
 def _digits(count: int) -> st.SearchStrategy[str]:
     return st.text("0123456789", min_size=count, max_size=count)
 
@@ -81,6 +100,7 @@ _texts = st.one_of(
     ),
     st.from_regex(r"-?[0-9]{1,40}(\.[0-9]{1,35})?", fullmatch=True),
     st.text(max_size=12),
+    st.sampled_from(JSON_TEXTS),
 )
 DATA = st.one_of(
     st.integers(0, 2**64 - 1).map(_uvarint),
@@ -105,7 +125,12 @@ CASES = [
     (1, 0, b"\x80\x04", "invalid", "int 256"),  # outside TINYINT
     (1, 0, b"\x02\x00", "error", "1 bytes after the varint"),
     (13, 0, b"\xd0\x1f", "value", "int 2024"),  # YEAR: ZigZag
-    (16, 0, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),  # BIT: 10 bytes, the full path
+    (16, 0, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),  # BIT: 10 bytes
+    (8, UNSIGNED_FLAG, _uvarint(2**64 - 1), "value", f"int {2**64 - 1}"),
+    (8, 0, _uvarint(2**64 - 1), "value", f"int {-(2**63)}"),  # ZigZag of int64's least
+    (8, UNSIGNED_FLAG, _uvarint(2**64), "error", None),  # the 10th byte 2: past 64 bits
+    (8, UNSIGNED_FLAG, _uvarint(2**70), "error", None),  # 11 bytes
+    (8, UNSIGNED_FLAG, b"\x80" * 9 + b"\x01", "value", f"int {2**63}"),
     (15, 0, b"abc", "value", "str 'abc'"),
     (15, BINARY_FLAG, b"\xff", "value", "bytes b'\\xff'"),
     (5, 0, struct.pack("<d", 1.5), "value", "float 1.5"),
@@ -114,6 +139,9 @@ CASES = [
     (12, 0, b"2024-02-29 23:59:59.5", "value", "str '2024-02-29 23:59:59.5'"),
     (11, 0, b"-99:00:00", "value", "str '-99:00:00'"),
     (246, 0, b"-1.25", "value", "DecimalValue DecimalValue(text='-1.25')"),
+    (245, 0, b'{"k": [1, 2]}', "value", "str '{\"k\": [1, 2]}'"),
+    (245, 0, b"NaN", "invalid", "str 'NaN'"),
+    (245, 0, b"\xff", "error", "value is not UTF-8 text"),
     (7, 0, b"1970-01-01 00:00:00", "value", None),
     (7, 0, b"1969-12-31 23:59:59", "value", None),  # the full path: the zone is unknown
 ]

@@ -5,6 +5,12 @@ when its estimated size exceeds ``max-message-bytes`` or it holds ``max-batch-si
 the row that crosses the limit still travels in the batch it made too large (§3.4). DDL and
 resolved events close the batch and go out alone. Every message has a nil key.
 
+Rows are laid out by ``_rows`` (the full way: ``validation.check_row`` first, then each value's
+writer) or ``_fast_rows`` (values checked and written in one pass, for rows that pass). What a
+rows message holds besides commit ts, values and sizes — the headers' other chunks, each
+group's names, types and flags, the term dictionary — depends only on its rows' tables and
+group layouts, and is made once for them.
+
 Where TiCDC's encoder would crash (a nil-pointer dereference or a failed type assertion) the
 reference raises ``EncodeError`` instead of inventing bytes: a row without schema or table
 name, a column group with no column, a value of the wrong Go type for its column.
@@ -17,56 +23,45 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import PROTOCOL, Config
-from ticdc_conformance.reference.craft._values import Writer, value_writer
+from ticdc_conformance.reference.craft._fast_rows import fast_row
+from ticdc_conformance.reference.craft._rows import (
+    DDL,
+    NEW_GROUP,
+    NO_PARTITION,
+    OLD_GROUP,
+    RESOLVED,
+    ROW,
+    Group,
+    Header,
+    Row,
+    row,
+    utf8,
+)
 from ticdc_conformance.reference.craft.primitives import (
     write_bytes,
-    write_bytes_chunk,
-    write_delta_uvarint_chunk,
     write_delta_varint_chunk,
-    write_nullable_bytes_chunk,
-    write_size_tables,
     write_uvarint,
     write_uvarint_chunk,
+    write_uvarint_reversed,
 )
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChangedEvent
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.mysql import INT64
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, Profile, TableInfo
 from ticdc_conformance.reference.validation import check_row
-from ticdc_conformance.reference.values import Value
 
-__all__ = ["encode", "estimated_size"]
+__all__ = [
+    "DDL",
+    "NEW_GROUP",
+    "NO_PARTITION",
+    "OLD_GROUP",
+    "RESOLVED",
+    "ROW",
+    "encode",
+    "estimated_size",
+]
 
 VERSION = 1
-ROW, DDL, RESOLVED = 1, 2, 3
-"""Event types in the header (§3.2)."""
-NEW_GROUP, OLD_GROUP = 0x01, 0x02
-NO_PARTITION = -1
-_HEADER_ESTIMATE = 32
-"""Per row: "4 64-bit integers" in TiCDC's estimate, plus schema and table bytes (§3.4)."""
-_COLUMN_ESTIMATE = 16
-"""Per column: "two 64-bit integers", plus name and value bytes (§3.4)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Header:
-    commit_ts: int
-    kind: int
-    partition: int
-    schema: bytes | None
-    table: bytes | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Group:
-    kind: int
-    names: tuple[bytes, ...]
-    types_and_flags: bytes
-    """The type code and flags chunks, written once per table layout."""
-    values: list[bytes | None]
-    size: int
-    """TiCDC's estimate (§3.4): per column the name, the value and ``_COLUMN_ESTIMATE``."""
+_U64 = 1 << 64
 
 
 class _Terms:
@@ -83,210 +78,153 @@ class _Terms:
         return self.ids.setdefault(term, len(self.ids))
 
 
-def _utf8(text: str, what: str) -> bytes:
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        raise EncodeError(f"{what} {text!r} is not valid Unicode", protocol=PROTOCOL) from None
-
-
-class _Layout(NamedTuple):
-    """What a table's column groups hold under one profile, before any value."""
-
-    flags: Sequence[int]
-    chosen: list[int]
-    types: tuple[int, ...]
-    chosen_flags: tuple[int, ...]
-    names: tuple[bytes, ...] | None
-    """``None`` when a name is not valid Unicode (``_group`` raises, after the values)."""
-    writers: tuple[Writer, ...]
-    """Each chosen column's value writer, by its type code."""
-    types_and_flags: bytes
-    names_estimate: int
-    """The names' bytes and ``_COLUMN_ESTIMATE`` per column: the estimate without values."""
-
-
-_layouts: dict[tuple[int, Profile, bool], tuple[TableInfo, _Layout]] = {}
-"""Recent tables' layouts by (id of the table, profile, keys only); a table is kept beside
-its layout, so the id is not reused while the entry lives."""
-
-
-def _layout(table: TableInfo, profile: Profile, keys_only: bool) -> _Layout:
-    cached = _layouts.get((id(table), profile, keys_only))
-    if cached is not None and cached[0] is table:
-        return cached[1]
-    flags = table.column_flags(profile)
-    chosen = [
-        i
-        for i, column in enumerate(table.columns)
-        if not column.is_virtual and not (keys_only and not flags[i] & HANDLE_KEY_FLAG)
-    ]
-    try:
-        names: tuple[bytes, ...] | None = tuple(table.columns[i].name.encode() for i in chosen)
-    except UnicodeEncodeError:
-        names = None
-    types = tuple(table.columns[i].effective_type_code for i in chosen)
-    chosen_flags = tuple(flags[i] for i in chosen)
-    types_and_flags = bytearray()
-    write_uvarint_chunk(types_and_flags, types)
-    write_uvarint_chunk(types_and_flags, chosen_flags)
-    layout = _Layout(
-        flags,
-        chosen,
-        types,
-        chosen_flags,
-        names,
-        tuple(value_writer(code) for code in types),
-        bytes(types_and_flags),
-        sum(map(len, names or ())) + _COLUMN_ESTIMATE * len(chosen),
-    )
-    if len(_layouts) >= 64:
-        _layouts.clear()
-    _layouts[id(table), profile, keys_only] = (table, layout)
-    return layout
-
-
-def _group(
-    kind: int, event: RowChangedEvent, image: Sequence[Value], config: Config, keys_only: bool
-) -> _Group:
-    table = event.table
-    layout = _layout(table, config.profile, keys_only)
-    chosen = layout.chosen
-    if not chosen:
-        # TiCDC leaves a nil group in the row and crashes encoding it (model.go, §3.2)
-        what = "handle-key column" if keys_only else "stored column"
-        raise EncodeError(f"the row has no {what} to put in a column group", protocol=PROTOCOL)
-    values: list[bytes | None] = []
-    append = values.append
-    size = layout.names_estimate
-    for i, write, flag in zip(chosen, layout.writers, layout.chosen_flags, strict=True):
-        value = image[i]
-        if value is None:
-            append(None)
-            continue
-        try:
-            data = write(value, flag)
-        except ValueError as error:
-            column = table.columns[i]
-            raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
-        append(data)
-        if data is not None:
-            size += len(data)
-    names = layout.names
-    if names is None:
-        names = tuple(_utf8(table.columns[i].name, "column name") for i in chosen)
-    return _Group(kind, names, layout.types_and_flags, values, size)
-
-
-@dataclass(frozen=True, slots=True)
-class _Row:
-    header: _Header
-    groups: tuple[_Group, ...]
-
-    def estimated_size(self) -> int:
-        header = _HEADER_ESTIMATE + len(self.header.schema or b"") + len(self.header.table or b"")
-        return header + sum(g.size for g in self.groups)
-
-
-def _row(event: RowChangedEvent, config: Config) -> _Row:
-    table = event.table
-    if not table.schema or not table.name:
-        # TiCDC's size estimate dereferences the nil name of an empty schema or table (§3.4)
-        raise EncodeError("a row needs schema and table names", protocol=PROTOCOL)
-    partition = NO_PARTITION if table.partition_id is None else table.partition_id
-    if partition not in INT64:
-        raise EncodeError(f"partition id {partition} is not an int64", protocol=PROTOCOL)
-    groups = []
-    if event.after is not None:
-        groups.append(_group(NEW_GROUP, event, event.after, config, keys_only=False))
-    if event.before is not None:
-        keys_only = event.op == "delete" and config.delete_only_output_handle_key_columns
-        groups.append(_group(OLD_GROUP, event, event.before, config, keys_only))
-    header = _Header(
-        commit_ts=event.commit_ts,
-        kind=ROW,
-        partition=partition,
-        schema=_utf8(table.schema, "schema name"),
-        table=_utf8(table.name, "table name"),
-    )
-    return _Row(header=header, groups=tuple(groups))
-
-
-def _message(headers: Sequence[_Header], bodies: Sequence[bytes | tuple[_Group, ...]]) -> Message:
-    """Lay out one message (§3.2): a body is raw bytes (DDL, resolved) or a row's groups."""
+def _message(header: Header, body: bytes) -> Message:
+    """Lay out a message of one DDL or resolved event (§3.2): its header and its raw body."""
     out = bytearray()
     write_uvarint(out, VERSION)
     terms = _Terms()
     start = len(out)
-    write_delta_uvarint_chunk(out, [h.commit_ts for h in headers])
+    write_uvarint_chunk(out, [*_deltas([header.commit_ts]), header.kind])  # one element each
+    write_delta_varint_chunk(out, [header.partition])
+    write_delta_varint_chunk(out, [terms.id(header.schema)])
+    write_delta_varint_chunk(out, [terms.id(header.table)])
+    header_size = len(out) - start
+    out += body
+    start = len(out)
+    if terms.ids:  # an empty dictionary is omitted entirely: count, a bytes chunk
+        write_uvarint(out, len(terms.ids))
+        write_uvarint_chunk(out, [len(term) for term in terms.ids])
+        out += b"".join(terms.ids)
+    _size_tables(out, [[header_size, len(out) - start], [len(body)]])
+    return Message(key=None, value=bytes(out))
+
+
+def _deltas(values: Sequence[int]) -> list[int]:
+    """A delta uvarint chunk's numbers: each difference to the previous value modulo 2^64."""
+    deltas, last = [], 0
+    for value in values:
+        deltas.append((value - last) % _U64)
+        last = value
+    return deltas
+
+
+def _prefix(group: Group, terms: _Terms) -> bytes:
+    out = bytearray((group.kind,))
+    write_uvarint(out, len(group.names))
+    write_delta_varint_chunk(out, [terms.id(name) for name in group.names])
+    out += group.types_and_flags
+    return bytes(out)
+
+
+def _size_tables(out: bytearray, tables: Sequence[Sequence[int]]) -> None:
+    """``primitives.write_size_tables`` with every table's uvarints written in one chunk."""
+    numbers = []
+    for table in tables:
+        numbers.append(len(table))
+        last = 0
+        for size in table:  # sizes: lengths of bytes, so int64 deltas that do not wrap
+            delta = size - last
+            numbers.append((delta << 1) ^ (delta >> 63))
+            last = size
+    start = len(out)
+    write_uvarint_chunk(out, numbers)
+    write_uvarint_reversed(out, len(out) - start)
+
+
+class _Skeleton(NamedTuple):
+    """What a rows message holds besides commit ts, values and sizes (``_rows_message``)."""
+
+    headers: bytes
+    """The event type, partition, schema and table chunks of the headers."""
+    prefixes: tuple[tuple[bytes, ...], ...]
+    """Each row's groups' type, column count, name IDs, type codes and flags."""
+    dictionary: bytes
+
+
+_skeletons: dict[tuple[object, ...], _Skeleton] = {}
+"""Recent messages' skeletons by their rows' headers and group layouts (which fix them)."""
+
+
+def _skeleton(rows: Sequence[Row]) -> _Skeleton:
+    headers = [r.header for r in rows]
+    out = bytearray()
+    terms = _Terms()
     write_uvarint_chunk(out, [h.kind for h in headers])
     write_delta_varint_chunk(out, [h.partition for h in headers])
     write_delta_varint_chunk(out, [terms.id(h.schema) for h in headers])
     write_delta_varint_chunk(out, [terms.id(h.table) for h in headers])
+    made: dict[tuple[int, tuple[bytes, ...], bytes], bytes] = {}
+    prefixes = []
+    for r in rows:
+        row_prefixes = []
+        for group in r.groups:
+            key = (group.kind, group.names, group.types_and_flags)
+            if key not in made:  # the names' IDs stay the same within the message
+                made[key] = _prefix(group, terms)
+            row_prefixes.append(made[key])
+        prefixes.append(tuple(row_prefixes))
+    dictionary = bytearray()
+    if terms.ids:  # an empty dictionary is omitted entirely: count, a bytes chunk
+        write_uvarint(dictionary, len(terms.ids))
+        write_uvarint_chunk(dictionary, [len(term) for term in terms.ids])
+        dictionary += b"".join(terms.ids)
+    return _Skeleton(bytes(out), tuple(prefixes), bytes(dictionary))
+
+
+def _rows_message(rows: Sequence[Row]) -> Message:
+    """``_message`` of rows, its skeleton made once for rows of the same tables and images."""
+    key = tuple(
+        [(*r.header[1:], *[(g.kind, g.names, g.types_and_flags) for g in r.groups]) for r in rows]
+    )
+    skeleton = _skeletons.get(key)
+    if skeleton is None:
+        skeleton = _skeleton(rows)
+        if len(_skeletons) >= 64:
+            _skeletons.clear()
+        _skeletons[key] = skeleton
+    out = bytearray()
+    write_uvarint(out, VERSION)
+    start = len(out)
+    write_uvarint_chunk(out, _deltas([r.header.commit_ts for r in rows]))  # delta uvarints
+    out += skeleton.headers
     header_size = len(out) - start
     body_sizes, group_tables = [], []
-    name_ids: dict[tuple[bytes, ...], bytes] = {}
-    id_of = terms.id
-    for body in bodies:
-        start = len(out)
-        if isinstance(body, bytes):
-            out += body
-        else:
-            group_sizes = []
-            for group in body:
-                group_start = len(out)
-                out.append(group.kind)
-                write_uvarint(out, len(group.names))
-                ids = name_ids.get(group.names)
-                if ids is None:  # the names' IDs stay the same within the message
-                    ids = name_ids[group.names] = _delta_varints([id_of(n) for n in group.names])
-                out += ids
-                out += group.types_and_flags
-                write_nullable_bytes_chunk(out, group.values)
-                group_sizes.append(len(out) - group_start)
-            group_tables.append(group_sizes)
-        body_sizes.append(len(out) - start)
-    start = len(out)
-    if terms.ids:  # an empty dictionary is omitted entirely
-        write_uvarint(out, len(terms.ids))
-        write_bytes_chunk(out, list(terms.ids))
-    write_size_tables(out, [[header_size, len(out) - start], body_sizes, *group_tables])
+    for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
+        group_sizes = []
+        for group, prefix in zip(r.groups, prefixes, strict=True):
+            out += prefix
+            out += group.tail
+            group_sizes.append(len(prefix) + len(group.tail))
+        group_tables.append(group_sizes)
+        body_sizes.append(sum(group_sizes))
+    out += skeleton.dictionary
+    _size_tables(out, [[header_size, len(skeleton.dictionary)], body_sizes, *group_tables])
     return Message(key=None, value=bytes(out))
-
-
-def _delta_varints(values: Sequence[int]) -> bytes:
-    out = bytearray()
-    write_delta_varint_chunk(out, values)
-    return bytes(out)
-
-
-def _rows_message(rows: Sequence[_Row]) -> Message:
-    return _message([r.header for r in rows], [r.groups for r in rows])
 
 
 def _ddl_message(event: DDLEvent) -> Message:
     body = bytearray()
     write_uvarint(body, event.ddl_type)
-    write_bytes(body, _utf8(event.query, "query"))
-    header = _Header(
+    write_bytes(body, utf8(event.query, "query"))
+    header = Header(
         commit_ts=event.commit_ts,
         kind=DDL,
         partition=NO_PARTITION,
         # empty names are written as null (−1), not as the term "" (§3.2)
-        schema=_utf8(event.schema, "schema name") or None,
-        table=_utf8(event.table, "table name") or None,
+        schema=utf8(event.schema, "schema name") or None,
+        table=utf8(event.table, "table name") or None,
     )
-    return _message([header], [bytes(body)])
+    return _message(header, bytes(body))
 
 
 def estimated_size(event: RowChangedEvent, config: Config | None = None) -> int:
     """TiCDC's size estimate of one row, which batching compares with the limit (§3.4)."""
-    return _row(event, config or Config()).estimated_size()
+    return row(event, config or Config()).size
 
 
 @dataclass(slots=True)
 class _Batch:
-    rows: list[_Row] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     size: int = 0
 
 
@@ -298,10 +236,12 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
-                check_row(event, PROTOCOL)
-                row = _row(event, config)
-                batch.rows.append(row)
-                batch.size += row.estimated_size()
+                made = fast_row(event, config)
+                if made is None:  # anything the bulk path does not write: the full way
+                    check_row(event, PROTOCOL)
+                    made = row(event, config)
+                batch.rows.append(made)
+                batch.size += made.size
                 # checked after appending: the crossing row stays in this batch (§3.4)
                 if (
                     batch.size > config.max_message_bytes
@@ -316,8 +256,8 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
             if isinstance(event, DDLEvent):
                 messages.append(_ddl_message(event))
             else:
-                header = _Header(event.commit_ts, RESOLVED, NO_PARTITION, None, None)
-                messages.append(_message([header], [b""]))
+                header = Header(event.commit_ts, RESOLVED, NO_PARTITION, None, None)
+                messages.append(_message(header, b""))
         except EncodeError as error:
             raise EncodeError(error.reason, protocol=PROTOCOL, event_index=index) from None
     if batch.rows:

@@ -12,14 +12,15 @@ code and flags state (no declared length, scale or members, ground truth §3.3).
 else takes ``decode_value`` and the validity check themselves, so every outcome is theirs:
 
 * integers, YEAR, BIT, ENUM, SET: a whole uvarint (ZigZag where the column's reader takes one)
-  of at most 9 bytes whose value lies inside the type's range (YEAR 1901–2155, BIT and SET 64
-  bits, ENUM indexes up to 65,535);
+  of at most 10 bytes, the 10th at most 1 (64 bits), whose value lies inside the type's range
+  (YEAR 1901–2155, BIT and SET 64 bits, ENUM indexes up to 65,535);
 * FLOAT, DOUBLE: 8 bytes of a float64 of at most float32's, float64's largest magnitude;
 * CHAR, VARCHAR, TEXT types: ASCII bytes; BINARY, VARBINARY, BLOB types (BinaryFlag): any bytes;
 * DATE, DATETIME, TIME: ASCII text of a pattern no wider than validity's (days that exist,
   February 29 in leap years only, hours up to 23 or 99 for TIME, at most 6 fractional digits);
   TIMESTAMP: the same, years 1970–2037;
-* DECIMAL: decimal text of at most 31 characters (so at most 65 digits and 30 decimals).
+* DECIMAL: decimal text of at most 31 characters (so at most 65 digits and 30 decimals);
+* JSON: UTF-8 text that ``_fast_checks.json_reads`` reads (with orjson installed).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import struct
 import sys
 from collections.abc import Callable
 
-from ticdc_conformance.reference._fast_checks import is_date, is_datetime
+from ticdc_conformance.reference._fast_checks import is_date, is_datetime, json_reads
 from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -95,7 +96,7 @@ def _make(type_code: int, flags: int) -> Reader:
     ctype = checked[0]
     if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
         return general  # a type code states none of them; kept for safety
-    for make in (_integer, _float, _string, _text, _timestamp, _decimal):
+    for make in (_integer, _float, _string, _text, _timestamp, _decimal, _json):
         fast = make(ctype, flags, general)
         if fast is not None:
             return fast
@@ -129,7 +130,8 @@ def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
     def read(data: bytes) -> Value:
         last = len(data) - 1
-        if 0 <= last < 9 and data[last] < 0x80:  # 9 bytes at most: no overflow
+        # 10 bytes at most, the 10th at most 1: no overflow past 64 bits (as read_uvarint)
+        if 0 <= last < 10 and data[last] < (0x80 if last < 9 else 2):
             value = data[last]
             for index in range(last - 1, -1, -1):
                 byte = data[index]
@@ -252,6 +254,23 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             value = _new(DecimalValue)
             _set(value, "text", data.decode())
             return value
+        return general(data)
+
+    return read
+
+
+def _json(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
+    del flags
+    if ctype.name != "json":
+        return None
+
+    def read(data: bytes) -> Value:
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            return general(data)
+        if json_reads(text):
+            return text
         return general(data)
 
     return read

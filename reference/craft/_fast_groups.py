@@ -1,0 +1,185 @@
+"""Column groups and uvarint regions read in bulk, where the bytes hold no fault.
+
+The rows of a message (and of the messages that follow) mostly come from a few tables, so
+their column groups begin with the same bytes: the column count, then the chunks of name term
+IDs, type codes and flags (ground truth §3.2). ``fast_group`` keeps what those bytes mean — the
+IDs, the type codes, the flags and each column's reader (``_readers``) — by the bytes
+themselves; identical bytes read as the same ``3 × count`` varints, so a group that starts
+with them needs only its value lengths read. The lengths of one byte each (values under 64
+bytes) are taken as the bytes they are; the values are sliced and read column by column, and
+the ``DecodedColumn`` tuples are built in one pass.
+
+It returns ``None`` for anything it does not read through: a count, header or length chunk
+that does not fit, lengths that do not fill the group exactly, a value that its reader refuses
+(``ValueError``) or finds invalid (``Invalid``). The decoder then reads the group again the
+full way, which raises at the fault or records the finding. Term IDs are looked up as the full
+way looks them up (``Terms.lookup``, which raises at an ID out of first-use order) once per
+message and header; a lookup that succeeded leaves every ID below ``Terms.next_new``, so the
+full way's lookup of the same IDs, should it read the group again, finds the same names.
+
+Regions that hold only uvarints — the size tables, the five header chunks — are read the same
+way: ``uvarints_filling`` takes the uvarints that fill a region exactly (a region of one-byte
+uvarints as the bytes it is), and ``fast_size_tables`` splits them into tables; both answer
+``None`` where the full read would raise, and the decoder then takes it.
+"""
+
+from __future__ import annotations
+
+from itertools import accumulate, repeat
+
+from ticdc_conformance.reference.craft._groups import Terms
+from ticdc_conformance.reference.craft._readers import Invalid, Reader, reader
+from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
+from ticdc_conformance.reference.decoded import DecodedColumn
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
+
+__all__ = ["Header", "Names", "fast_group", "fast_size_tables", "uvarints_filling"]
+
+_new = tuple.__new__
+_MAX_HEADERS = 16
+"""Headers kept per column count (most recent first): the bytes are the message's, the memory
+is not."""
+_ODD = (1).__and__
+_ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
+"""The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
+
+
+class Header:
+    """What a group's column count and first three chunks say, by their bytes."""
+
+    __slots__ = ("data", "flags", "handles", "ids", "nones", "readers", "types")
+
+    def __init__(
+        self, data: bytes, ids: list[int], types: list[int], flags: list[int], readers: list[Reader]
+    ) -> None:
+        self.data = data
+        self.ids = ids
+        self.types = types
+        self.flags = flags
+        self.readers = readers
+        self.handles = [bool(flag & HANDLE_KEY_FLAG) for flag in flags]
+        self.nones = [None] * len(ids)
+
+
+_HEADERS: dict[int, list[Header]] = {}
+"""Recent headers by column count."""
+
+Names = dict[bytes, list[str]]
+"""The names of each header's IDs within one message (looked up in its term dictionary)."""
+
+
+def _header(value: bytes, position: int, count: int, end: int) -> Header | None:
+    known = _HEADERS.get(count)
+    if known is not None:
+        for header in known:
+            if value.startswith(header.data, position):
+                return header if position + len(header.data) <= end else None
+    try:
+        numbers, after = read_uvarint_chunk(value, position, 3 * count, end)
+    except DecodeError:
+        return None
+    types = numbers[count : 2 * count]
+    if max(types) > 255:
+        return None
+    flags = numbers[2 * count :]
+    readers = [reader(type_code, flag) for type_code, flag in zip(types, flags, strict=True)]
+    header = Header(value[position:after], zigzag_deltas(numbers[:count]), types, flags, readers)
+    known = _HEADERS.setdefault(count, [])
+    known.insert(0, header)
+    del known[_MAX_HEADERS:]
+    return header
+
+
+def fast_group(
+    value: bytes, start: int, end: int, terms: Terms, names: Names
+) -> tuple[int, tuple[DecodedColumn, ...]] | None:
+    """The group type and columns of the group at ``start..end``, or ``None`` (see above)."""
+    if start + 1 >= end or value[start] not in (1, 2):
+        return None
+    count = value[start + 1]
+    if not 0 < count < 0x80:
+        return None
+    position = start + 2
+    header = _header(value, position, count, end)
+    if header is None:
+        return None
+    at = position + len(header.data)
+    lengths: bytes | list[int]
+    one_byte = value[at : at + count]
+    if len(one_byte) == count and not one_byte.translate(None, _ONE_BYTE_LENGTHS):
+        # every length one byte, NULL or a size: deleting those bytes left nothing
+        lengths = one_byte
+        at += count
+    else:
+        try:
+            lengths, at = read_uvarint_chunk(value, at, count, end)
+        except DecodeError:
+            return None
+        if sum(map(_ODD, lengths)) != lengths.count(1):  # an odd length but NULL's 1
+            return None
+    ends = list(accumulate([length >> 1 for length in lengths], initial=at))
+    if ends[-1] != end:
+        return None
+    group_names = names.get(header.data)
+    if group_names is None:
+        group_names = names[header.data] = terms.lookup(header.ids, position)
+    try:
+        values = [
+            None if length == 1 else read(value[a:b])
+            for length, read, a, b in zip(lengths, header.readers, ends, ends[1:], strict=False)
+        ]
+    except (ValueError, Invalid):
+        return None
+    nones = header.nones
+    columns = zip(
+        group_names, values, header.types, header.flags, header.handles, nones, nones, strict=True
+    )
+    return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
+
+
+_LOW_BYTES = bytes(range(0x80))
+"""Every uvarint's last byte: one of these, and no other byte of it."""
+
+
+def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
+    """The uvarints that fill ``start..end`` exactly, or ``None`` when they do not.
+
+    ``None`` also for a uvarint past 64 bits: the caller's full read raises at the fault.
+    """
+    region = value[start:end]
+    if region.isascii():  # the common region: every uvarint takes one byte
+        return list(region)
+    count = len(region) - len(region.translate(None, _LOW_BYTES))
+    try:
+        numbers, after = read_uvarint_chunk(value, start, count, end)
+    except DecodeError:
+        return None
+    return numbers if after == end else None
+
+
+def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] | None:
+    """``primitives.read_size_tables(value, offset)`` read in one pass, or ``None``.
+
+    ``None`` for a trailer of more than one byte and for tables that are not whole (an empty
+    one, a count past the uvarints left, a uvarint past 64 bits): the full read raises there.
+    """
+    end = len(value)
+    if type(value) is not bytes or end <= offset or value[end - 1] >= 0x80:
+        return None
+    trailer = end - 1
+    start = trailer - value[trailer]
+    if start < offset:
+        return None
+    numbers = uvarints_filling(value, start, trailer)
+    if numbers is None:
+        return None
+    tables = []
+    at, left = 0, len(numbers)
+    while at < left:
+        count = numbers[at]
+        if count == 0 or count > left - at - 1:
+            return None
+        tables.append(zigzag_deltas(numbers[at + 1 : at + 1 + count]))
+        at += 1 + count
+    return tables, start

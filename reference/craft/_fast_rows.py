@@ -1,0 +1,156 @@
+"""A row written with its values checked in the same pass, for rows that are valid.
+
+The encoder first checks every value of a row (``validation.check_row``), then writes the
+chosen columns (``_rows``). ``fast_row`` does both in one pass over each image, with one
+function per column chosen once per table: a cheap test that is sufficient, never necessary,
+for the value to pass ``check_row``'s check of its column type *and* to be written by the
+column's value writer without error, then the write; values the test does not judge take the
+check and the writer themselves. ``fast_row`` answers only for rows it writes through: a row
+with any value a test or check refuses, a writer that raises, NULL in a primary key column, an
+image of another length than the table's columns, a table the full way refuses before any value
+(no names, a partition outside int64, a name that is not Unicode, no column to write), or with
+values unchecked (``validation.unchecked_values``) gives ``None``, and the encoder takes the
+full way, which raises the error the row deserves. What it returns is what the full way
+returns for the row: the same group tails and the same size estimate.
+
+The per-column functions and their cheap tests are in ``_puts``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ticdc_conformance.reference.craft._config import Config
+from ticdc_conformance.reference.craft._puts import UVARINTS, Put, Slow, put_of
+from ticdc_conformance.reference.craft._rows import (
+    HEADER_ESTIMATE,
+    NEW_GROUP,
+    NO_PARTITION,
+    OLD_GROUP,
+    ROW,
+    Group,
+    Header,
+    Layout,
+    Row,
+    layout,
+)
+from ticdc_conformance.reference.craft._values import Writer
+from ticdc_conformance.reference.events import RowChangedEvent
+from ticdc_conformance.reference.mysql import INT64
+from ticdc_conformance.reference.tables import Profile, TableInfo
+from ticdc_conformance.reference.validation import checking_values
+from ticdc_conformance.reference.values import Value
+
+__all__ = ["fast_row"]
+
+_new = tuple.__new__
+"""``_new(Group, members)``: a named tuple from all its members, without its ``__new__``."""
+
+
+class _Plan(NamedTuple):
+    """One table's one-pass writing of its images (for one profile and keys-only choice)."""
+
+    puts: tuple[Put, ...]
+    """Every column's check and write; columns not written are only checked."""
+    chosen: list[int] | None
+    """The columns written, ``None`` for all of them."""
+    keys: tuple[int, ...]
+    """Primary key columns: NULL there is refused."""
+    made: Layout
+    names: tuple[bytes, ...]
+    header_size: int
+    schema: bytes
+    name: bytes
+    partition: int
+
+
+_plans: dict[tuple[int, Profile, bool], tuple[TableInfo, _Plan | None]] = {}
+"""Recent tables' plans by (id of the table, profile, keys only), ``None`` for a table the
+full way writes; a table is kept beside its plan, so the id is not reused while it lives."""
+
+
+def _plan(table: TableInfo, profile: Profile, *, keys_only: bool) -> _Plan | None:
+    key = (id(table), profile, keys_only)
+    cached = _plans.get(key)
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    plan = _make_plan(table, profile, keys_only)
+    if len(_plans) >= 64:
+        _plans.clear()
+    _plans[key] = (table, plan)
+    return plan
+
+
+def _make_plan(table: TableInfo, profile: Profile, keys_only: bool) -> _Plan | None:
+    partition = NO_PARTITION if table.partition_id is None else table.partition_id
+    if not table.schema or not table.name or partition not in INT64:
+        return None
+    try:
+        schema, name = table.schema.encode(), table.name.encode()
+    except UnicodeEncodeError:
+        return None
+    made = layout(table, profile, keys_only)
+    if not made.chosen or made.names is None:
+        return None
+    writers: list[Writer | None] = [None] * len(table.columns)
+    flags = [0] * len(table.columns)
+    for i, write, flag in zip(made.chosen, made.writers, made.chosen_flags, strict=True):
+        writers[i], flags[i] = write, flag
+    puts = tuple(
+        put_of(column, write, flag)
+        for column, write, flag in zip(table.columns, writers, flags, strict=True)
+    )
+    chosen = None if len(made.chosen) == len(table.columns) else made.chosen
+    keys = tuple(i for i, column in enumerate(table.columns) if column.key == "primary")
+    header_size = HEADER_ESTIMATE + len(schema) + len(name)
+    return _Plan(puts, chosen, keys, made, made.names, header_size, schema, name, partition)
+
+
+def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
+    if len(image) != len(plan.puts):
+        raise Slow
+    for key in plan.keys:
+        if image[key] is None:
+            raise Slow
+    values = [None if v is None else put(v) for put, v in zip(plan.puts, image, strict=False)]
+    if plan.chosen is not None:
+        values = [values[i] for i in plan.chosen]
+    # the nullable bytes chunk (as _rows.tail): ZigZag lengths, 1 for NULL, then the values
+    lengths = [1 if value is None else len(value) << 1 for value in values]
+    nulls = lengths.count(1)  # a length of n bytes is the even 2n
+    one_byte = max(lengths) < 0x80  # one byte each: in one go
+    chunk = bytes(lengths) if one_byte else b"".join(map(UVARINTS.__getitem__, lengths))
+    data = b"".join(filter(None, values))  # empty values add nothing either
+    made = plan.made
+    size = made.names_estimate + ((sum(lengths) - nulls) >> 1)
+    return _new(Group, (kind, plan.names, made.types_and_flags, chunk + data, size))
+
+
+def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
+    """The row the encoder writes for ``event``, or ``None`` to take the full way (above)."""
+    if not checking_values():
+        return None
+    table, after, before = event.table, event.after, event.before
+    profile = config.profile
+    keys_only = event.op == "delete" and config.delete_only_output_handle_key_columns
+    groups: list[Group] = []
+    plan = None
+    try:
+        if after is not None:
+            plan = _plan(table, profile, keys_only=False)
+            if plan is None:
+                return None
+            groups.append(_group(NEW_GROUP, plan, after))
+        if before is not None:
+            plan = _plan(table, profile, keys_only=keys_only)
+            if plan is None:
+                return None
+            groups.append(_group(OLD_GROUP, plan, before))
+    except (Slow, ValueError):
+        return None
+    if plan is None:
+        return None
+    header = _new(Header, (event.commit_ts, ROW, plan.partition, plan.schema, plan.name))
+    size = plan.header_size + sum([group.size for group in groups])
+    return _new(Row, (header, tuple(groups), size))

@@ -1,0 +1,278 @@
+"""One function per column that checks a value and writes it, for the one-pass row writer.
+
+``put_of`` gives a column's function, chosen once per table: a cheap test that is sufficient,
+never necessary, for the value to pass ``validation.check_row``'s check of its column type
+*and* to be written by the column's value writer (``_values``) without error, then the write.
+Values the test does not judge take the check and the writer themselves. A value the function
+does not write raises ``Slow`` (or the writer's ``ValueError``): the row then takes the full way.
+
+Cheap tests, for the column types ``validity`` states from a table (with the writers ``_values``
+picks by type code):
+
+* integers, YEAR, BIT, ENUM, SET: an ``int`` (not a ``bool``) inside both the type's range and
+  the writer's (int64 ZigZag, or uint64);
+* FLOAT, DOUBLE: a ``float`` of at most float32's, float64's largest magnitude;
+* DATE, DATETIME: text ``_fast_checks`` proves valid (DATETIME's fsp 0–6); TIMESTAMP: the same,
+  years 1970–2037, as text or a ``TimestampValue``;
+* CHAR, VARCHAR, TEXT types: ASCII text, or bytes, no longer than a declared length;
+  BINARY, VARBINARY, BLOB types: bytes no longer than a declared length;
+* DECIMAL: a ``DecimalValue`` whose integer part's characters (sign and leading zeros
+  counted) and decimals fit the declared and the greatest precision and scale;
+* JSON: text ``_fast_checks.json_reads`` reads (with orjson installed).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from collections.abc import Callable
+
+from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime, json_reads
+from ticdc_conformance.reference.craft._values import (
+    Writer,
+    _write_bytes,
+    _write_decimal,
+    _write_double,
+    _write_float,
+    _write_integer,
+    _write_text,
+    _write_uvarint,
+    _write_year,
+)
+from ticdc_conformance.reference.mysql import (
+    BINARY_TYPES,
+    INT64,
+    INTEGER_TYPES,
+    TEXT_TYPES,
+    UINT64,
+    integer_range,
+)
+from ticdc_conformance.reference.tables import UNSIGNED_FLAG, ColumnInfo
+from ticdc_conformance.reference.validation import info_type
+from ticdc_conformance.reference.validity import (
+    FLOAT32_MAX,
+    MAX_DECIMAL_DIGITS,
+    MAX_DECIMAL_SCALE,
+    Check,
+    ColumnType,
+    check_of,
+)
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = ["UVARINTS", "Put", "Slow", "put_of"]
+
+
+class Slow(Exception):  # noqa: N818 - a signal to take the full way, not an error shown
+    """A value the one-pass write does not take."""
+
+
+Put = Callable[[Value], bytes | None]
+"""A column's check and write of a non-null value in one: the value bytes, or ``Slow``."""
+
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+_FLOAT64 = struct.Struct("<d")
+_FLOAT32 = struct.Struct("<f")
+
+
+def _uvarint(value: int) -> bytes:
+    """``primitives.write_uvarint``'s bytes of ``value`` (0 ≤ value < 2^64, checked before)."""
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    out = []
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+class _Uvarints(dict[int, bytes]):
+    """Uvarints by value, each made once (the values below 2^14, the two-byte ones, are kept:
+    the memory stays bounded)."""
+
+    def __missing__(self, value: int) -> bytes:
+        made = _uvarint(value)
+        if value < 1 << 14:
+            self[value] = made
+        return made
+
+
+UVARINTS = _Uvarints(enumerate(_ONE_BYTE))
+
+
+def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
+    """The check of ``ctype`` and ``write`` as they are (no cheap test)."""
+
+    def put(value: Value) -> bytes | None:
+        if check(value, ctype) is not None:
+            raise Slow
+        return None if write is None else write(value, flag)
+
+    return put
+
+
+def _integer(ctype: ColumnType, write: Writer, flag: int) -> Put | None:
+    name = ctype.name
+    if name in INTEGER_TYPES and write is _write_integer:
+        if ctype.unsigned is None:  # validity takes either range: together, one span
+            signed = integer_range(name, unsigned=False)
+            allowed = range(signed.start, integer_range(name, unsigned=True).stop)
+        else:
+            allowed = integer_range(name, unsigned=ctype.unsigned)
+        zigzag = not flag & UNSIGNED_FLAG
+        written = UINT64 if not zigzag else INT64
+    elif name == "year" and write is _write_year:
+        allowed, zigzag, written = range(1901, 2156), True, INT64  # and 0, below
+    elif write is _write_uvarint and name in ("bit", "enum", "set"):
+        zigzag, written = False, UINT64
+        members = None if ctype.elements is None else len(ctype.elements)
+        if name == "bit":
+            width = 64 if ctype.length is None else ctype.length
+            if not 1 <= width <= 64:
+                return None
+            allowed = range(2**width)
+        elif name == "enum":
+            allowed = range(65536 if members is None else members + 1)
+        else:
+            allowed = range(2 ** (64 if members is None else members))
+    else:
+        return None
+    low, high = max(allowed.start, written.start), min(allowed.stop, written.stop)
+    zero = name == "year"
+
+    def put(value: Value) -> bytes | None:
+        if type(value) is not int or not (low <= value < high or (zero and value == 0)):
+            raise Slow
+        if zigzag:
+            value = (value << 1) ^ (value >> 63)
+        return UVARINTS[value]
+
+    return put
+
+
+def _float(ctype: ColumnType, write: Writer) -> Put | None:
+    if ctype.name == "double" and write is _write_double:
+        largest, narrow = sys.float_info.max, False
+    elif ctype.name == "float" and write is _write_float:
+        largest, narrow = FLOAT32_MAX, True
+    else:
+        return None
+    smallest = -largest
+    pack, pack32, unpack32 = _FLOAT64.pack, _FLOAT32.pack, _FLOAT32.unpack
+
+    def put(value: Value) -> bytes | None:
+        if type(value) is not float or not smallest <= value <= largest:  # NaN fails too
+            raise Slow
+        # TiCDC holds FLOAT as float32 and widens it to float64 on the wire (§3.3)
+        return pack(unpack32(pack32(value))[0] if narrow else value)
+
+    return put
+
+
+def _temporal(ctype: ColumnType, write: Writer) -> Put | None:
+    if write is not _write_text:
+        return None
+    fsp = ctype.scale
+    if ctype.name == "date":
+
+        def put_date(value: Value) -> bytes | None:
+            if type(value) is str and is_date(value):
+                return value.encode()
+            raise Slow
+
+        return put_date
+    if ctype.name not in ("datetime", "timestamp") or (fsp is not None and fsp > MAX_FSP):
+        return None
+    stamp = ctype.name == "timestamp"
+
+    def put(value: Value) -> bytes | None:
+        text = value.text if stamp and type(value) is TimestampValue else value
+        if (
+            type(text) is str
+            and (not stamp or "1970" <= text[:4] <= "2037")
+            and is_datetime(text, fsp)
+        ):
+            return text.encode()
+        raise Slow
+
+    return put
+
+
+def _string(ctype: ColumnType, write: Writer) -> Put | None:
+    if write is not _write_bytes:
+        return None
+    limit = sys.maxsize if ctype.length is None else ctype.length
+    if ctype.name in BINARY_TYPES:
+
+        def put_bytes(value: Value) -> bytes | None:
+            if type(value) is bytes and len(value) <= limit:
+                return value
+            raise Slow
+
+        return put_bytes
+    if ctype.name not in TEXT_TYPES or not ctype.raw_text:
+        return None
+
+    def put_text(value: Value) -> bytes | None:
+        if type(value) is str:
+            if value.isascii() and len(value) <= limit:
+                return value.encode()
+        elif type(value) is bytes and len(value) <= limit:  # the bound: 4 bytes a character
+            return value
+        raise Slow
+
+    return put_text
+
+
+def _decimal(ctype: ColumnType, write: Writer) -> Put | None:
+    if ctype.name != "decimal" or write is not _write_decimal:
+        return None
+    scale, length = ctype.scale, ctype.length
+    most_decimals = MAX_DECIMAL_SCALE if scale is None else min(scale, MAX_DECIMAL_SCALE)
+    most_whole = MAX_DECIMAL_DIGITS if length is None else length - (scale or 0)
+
+    def put(value: Value) -> bytes | None:
+        if type(value) is DecimalValue:
+            text = value.text
+            dot = text.find(".")
+            # the integer part's characters, with sign and leading zeros: at least its digits
+            whole, decimals = (len(text), 0) if dot < 0 else (dot, len(text) - dot - 1)
+            if (
+                decimals <= most_decimals
+                and whole <= most_whole
+                and whole + decimals <= MAX_DECIMAL_DIGITS
+            ):
+                return text.encode()
+        raise Slow
+
+    return put
+
+
+def _json(ctype: ColumnType, write: Writer) -> Put | None:
+    if ctype.name != "json" or write is not _write_text:
+        return None
+
+    def put(value: Value) -> bytes | None:
+        if type(value) is str and json_reads(value):
+            return value.encode()
+        raise Slow
+
+    return put
+
+
+def put_of(column: ColumnInfo, write: Writer | None, flag: int) -> Put:
+    """The check and write of a column's non-null values (``write`` ``None``: only checked)."""
+    ctype = info_type(column, raw_text=True)
+    check = check_of(ctype)
+    if write is not None:
+        for fast in (
+            _integer(ctype, write, flag),
+            _float(ctype, write),
+            _temporal(ctype, write),
+            _string(ctype, write),
+            _decimal(ctype, write),
+            _json(ctype, write),
+        ):
+            if fast is not None:
+                return fast
+    return _checked(ctype, check, write, flag)
