@@ -87,8 +87,10 @@ def _uvarint(value: int) -> bytes:
 
 
 class _Uvarints(dict[int, bytes]):
-    """Uvarints by value, each made once (the values below 2^14, the two-byte ones, are kept:
-    the memory stays bounded)."""
+    """Uvarints by value, each made once.
+
+    Only the values below 2^14 (the one- and two-byte uvarints) are kept: memory stays bounded.
+    """
 
     def __missing__(self, value: int) -> bytes:
         made = _uvarint(value)
