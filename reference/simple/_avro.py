@@ -193,12 +193,18 @@ def _raw_value(raw: object, path: Path, fail: Fail) -> Raw:
     return raw  # the union's null, long, float, double, string and bytes, as read
 
 
+_PLAIN = frozenset({type(None), int, float, str, bytes})
+"""The map value union's branches that are read as they are (all but the two records)."""
+
+
 def _raw_columns(raw: object, path: Path, fail: Fail) -> Columns | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
         fail("expected a map", path)
-    return tuple((name, _raw_value(value, (*path, name), fail)) for name, value in raw.items())
+    if _PLAIN.issuperset(map(type, raw.values())):
+        return raw  # no record among the values: the map as read
+    return {name: _raw_value(value, (*path, name), fail) for name, value in raw.items()}
 
 
 def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401 - fastavro's decoded record

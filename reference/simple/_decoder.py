@@ -21,7 +21,7 @@ import binascii
 import json
 from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple, NoReturn
+from typing import NoReturn
 
 from ticdc_conformance.reference.compression import Compression, decompress
 from ticdc_conformance.reference.decoded import (
@@ -36,16 +36,14 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.mysql import MySQLType
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
-from ticdc_conformance.reference.simple._readers import Invalid, Reader, column_reader
+from ticdc_conformance.reference.simple._plan import Found, Plan
 from ticdc_conformance.reference.simple._values import untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import finding, info_type, raise_findings
-from ticdc_conformance.reference.values import Value
 
 __all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
 
@@ -187,7 +185,7 @@ def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
     if columns is None:
         return None
     out = []
-    for name, raw in columns:
+    for name, raw in columns.items():
         # ASCII text, most values, is its own value: no call for it
         value = raw if type(raw) is str and raw.isascii() else untyped(raw)
         out.append(_column((name, value, None, None, None, None, UNTYPED)))
@@ -208,64 +206,17 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
-class _Plan(NamedTuple):
-    """How one table schema types a DML: per column, chosen once per schema (not per value)."""
-
-    names: frozenset[str]
-    columns: tuple[tuple[str, MySQLType, Reader], ...]
-    """Schema order: the column's name, its type and its reader (``_readers``)."""
-
-
-def _plan(table: TableInfo, avro: bool) -> _Plan:
-    columns = tuple(
-        (
-            column.name,
-            column.type,
-            column_reader(column, info_type(column, raw_text=avro), avro=avro),
-        )
-        for column in table.columns
-    )
-    return _Plan(frozenset(column.name for column in table.columns), columns)
-
-
-_ABSENT = object()
-
-
-def _typed(wire: Wire, plan: _Plan, fail: Fail, found: list[tuple[str, str, Value]]) -> DecodedRow:
+def _typed(wire: Wire, plan: Plan, fail: Fail, found: Found) -> DecodedRow:
     """The row typed by ``plan``'s schema; every value its column cannot hold goes to ``found``.
 
     Go's ``encoding/json`` writes text that is not UTF-8 as U+FFFD, goavro copies it raw
     (§4.3, §4.8): such text is invalid in JSON only.
     """
-    images: list[tuple[DecodedColumn, ...] | None] = []
-    for member, columns in (("old", wire.old), ("data", wire.data)):
-        if columns is None:
-            images.append(None)
-            continue
-        raw = dict(columns)
-        unknown = raw.keys() - plan.names
-        if unknown:
-            fail(
-                f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
-                (member, min(unknown)),
-            )
-        typed = []
-        for name, mysql_type, read in plan.columns:  # TiCDC's consumer: schema order
-            given = raw.get(name, _ABSENT)
-            if given is _ABSENT:
-                continue  # virtual generated, or not a handle-key column
-            value: Value = None
-            if given is not None:
-                try:
-                    value = read(given)  # type: ignore[arg-type]  # a Raw: only _ABSENT is not
-                except Invalid as invalid:
-                    value = invalid.value
-                    found.append((member, name, value))
-                except ValueError as error:
-                    fail(f"{mysql_type}: {error}", (member, name))
-            typed.append(_column((name, value, None, None, None, mysql_type, None)))
-        images.append(tuple(typed))
-    return _row(wire, images[0], images[1])
+    version = wire.schema_version
+    old, data = wire.old, wire.data
+    before = None if old is None else plan.image("old", old, version, fail, found)
+    after = None if data is None else plan.image("data", data, version, fail, found)
+    return _row(wire, before, after)
 
 
 class SimpleDecoder:
@@ -285,8 +236,8 @@ class SimpleDecoder:
         self._schemas: dict[SchemaKey, TableInfo] = {}
         self._held: list[tuple[int, Wire]] = []
         self._rejected: list[Pending] = []
-        self._plans: dict[int, tuple[TableInfo, _Plan]] = {}
-        """Typing plans by the id of the schema they were made for (kept alive beside it)."""
+        self._plans: dict[SchemaKey, tuple[TableInfo, Plan]] = {}
+        """The cached schemas typing DMLs so far, with their typing plans, by the same key."""
 
     def table_info(self, database: str, table: str, schema_version: int) -> TableInfo | None:
         """The cached schema with exactly this key, if any."""
@@ -315,10 +266,21 @@ class SimpleDecoder:
             return  # TiCDC's consumer keeps only named tables
         self._schemas.setdefault((table.schema, table.name, table.schema_version or 0), table)
 
+    def _planned(self, wire: Wire) -> tuple[TableInfo, Plan] | None:
+        """The DML's schema and its plan (made at its first DML: a schema is never replaced)."""
+        key = (wire.database, wire.table, wire.schema_version)
+        planned = self._plans.get(key)
+        if planned is None:
+            table = self._schemas.get(key)
+            if table is None:
+                return None
+            planned = self._plans[key] = (table, Plan(table, avro=self.encoding == "avro"))
+        return planned
+
     def _resolve(
         self,
         wire: Wire,
-        table: TableInfo,
+        planned: tuple[TableInfo, Plan],
         message_index: int,
         found: list[DecodeError],
         *,
@@ -344,13 +306,10 @@ class SimpleDecoder:
                 )
             )
 
-        avro = self.encoding == "avro"
-        planned = self._plans.get(id(table))
-        if planned is None or planned[0] is not table:
-            planned = self._plans[id(table)] = (table, _plan(table, avro))
-        invalid: list[tuple[str, str, Value]] = []
+        table, plan = planned
+        invalid: Found = []
         try:
-            row = _typed(wire, planned[1], fail, invalid)
+            row = _typed(wire, plan, fail, invalid)
         except DecodeError as error:
             if not released:
                 raise
@@ -361,11 +320,13 @@ class SimpleDecoder:
             if problems:
                 reject("checksum: " + "; ".join(problems))
                 return None
-        columns = {column.name: column for column in table.columns} if invalid else {}
+        if not invalid:
+            return row
+        columns = {column.name: column for column in table.columns}
         for member, name, value in invalid:
             bad = finding(
                 name,
-                info_type(columns[name], raw_text=avro),
+                info_type(columns[name], raw_text=self.encoding == "avro"),
                 value,
                 protocol=f"simple-{self.encoding}",
                 message_index=message_index,
@@ -384,23 +345,24 @@ class SimpleDecoder:
         wire = parse(message, self.encoding, message_index, self.compression)
         found: list[DecodeError] = []
         if wire.kind == "DML":
-            table = self.table_info(wire.database, wire.table, wire.schema_version)
-            if table is None:
+            planned = self._planned(wire)
+            if planned is None:
                 self._held.append((message_index, wire))
                 return []
-            row = self._resolve(wire, table, message_index, found, released=False)
+            row = self._resolve(wire, planned, message_index, found, released=False)
             rows: list[DecodedEvent] = [] if row is None else [row]
-            raise_findings(found, rows)
+            if found:
+                raise_findings(found, rows)
             return rows
         events = [_schema_event(wire)]
         self._remember(wire.table_schema)
         self._remember(wire.pre_table_schema)
         still_held = []
         for index, held in self._held:
-            table = self.table_info(held.database, held.table, held.schema_version)
-            if table is None:
+            planned = self._planned(held)
+            if planned is None:
                 still_held.append((index, held))
-            elif (row := self._resolve(held, table, index, found, released=True)) is not None:
+            elif (row := self._resolve(held, planned, index, found, released=True)) is not None:
                 events.append(row)
         self._held = still_held
         raise_findings(found, events)

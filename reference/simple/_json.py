@@ -23,7 +23,7 @@ from ticdc_conformance.reference.simple._schema import (
     read_table_schema,
     table_schema_json,
 )
-from ticdc_conformance.reference.simple._values import Raw, write_json_value
+from ticdc_conformance.reference.simple._values import write_json_value
 from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
@@ -158,24 +158,30 @@ def _text(raw: JsonObject, name: str, fail: Fail) -> str:
     return value
 
 
+_PLAIN = frozenset({str, type(None)})
+"""The raw value types a ``data``/``old`` map is read as it is with (every one but TIMESTAMP)."""
+
+
 def _raw_columns(raw: Json, member: str, fail: Fail) -> Columns:
     if type(raw) is not dict:
         fail("must be an object of columns", (member,))
-    columns: list[tuple[str, Raw]] = []
+    if _PLAIN.issuperset(map(type, raw.values())):
+        return raw  # type: ignore[return-value]  # text and nulls only: the map as parsed
+    columns: Columns = {}
     for name, value in raw.items():
         if value is None or type(value) is str:
-            columns.append((name, value))
+            columns[name] = value
         elif type(value) is dict and value.keys() == {"location", "value"}:
             location, text = value["location"], value["value"]
             if type(location) is not str or type(text) is not str:
                 fail("location and value must be strings", (member, name))
             try:
-                columns.append((name, TimestampValue(text, location)))
+                columns[name] = TimestampValue(text, location)
             except ValueError as error:
                 fail(str(error), (member, name, "value"))
         else:
             fail("a value is a string, null or a {location, value} object", (member, name))
-    return tuple(columns)
+    return columns
 
 
 def _checksum(raw: Json, fail: Fail) -> Checksum:
