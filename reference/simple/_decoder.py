@@ -91,9 +91,11 @@ def parse(
             message_index=message_index,
         )
     read = _json.parse if encoding == "json" else _avro.parse
-    value = decompress(
-        compression, message.value, protocol=protocol, part="value", message_index=message_index
-    )
+    value = message.value
+    if compression != "none":
+        value = decompress(
+            compression, value, protocol=protocol, part="value", message_index=message_index
+        )
     return read(value, message_index)
 
 

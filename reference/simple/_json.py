@@ -23,7 +23,7 @@ from ticdc_conformance.reference.simple._schema import (
     read_table_schema,
     table_schema_json,
 )
-from ticdc_conformance.reference.simple._values import write_json_value
+from ticdc_conformance.reference.simple._values import Raw, write_json_value
 from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
@@ -160,28 +160,39 @@ def _text(raw: JsonObject, name: str, fail: Fail) -> str:
 
 _PLAIN = frozenset({str, type(None)})
 """The raw value types a ``data``/``old`` map is read as it is with (every one but TIMESTAMP)."""
+_PLAIN_OR_OBJECT = _PLAIN | {dict}
 
 
 def _raw_columns(raw: Json, member: str, fail: Fail) -> Columns:
     if type(raw) is not dict:
         fail("must be an object of columns", (member,))
-    if _PLAIN.issuperset(map(type, raw.values())):
+    kinds = list(map(type, raw.values()))
+    if _PLAIN.issuperset(kinds):
         return raw  # type: ignore[return-value]  # text and nulls only: the map as parsed
-    columns: Columns = {}
-    for name, value in raw.items():
-        if value is None or type(value) is str:
-            columns[name] = value
-        elif type(value) is dict and value.keys() == {"location", "value"}:
-            location, text = value["location"], value["value"]
-            if type(location) is not str or type(text) is not str:
-                fail("location and value must be strings", (member, name))
-            try:
-                columns[name] = TimestampValue(text, location)
-            except ValueError as error:
-                fail(str(error), (member, name, "value"))
-        else:
-            fail("a value is a string, null or a {location, value} object", (member, name))
+    if not _PLAIN_OR_OBJECT.issuperset(kinds):
+        return {name: _raw_value(value, member, name, fail) for name, value in raw.items()}
+    columns: Columns = dict(raw)  # type: ignore[arg-type]  # text, nulls and objects
+    names = list(raw)
+    at = -1
+    for _ in range(kinds.count(dict)):  # only the objects need a look, in map order
+        at = kinds.index(dict, at + 1)
+        name = names[at]
+        columns[name] = _raw_value(raw[name], member, name, fail)
     return columns
+
+
+def _raw_value(value: Json, member: str, name: str, fail: Fail) -> Raw:
+    if value is None or type(value) is str:
+        return value
+    if type(value) is not dict or value.keys() != {"location", "value"}:
+        fail("a value is a string, null or a {location, value} object", (member, name))
+    location, text = value["location"], value["value"]
+    if type(location) is not str or type(text) is not str:
+        fail("location and value must be strings", (member, name))
+    try:
+        return TimestampValue(text, location)
+    except ValueError as error:
+        fail(str(error), (member, name, "value"))
 
 
 def _checksum(raw: Json, fail: Fail) -> Checksum:
@@ -252,29 +263,40 @@ def _ddl(envelope: _Envelope, fail: Fail) -> Wire:
 
 def _dml(envelope: _Envelope, fail: Fail) -> Wire:
     raw = envelope.raw
-    database, table = _text(raw, "database", fail), _text(raw, "table", fail)
-    location = _text(raw, "claimCheckLocation", fail)
-    handle_key_only = raw.get("handleKeyOnly", False)
+    get = raw.get
+    database, table = get("database", ""), get("table", "")
+    location = get("claimCheckLocation", "")
+    if type(database) is not str or type(table) is not str or type(location) is not str:
+        for name in ("database", "table", "claimCheckLocation"):  # the first not text fails
+            _text(raw, name, fail)
+    handle_key_only = get("handleKeyOnly", False)
     if type(handle_key_only) is not bool:
         fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
-    images = {name: _raw_columns(raw[name], name, fail) for name in ("data", "old") if name in raw}
-    extra = images.keys() - set(_IMAGES[envelope.type])
-    if extra:
-        fail(f"an {envelope.type} has no {min(extra)}", (min(extra),))
+    data = None if "data" not in raw else _raw_columns(raw["data"], "data", fail)
+    old = None if "old" not in raw else _raw_columns(raw["old"], "old", fail)
+    images = _IMAGES[envelope.type]
+    if (data is not None and "data" not in images) or (old is not None and "old" not in images):
+        extra = "data" if data is not None and "data" not in images else "old"
+        fail(f"an {envelope.type} has no {extra}", (extra,))
+    table_id, schema_version = get("tableID", 0), get("schemaVersion", 0)
+    if type(table_id) is not int or table_id not in INT64:
+        _integer(raw, "tableID", INT64, fail)
+    if type(schema_version) is not int or schema_version not in UINT64:
+        _integer(raw, "schemaVersion", UINT64, fail)
     return Wire(
-        kind="DML",
-        type=envelope.type,
-        commit_ts=envelope.commit_ts,
-        build_ts=envelope.build_ts,
+        "DML",
+        envelope.type,
+        envelope.commit_ts,
+        envelope.build_ts,
         database=database,
         table=table,
-        table_id=_integer(raw, "tableID", INT64, fail),
-        schema_version=_integer(raw, "schemaVersion", UINT64, fail),
+        table_id=table_id,
+        schema_version=schema_version,
         claim_check_location=location or None,
         handle_key_only=handle_key_only,
         checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
-        data=images.get("data"),
-        old=images.get("old"),
+        data=data,
+        old=old,
     )
 
 
@@ -287,16 +309,13 @@ _KINDS: dict[str, Callable[[_Envelope, Fail], Wire]] = {
 """Message kind → the reader of its own members (§4.2)."""
 
 
-def _kind(message_type: Json) -> str:
-    if type(message_type) is not str:  # an object or array is no kind (and not hashable)
-        return ""
-    if message_type in ("WATERMARK", "BOOTSTRAP"):
-        return str(message_type)
-    if message_type in DDL_KINDS:
-        return "DDL"
-    if message_type in _IMAGES:
-        return "DML"
-    return ""
+_KIND_OF = {
+    **dict.fromkeys(_IMAGES, "DML"),
+    **dict.fromkeys(DDL_KINDS, "DDL"),
+    "WATERMARK": "WATERMARK",
+    "BOOTSTRAP": "BOOTSTRAP",
+}
+"""The JSON ``type`` → the message kind."""
 
 
 def _document(value: bytes, message_index: int) -> Json:
@@ -319,17 +338,20 @@ def parse(value: bytes, message_index: int) -> Wire:
     if type(raw) is not dict:
         fail("a message is a JSON object", ())
     message_type = raw.get("type")
-    kind = _kind(message_type)
+    # an object or array is no kind (and not hashable)
+    kind = _KIND_OF.get(message_type, "") if type(message_type) is str else ""
     if not kind or type(message_type) is not str:
         fail("unknown message type", ("type",))
-    unknown = raw.keys() - _MEMBERS[kind]
-    if unknown:
-        fail(f"a {message_type} message has no such member", (min(unknown),))
-    missing = _COMMON - raw.keys()
-    if missing:
-        fail(f"missing member {min(missing)}", ())
+    keys = raw.keys()
+    if not keys <= _MEMBERS[kind]:
+        fail(f"a {message_type} message has no such member", (min(keys - _MEMBERS[kind]),))
+    if not keys >= _COMMON:
+        fail(f"missing member {min(_COMMON - keys)}", ())
     if raw["version"] != VERSION or type(raw["version"]) is not int:
         fail("version must be 1", ("version",))
-    commit_ts = _integer(raw, "commitTs", UINT64, fail)
-    envelope = _Envelope(raw, message_type, commit_ts, _integer(raw, "buildTs", INT64, fail))
-    return _KINDS[kind](envelope, fail)
+    commit_ts, build_ts = raw["commitTs"], raw["buildTs"]
+    if type(commit_ts) is not int or commit_ts not in UINT64:
+        _integer(raw, "commitTs", UINT64, fail)
+    if type(build_ts) is not int or build_ts not in INT64:
+        _integer(raw, "buildTs", INT64, fail)
+    return _KINDS[kind](_Envelope(raw, message_type, commit_ts, build_ts), fail)
