@@ -266,9 +266,12 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
     get = raw.get
     database, table = get("database", ""), get("table", "")
     location = get("claimCheckLocation", "")
-    if type(database) is not str or type(table) is not str or type(location) is not str:
-        for name in ("database", "table", "claimCheckLocation"):  # the first not text fails
-            _text(raw, name, fail)
+    if type(database) is not str:
+        database = _text(raw, "database", fail)
+    if type(table) is not str:
+        table = _text(raw, "table", fail)
+    if type(location) is not str:
+        location = _text(raw, "claimCheckLocation", fail)
     handle_key_only = get("handleKeyOnly", False)
     if type(handle_key_only) is not bool:
         fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
@@ -280,9 +283,9 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
         fail(f"an {envelope.type} has no {extra}", (extra,))
     table_id, schema_version = get("tableID", 0), get("schemaVersion", 0)
     if type(table_id) is not int or table_id not in INT64:
-        _integer(raw, "tableID", INT64, fail)
+        table_id = _integer(raw, "tableID", INT64, fail)
     if type(schema_version) is not int or schema_version not in UINT64:
-        _integer(raw, "schemaVersion", UINT64, fail)
+        schema_version = _integer(raw, "schemaVersion", UINT64, fail)
     return Wire(
         "DML",
         envelope.type,
@@ -351,7 +354,7 @@ def parse(value: bytes, message_index: int) -> Wire:
         fail("version must be 1", ("version",))
     commit_ts, build_ts = raw["commitTs"], raw["buildTs"]
     if type(commit_ts) is not int or commit_ts not in UINT64:
-        _integer(raw, "commitTs", UINT64, fail)
+        commit_ts = _integer(raw, "commitTs", UINT64, fail)
     if type(build_ts) is not int or build_ts not in INT64:
-        _integer(raw, "buildTs", INT64, fail)
+        build_ts = _integer(raw, "buildTs", INT64, fail)
     return _KINDS[kind](_Envelope(raw, message_type, commit_ts, build_ts), fail)
