@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import NoReturn
@@ -71,8 +72,13 @@ def parse(
     encoding: EncodingFormat,
     message_index: int,
     compression: Compression = "none",
+    *,
+    lazy: bool = False,
 ) -> Wire:
-    """The members of one message (nil key expected; the value, decompressed, is the message)."""
+    """The members of one message (nil key expected; the value, decompressed, is the message).
+
+    ``lazy``: JSON DML images may stay unchecked (``_json.parse``).
+    """
     protocol = f"simple-{encoding}"
     if message.key:
         raise DecodeError(
@@ -90,13 +96,14 @@ def parse(
             offset=0,
             message_index=message_index,
         )
-    read = _json.parse if encoding == "json" else _avro.parse
     value = message.value
     if compression != "none":
         value = decompress(
             compression, value, protocol=protocol, part="value", message_index=message_index
         )
-    return read(value, message_index)
+    if encoding == "json":
+        return _json.parse(value, message_index, lazy=lazy)
+    return _avro.parse(value, message_index)
 
 
 def read_claim_check(content: bytes, *, raw_value: bool = False, message_index: int = 0) -> Message:
@@ -208,12 +215,22 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
-def _typed(wire: Wire, plan: Plan, fail: Fail, found: Found) -> DecodedRow:
+def _typed(
+    wire: Wire, plan: Plan, fail: Fail, found: Found, full: Callable[[], Wire]
+) -> DecodedRow:
     """The row typed by ``plan``'s schema; every value its column cannot hold goes to ``found``.
 
     Go's ``encoding/json`` writes text that is not UTF-8 as U+FFFD, goavro copies it raw
-    (§4.3, §4.8): such text is invalid in JSON only.
+    (§4.3, §4.8): such text is invalid in JSON only. Unchecked images are typed at once, or
+    else the message is read again in ``full`` (which raises the error it finds first).
     """
+    if wire.unchecked:
+        old, data = wire.old, wire.data
+        before = None if old is None else plan.parsed_image(old)
+        after = None if data is None else plan.parsed_image(data)
+        if (before is not None or old is None) and (after is not None or data is None):
+            return _row(wire, before, after)
+        wire = full()
     version = wire.schema_version
     old, data = wire.old, wire.data
     before = None if old is None else plan.image("old", old, version, fail, found)
@@ -286,8 +303,13 @@ class SimpleDecoder:
         message_index: int,
         found: list[DecodeError],
         *,
-        released: bool,
+        full: Callable[[], Wire] | None = None,
     ) -> DecodedRow | None:
+        """The typed row; ``None`` when a held row (no ``full``) is rejected.
+
+        ``full`` reads a DML arriving now again, in full (``_typed``).
+        """
+
         def fail(reason: str, path: Path) -> NoReturn:
             raise DecodeError(
                 reason,
@@ -311,9 +333,9 @@ class SimpleDecoder:
         table, plan = planned
         invalid: Found = []
         try:
-            row = _typed(wire, plan, fail, invalid)
+            row = _typed(wire, plan, fail, invalid, full or (lambda: wire))
         except DecodeError as error:
-            if not released:
+            if full is not None:
                 raise
             reject(f"does not fit its schema at {error.pointer}: {error.reason}")
             return None
@@ -344,14 +366,21 @@ class SimpleDecoder:
         Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
         DML's values do not fit its already known schema.
         """
-        wire = parse(message, self.encoding, message_index, self.compression)
+
+        def full() -> Wire:
+            return parse(message, self.encoding, message_index, self.compression)
+
+        try:  # a JSON DML's images are checked as they are typed
+            wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
+        except DecodeError:
+            wire = full()  # a lazy read refuses only what a full read refuses: it words why
         found: list[DecodeError] = []
         if wire.kind == "DML":
             planned = self._planned(wire)
             if planned is None:
-                self._held.append((message_index, wire))
+                self._held.append((message_index, full() if wire.unchecked else wire))
                 return []
-            row = self._resolve(wire, planned, message_index, found, released=False)
+            row = self._resolve(wire, planned, message_index, found, full=full)
             rows: list[DecodedEvent] = [] if row is None else [row]
             if found:
                 raise_findings(found, rows)
@@ -364,7 +393,7 @@ class SimpleDecoder:
             planned = self._planned(held)
             if planned is None:
                 still_held.append((index, held))
-            elif (row := self._resolve(held, planned, index, found, released=True)) is not None:
+            elif (row := self._resolve(held, planned, index, found)) is not None:
                 events.append(row)
         self._held = still_held
         raise_findings(found, events)

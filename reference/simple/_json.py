@@ -10,7 +10,7 @@ empty map disappears too. Strings are HTML-escaped and invalid UTF-8 becomes U+F
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ticdc_conformance.reference._gojson import GoJsonReader, JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.errors import DecodeError
@@ -28,7 +28,7 @@ from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, fai
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["bootstrap", "ddl", "dml", "parse", "watermark"]
+__all__ = ["bootstrap", "ddl", "dml", "parse", "timestamp_object", "watermark"]
 
 PROTOCOL = "simple-json"
 _DML_TYPES = {"insert": "INSERT", "update": "UPDATE", "delete": "DELETE"}
@@ -181,10 +181,23 @@ def _raw_columns(raw: Json, member: str, fail: Fail) -> Columns:
     return columns
 
 
+def timestamp_object(value: JsonObject) -> TimestampValue:
+    """A TIMESTAMP ``{location, value}`` object's value; ``ValueError`` if it is not one."""
+    if value.keys() != _TIMESTAMP_MEMBERS:
+        raise ValueError("not a {location, value} object")
+    location, text = value["location"], value["value"]
+    if type(location) is not str or type(text) is not str:
+        raise ValueError("location and value must be strings")
+    return TimestampValue(text, location)
+
+
+_TIMESTAMP_MEMBERS = frozenset({"location", "value"})
+
+
 def _raw_value(value: Json, member: str, name: str, fail: Fail) -> Raw:
     if value is None or type(value) is str:
         return value
-    if type(value) is not dict or value.keys() != {"location", "value"}:
+    if type(value) is not dict or value.keys() != _TIMESTAMP_MEMBERS:
         fail("a value is a string, null or a {location, value} object", (member, name))
     location, text = value["location"], value["value"]
     if type(location) is not str or type(text) is not str:
@@ -218,6 +231,8 @@ class _Envelope(NamedTuple):
     type: str
     commit_ts: int
     build_ts: int
+    lazy: bool
+    """``parse``'s ``lazy``: DML images may stay as parsed, their values unchecked."""
 
 
 def _schemas(raw: JsonObject, fail: Fail) -> dict[str, TableInfo]:
@@ -275,8 +290,17 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
     handle_key_only = get("handleKeyOnly", False)
     if type(handle_key_only) is not bool:
         fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
-    data = None if "data" not in raw else _raw_columns(raw["data"], "data", fail)
-    old = None if "old" not in raw else _raw_columns(raw["old"], "old", fail)
+    data_object, old_object = get("data"), get("old")
+    unchecked = (
+        envelope.lazy
+        and (type(data_object) is dict or "data" not in raw)
+        and (type(old_object) is dict or "old" not in raw)
+    )
+    if unchecked:  # the objects as parsed: the typing reader checks their values
+        data, old = cast("Columns | None", data_object), cast("Columns | None", old_object)
+    else:
+        data = None if "data" not in raw else _raw_columns(data_object, "data", fail)
+        old = None if "old" not in raw else _raw_columns(old_object, "old", fail)
     images = _IMAGES[envelope.type]
     if (data is not None and "data" not in images) or (old is not None and "old" not in images):
         extra = "data" if data is not None and "data" not in images else "old"
@@ -300,6 +324,7 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
         checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
         data=data,
         old=old,
+        unchecked=unchecked,
     )
 
 
@@ -334,8 +359,14 @@ def _document(value: bytes, message_index: int) -> Json:
         ) from None
 
 
-def parse(value: bytes, message_index: int) -> Wire:
-    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one."""
+def parse(value: bytes, message_index: int, *, lazy: bool = False) -> Wire:
+    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one.
+
+    ``lazy``: a DML's ``data`` and ``old`` objects are kept as parsed, their values unchecked
+    (``Wire.unchecked``), for a reader that checks them as it types them. A lazy read refuses
+    only messages a full read refuses, though maybe for a later member: read again in full
+    for its error.
+    """
     fail = failer(PROTOCOL, message_index)
     raw = _document(value, message_index)
     if type(raw) is not dict:
@@ -357,4 +388,4 @@ def parse(value: bytes, message_index: int) -> Wire:
         commit_ts = _integer(raw, "commitTs", UINT64, fail)
     if type(build_ts) is not int or build_ts not in INT64:
         build_ts = _integer(raw, "buildTs", INT64, fail)
-    return _KINDS[kind](_Envelope(raw, message_type, commit_ts, build_ts), fail)
+    return _KINDS[kind](_Envelope(raw, message_type, commit_ts, build_ts, lazy), fail)

@@ -15,8 +15,9 @@ from itertools import repeat
 from operator import call, itemgetter
 
 from ticdc_conformance.reference.decoded import DecodedColumn
-from ticdc_conformance.reference.jsondoc import Fail
+from ticdc_conformance.reference.jsondoc import Fail, JsonObject
 from ticdc_conformance.reference.mysql import MySQLType
+from ticdc_conformance.reference.simple._json import timestamp_object
 from ticdc_conformance.reference.simple._readers import Invalid, Reader, column_reader
 from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.simple._wire import Columns
@@ -46,10 +47,28 @@ def _picker(names: tuple[str, ...]) -> Callable[[Columns], tuple[Raw, ...]]:
     return lambda _: ()
 
 
+def _from_object(read: Reader) -> Reader:
+    def read_object(raw: Raw | JsonObject) -> Value:
+        if isinstance(raw, dict):
+            return read(timestamp_object(raw))
+        return read(raw)
+
+    return read_object
+
+
 class Plan:
     """How one table schema types a DML image: readers chosen per column, once."""
 
-    __slots__ = ("_columns", "_count", "_names", "_order", "_pick", "_readers", "_types")
+    __slots__ = (
+        "_columns",
+        "_count",
+        "_names",
+        "_objects",
+        "_order",
+        "_pick",
+        "_readers",
+        "_types",
+    )
 
     def __init__(self, table: TableInfo, *, avro: bool) -> None:
         columns = table.columns
@@ -58,6 +77,11 @@ class Plan:
         self._readers: tuple[Reader, ...] = tuple(
             column_reader(column, info_type(column, raw_text=avro), avro=avro) for column in columns
         )
+        self._objects = tuple(
+            _from_object(read) if mysql_type == "timestamp" else read
+            for mysql_type, read in zip(self._types, self._readers, strict=True)
+        )
+        """The readers of a JSON image as parsed: TIMESTAMP as its ``{location, value}``."""
         self._columns = tuple(zip(self._order, self._types, self._readers, strict=True))
         self._names = frozenset(self._order)
         self._count = len(self._order)
@@ -70,16 +94,32 @@ class Plan:
 
         ``fail`` is called for an unknown column or a value its column cannot hold.
         """
-        if len(raw) == self._count and raw.keys() <= self._names:  # every column, in one pass
-            try:
-                values = map(call, self._readers, self._pick(raw))
-                members = zip(
-                    self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
-                )
-                return tuple(map(_column, members))
-            except (Invalid, ValueError):
-                pass  # the full path finds the value again and says what it is
-        return self._full(member, raw, version, fail, found)
+        typed = self._at_once(raw, self._readers)
+        return self._full(member, raw, version, fail, found) if typed is None else typed
+
+    def parsed_image(self, raw: Columns) -> tuple[DecodedColumn, ...] | None:
+        """A JSON image as parsed (``Wire.unchecked``) typed at once, or ``None``.
+
+        ``None`` unless the image holds every column and every value is valid: the message is
+        then read in full, which words any error. Every reader refuses a JSON array, number,
+        boolean or object (but a TIMESTAMP column's object), so no value the full read would
+        refuse passes.
+        """
+        return self._at_once(raw, self._objects)
+
+    def _at_once(
+        self, raw: Columns, readers: tuple[Reader, ...]
+    ) -> tuple[DecodedColumn, ...] | None:
+        if len(raw) != self._count or not raw.keys() <= self._names:
+            return None
+        try:
+            values = map(call, readers, self._pick(raw))
+            members = zip(
+                self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
+            )
+            return tuple(map(_column, members))
+        except (Invalid, ValueError):
+            return None  # the full path finds the value again and says what it is
 
     def _full(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found

@@ -44,6 +44,8 @@ class Wire(NamedTuple):
     checksum: Checksum | None = None
     data: Columns | None = None
     old: Columns | None = None
+    unchecked: bool = False
+    """``data`` and ``old`` are JSON objects as parsed, their values not yet checked."""
 
 
 def failer(protocol: str, message_index: int) -> Fail:
