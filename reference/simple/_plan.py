@@ -18,12 +18,17 @@ from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Fail, JsonObject
 from ticdc_conformance.reference.mysql import MySQLType
 from ticdc_conformance.reference.simple._json import timestamp_object
-from ticdc_conformance.reference.simple._readers import Invalid, Reader, column_reader
+from ticdc_conformance.reference.simple._readers import (
+    Invalid,
+    Reader,
+    column_reader,
+    timestamp_test,
+)
 from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.simple._wire import Columns
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import info_type
-from ticdc_conformance.reference.values import Value
+from ticdc_conformance.reference.values import TimestampValue, Value
 
 __all__ = ["Found", "Plan"]
 
@@ -47,13 +52,31 @@ def _picker(names: tuple[str, ...]) -> Callable[[Columns], tuple[Raw, ...]]:
     return lambda _: ()
 
 
-def _from_object(read: Reader) -> Reader:
+def _from_object(read: Reader, test: Callable[[str], bool] | None) -> Reader:
+    """``read`` of a TIMESTAMP column taking its JSON ``{location, value}`` object as parsed.
+
+    An object whose text passes the reader's ``test`` is the value as it is: it is built at
+    once (the text has ``TimestampValue``'s form); any other goes the whole way.
+    """
+
     def read_object(raw: Raw | JsonObject) -> Value:
         if isinstance(raw, dict):
+            if test is not None and raw.keys() == _TIMESTAMP_MEMBERS:
+                text, zone = raw["value"], raw["location"]
+                if type(text) is str and type(zone) is str and test(text):
+                    value = _new(TimestampValue)
+                    _set(value, "text", text)
+                    _set(value, "zone", zone)
+                    return value
             return read(timestamp_object(raw))
         return read(raw)
 
     return read_object
+
+
+_TIMESTAMP_MEMBERS = frozenset({"location", "value"})
+_new = object.__new__
+_set = object.__setattr__
 
 
 class Plan:
@@ -74,12 +97,16 @@ class Plan:
         columns = table.columns
         self._order = tuple(column.name for column in columns)
         self._types: tuple[MySQLType, ...] = tuple(column.type for column in columns)
+        ctypes = [info_type(column, raw_text=avro) for column in columns]
         self._readers: tuple[Reader, ...] = tuple(
-            column_reader(column, info_type(column, raw_text=avro), avro=avro) for column in columns
+            column_reader(column, ctype, avro=avro)
+            for column, ctype in zip(columns, ctypes, strict=True)
         )
         self._objects = tuple(
-            _from_object(read) if mysql_type == "timestamp" else read
-            for mysql_type, read in zip(self._types, self._readers, strict=True)
+            _from_object(read, timestamp_test(column, ctype))
+            if column.type == "timestamp"
+            else read
+            for column, ctype, read in zip(columns, ctypes, self._readers, strict=True)
         )
         """The readers of a JSON image as parsed: TIMESTAMP as its ``{location, value}``."""
         self._columns = tuple(zip(self._order, self._types, self._readers, strict=True))

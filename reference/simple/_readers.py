@@ -44,7 +44,7 @@ from ticdc_conformance.reference.tables import ColumnInfo
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType, check_of
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["Invalid", "Reader", "column_reader"]
+__all__ = ["Invalid", "Reader", "column_reader", "timestamp_test"]
 
 Reader = Callable[[Raw], Value]
 """A raw value → its value (``ValueError`` if it does not fit, ``Invalid``)."""
@@ -279,16 +279,33 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool
 
         return read_datetime
 
+    test = _timestamp_test(fsp)
+
     def read_timestamp(raw: Raw) -> Value:
-        if (
-            type(raw) is TimestampValue
-            and "1970" <= raw.text[:4] <= "2037"
-            and is_datetime(raw.text, fsp)
-        ):
+        if type(raw) is TimestampValue and test(raw.text):
             return raw
         return general(raw)
 
     return read_timestamp
+
+
+def _timestamp_test(fsp: int | None) -> Callable[[str], bool]:
+    def test(text: str) -> bool:
+        return "1970" <= text[:4] <= "2037" and is_datetime(text, fsp)
+
+    return test
+
+
+def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], bool] | None:
+    """The test a TIMESTAMP column's reader returns a ``TimestampValue`` as it is after.
+
+    ``None`` when the column's reader has no such test. Text that passes it also has
+    ``TimestampValue``'s own form.
+    """
+    if ctype.name != "timestamp" or reader_of(column) is not READERS.get(column.type):
+        return None
+    fsp = ctype.scale
+    return None if fsp is not None and fsp > MAX_FSP else _timestamp_test(fsp)
 
 
 def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
