@@ -16,12 +16,8 @@ and any DML whose checksum does not verify, is ``rejected()`` with the reason.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import NoReturn
 
 from ticdc_conformance.reference.compression import Compression, decompress
@@ -40,20 +36,18 @@ from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
-from ticdc_conformance.reference.simple._plan import Found, Plan
+from ticdc_conformance.reference.simple._plan import Found, Plan, decoded_column
 from ticdc_conformance.reference.simple._values import untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import finding, info_type, raise_findings
 
-__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
+__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse"]
 
 UNTYPED = "untyped: a Simple DML carries no column types; SimpleDecoder types it by its schema"
 _OPS: dict[str, Operation] = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
 
 SchemaKey = tuple[str, str, int]
-_column = partial(tuple.__new__, DecodedColumn)
-"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,48 +100,6 @@ def parse(
     return _avro.parse(value, message_index)
 
 
-def read_claim_check(content: bytes, *, raw_value: bool = False, message_index: int = 0) -> Message:
-    """The full message from a claim-check file, ``{"key": null, "value": base64}`` (§1.5).
-
-    ``raw_value`` (``claim-check-raw-value=true``): the file is the value bytes alone
-    (``pkg/sink/kafka/claimcheck/claim_check.go`` ``WriteMessage`` in pingcap/tiflow).
-    """
-    if raw_value:
-        return Message(key=None, value=content)
-    try:
-        document = json.loads(content)
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise DecodeError(
-            f"not JSON: {error}",
-            protocol="simple",
-            part="value",
-            offset=0,
-            message_index=message_index,
-        ) from None
-    if type(document) is not dict or document.keys() != {"key", "value"}:
-        raise DecodeError(
-            "a claim-check file is an object with key and value",
-            protocol="simple",
-            part="value",
-            path=(),
-            message_index=message_index,
-        )
-    parts: dict[str, bytes | None] = {}
-    for name in ("key", "value"):
-        encoded = document[name]
-        try:
-            parts[name] = None if encoded is None else base64.b64decode(encoded, validate=True)
-        except (TypeError, binascii.Error, ValueError):
-            raise DecodeError(
-                "must be base64 text or null",
-                protocol="simple",
-                part="value",
-                path=(name,),
-                message_index=message_index,
-            ) from None
-    return Message(key=parts["key"], value=parts["value"])
-
-
 def _schema_event(wire: Wire) -> DecodedEvent:
     if wire.kind == "WATERMARK":
         return DecodedResolved(commit_ts=wire.commit_ts)
@@ -197,7 +149,7 @@ def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
     for name, raw in columns.items():
         # ASCII text, most values, is its own value: no call for it
         value = raw if type(raw) is str and raw.isascii() else untyped(raw)
-        out.append(_column((name, value, None, None, None, None, UNTYPED)))
+        out.append(decoded_column((name, value, None, None, None, None, UNTYPED)))
     return tuple(out)
 
 

@@ -30,12 +30,12 @@ from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import info_type
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["Found", "Plan"]
+__all__ = ["Found", "Plan", "decoded_column"]
 
 Found = list[tuple[str, str, Value]]
 """Invalid values as found: the image (``old``, ``data``), the column, the value."""
 
-_column = partial(tuple.__new__, DecodedColumn)
+decoded_column = partial(tuple.__new__, DecodedColumn)
 """A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
 _NONE = repeat(None)
 """Endless ``None``: the members of ``DecodedColumn`` Simple does not carry."""
@@ -144,7 +144,7 @@ class Plan:
             members = zip(
                 self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
             )
-            return tuple(map(_column, members))
+            return tuple(map(decoded_column, members))
         except (Invalid, ValueError):
             return None  # the full path finds the value again and says what it is
 
@@ -170,5 +170,5 @@ class Plan:
                 found.append((member, name, value))
             except ValueError as error:
                 fail(f"{mysql_type}: {error}", (member, name))
-            typed.append(_column((name, value, None, None, None, mysql_type, None)))
+            typed.append(decoded_column((name, value, None, None, None, mysql_type, None)))
         return tuple(typed)
