@@ -111,7 +111,7 @@ class Plan:
         """The readers of a JSON image as parsed: TIMESTAMP as its ``{location, value}``."""
         self._columns = tuple(zip(self._order, self._types, self._readers, strict=True))
         self._names = frozenset(self._order)
-        self._count = len(self._order)
+        self._count = len(self._order)  # distinct names: TableInfo refuses a name twice
         self._pick = _picker(self._order)
 
     def image(
@@ -137,15 +137,15 @@ class Plan:
     def _at_once(
         self, raw: Columns, readers: tuple[Reader, ...]
     ) -> tuple[DecodedColumn, ...] | None:
-        if len(raw) != self._count or not raw.keys() <= self._names:
+        if len(raw) != self._count:
             return None
-        try:
+        try:  # as many members as columns, none missing (else KeyError): the same names
             values = map(call, readers, self._pick(raw))
             members = zip(
                 self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
             )
             return tuple(map(decoded_column, members))
-        except (Invalid, ValueError):
+        except (Invalid, ValueError, KeyError):
             return None  # the full path finds the value again and says what it is
 
     def _full(
