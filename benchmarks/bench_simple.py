@@ -39,9 +39,14 @@ RESULTS = Path(__file__).resolve().parent / "results" / "simple.md"
 def typed(
     codec: ModuleType, events: list[RowChangedEvent], messages: list[Message]
 ) -> Callable[[], object]:
-    """One consumer decoder that knows the table's schema, fed every DML message."""
+    """One consumer decoder that knows every table's schema, fed every DML message.
+
+    Every table gets its BOOTSTRAP (case 1 has four tables): a DML of a table without one
+    would only be held, never typed.
+    """
     decoder: SimpleDecoder = codec.new_decoder()
-    decoder.feed(codec.encode_bootstrap(events[0].table))
+    for table in {id(event.table): event.table for event in events}.values():
+        decoder.feed(codec.encode_bootstrap(table))
     feed = decoder.feed
     return lambda: [feed(message) for message in messages]
 

@@ -39,14 +39,9 @@ from ticdc_conformance.reference.simple._bootstrap import (
     sends_bootstraps,
 )
 from ticdc_conformance.reference.simple._checksum import Checksum, row_checksum, verify_checksum
+from ticdc_conformance.reference.simple._claim import read_claim_check
 from ticdc_conformance.reference.simple._config import Config, EncodingFormat
-from ticdc_conformance.reference.simple._decoder import (
-    UNTYPED,
-    Pending,
-    SimpleDecoder,
-    parse,
-    read_claim_check,
-)
+from ticdc_conformance.reference.simple._decoder import UNTYPED, Pending, SimpleDecoder, parse
 from ticdc_conformance.reference.simple._encode import event_checksum
 from ticdc_conformance.reference.simple._schema import ddl_kind, mysql_type
 

@@ -193,12 +193,29 @@ def _raw_value(raw: object, path: Path, fail: Fail) -> Raw:
     return raw  # the union's null, long, float, double, string and bytes, as read
 
 
+_PLAIN = frozenset({type(None), int, float, str, bytes})
+"""The map value union's branches that are read as they are (all but the two records)."""
+_PLAIN_OR_RECORD = _PLAIN | {tuple}
+
+
 def _raw_columns(raw: object, path: Path, fail: Fail) -> Columns | None:
     if raw is None:
         return None
     if not isinstance(raw, dict):
         fail("expected a map", path)
-    return tuple((name, _raw_value(value, (*path, name), fail)) for name, value in raw.items())
+    kinds = list(map(type, raw.values()))
+    if _PLAIN.issuperset(kinds):
+        return raw  # no record among the values: the map as read
+    if not _PLAIN_OR_RECORD.issuperset(kinds):
+        return {name: _raw_value(value, (*path, name), fail) for name, value in raw.items()}
+    columns = dict(raw)
+    names = list(raw)
+    at = -1
+    for _ in range(kinds.count(tuple)):  # only the records need a look, in map order
+        at = kinds.index(tuple, at + 1)
+        name = names[at]
+        columns[name] = _raw_value(raw[name], (*path, name), fail)
+    return columns
 
 
 def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401 - fastavro's decoded record

@@ -16,12 +16,9 @@ and any DML whose checksum does not verify, is ``rejected()`` with the reason.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from typing import NamedTuple, NoReturn
+from typing import NoReturn
 
 from ticdc_conformance.reference.compression import Compression, decompress
 from ticdc_conformance.reference.decoded import (
@@ -36,25 +33,21 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.mysql import MySQLType
 from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
-from ticdc_conformance.reference.simple._readers import Invalid, Reader, column_reader
+from ticdc_conformance.reference.simple._plan import Found, Plan, decoded_column
 from ticdc_conformance.reference.simple._values import untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import finding, info_type, raise_findings
-from ticdc_conformance.reference.values import Value
 
-__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse", "read_claim_check"]
+__all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse"]
 
 UNTYPED = "untyped: a Simple DML carries no column types; SimpleDecoder types it by its schema"
 _OPS: dict[str, Operation] = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
 
 SchemaKey = tuple[str, str, int]
-_column = partial(tuple.__new__, DecodedColumn)
-"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,8 +66,13 @@ def parse(
     encoding: EncodingFormat,
     message_index: int,
     compression: Compression = "none",
+    *,
+    lazy: bool = False,
 ) -> Wire:
-    """The members of one message (nil key expected; the value, decompressed, is the message)."""
+    """The members of one message (nil key expected; the value, decompressed, is the message).
+
+    ``lazy``: JSON DML images may stay unchecked (``_json.parse``).
+    """
     protocol = f"simple-{encoding}"
     if message.key:
         raise DecodeError(
@@ -92,53 +90,14 @@ def parse(
             offset=0,
             message_index=message_index,
         )
-    read = _json.parse if encoding == "json" else _avro.parse
-    value = decompress(
-        compression, message.value, protocol=protocol, part="value", message_index=message_index
-    )
-    return read(value, message_index)
-
-
-def read_claim_check(content: bytes, *, raw_value: bool = False, message_index: int = 0) -> Message:
-    """The full message from a claim-check file, ``{"key": null, "value": base64}`` (§1.5).
-
-    ``raw_value`` (``claim-check-raw-value=true``): the file is the value bytes alone
-    (``pkg/sink/kafka/claimcheck/claim_check.go`` ``WriteMessage`` in pingcap/tiflow).
-    """
-    if raw_value:
-        return Message(key=None, value=content)
-    try:
-        document = json.loads(content)
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise DecodeError(
-            f"not JSON: {error}",
-            protocol="simple",
-            part="value",
-            offset=0,
-            message_index=message_index,
-        ) from None
-    if type(document) is not dict or document.keys() != {"key", "value"}:
-        raise DecodeError(
-            "a claim-check file is an object with key and value",
-            protocol="simple",
-            part="value",
-            path=(),
-            message_index=message_index,
+    value = message.value
+    if compression != "none":
+        value = decompress(
+            compression, value, protocol=protocol, part="value", message_index=message_index
         )
-    parts: dict[str, bytes | None] = {}
-    for name in ("key", "value"):
-        encoded = document[name]
-        try:
-            parts[name] = None if encoded is None else base64.b64decode(encoded, validate=True)
-        except (TypeError, binascii.Error, ValueError):
-            raise DecodeError(
-                "must be base64 text or null",
-                protocol="simple",
-                part="value",
-                path=(name,),
-                message_index=message_index,
-            ) from None
-    return Message(key=parts["key"], value=parts["value"])
+    if encoding == "json":
+        return _json.parse(value, message_index, lazy=lazy)
+    return _avro.parse(value, message_index)
 
 
 def _schema_event(wire: Wire) -> DecodedEvent:
@@ -187,10 +146,10 @@ def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
     if columns is None:
         return None
     out = []
-    for name, raw in columns:
+    for name, raw in columns.items():
         # ASCII text, most values, is its own value: no call for it
         value = raw if type(raw) is str and raw.isascii() else untyped(raw)
-        out.append(_column((name, value, None, None, None, None, UNTYPED)))
+        out.append(decoded_column((name, value, None, None, None, None, UNTYPED)))
     return tuple(out)
 
 
@@ -208,64 +167,27 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
-class _Plan(NamedTuple):
-    """How one table schema types a DML: per column, chosen once per schema (not per value)."""
-
-    names: frozenset[str]
-    columns: tuple[tuple[str, MySQLType, Reader], ...]
-    """Schema order: the column's name, its type and its reader (``_readers``)."""
-
-
-def _plan(table: TableInfo, avro: bool) -> _Plan:
-    columns = tuple(
-        (
-            column.name,
-            column.type,
-            column_reader(column, info_type(column, raw_text=avro), avro=avro),
-        )
-        for column in table.columns
-    )
-    return _Plan(frozenset(column.name for column in table.columns), columns)
-
-
-_ABSENT = object()
-
-
-def _typed(wire: Wire, plan: _Plan, fail: Fail, found: list[tuple[str, str, Value]]) -> DecodedRow:
+def _typed(
+    wire: Wire, plan: Plan, fail: Fail, found: Found, full: Callable[[], Wire]
+) -> DecodedRow:
     """The row typed by ``plan``'s schema; every value its column cannot hold goes to ``found``.
 
     Go's ``encoding/json`` writes text that is not UTF-8 as U+FFFD, goavro copies it raw
-    (§4.3, §4.8): such text is invalid in JSON only.
+    (§4.3, §4.8): such text is invalid in JSON only. Unchecked images are typed at once, or
+    else the message is read again in ``full`` (which raises the error it finds first).
     """
-    images: list[tuple[DecodedColumn, ...] | None] = []
-    for member, columns in (("old", wire.old), ("data", wire.data)):
-        if columns is None:
-            images.append(None)
-            continue
-        raw = dict(columns)
-        unknown = raw.keys() - plan.names
-        if unknown:
-            fail(
-                f"column {min(unknown)!r} is not in schema version {wire.schema_version}",
-                (member, min(unknown)),
-            )
-        typed = []
-        for name, mysql_type, read in plan.columns:  # TiCDC's consumer: schema order
-            given = raw.get(name, _ABSENT)
-            if given is _ABSENT:
-                continue  # virtual generated, or not a handle-key column
-            value: Value = None
-            if given is not None:
-                try:
-                    value = read(given)  # type: ignore[arg-type]  # a Raw: only _ABSENT is not
-                except Invalid as invalid:
-                    value = invalid.value
-                    found.append((member, name, value))
-                except ValueError as error:
-                    fail(f"{mysql_type}: {error}", (member, name))
-            typed.append(_column((name, value, None, None, None, mysql_type, None)))
-        images.append(tuple(typed))
-    return _row(wire, images[0], images[1])
+    if wire.unchecked:
+        old, data = wire.old, wire.data
+        before = None if old is None else plan.parsed_image(old)
+        after = None if data is None else plan.parsed_image(data)
+        if (before is not None or old is None) and (after is not None or data is None):
+            return _row(wire, before, after)
+        wire = full()
+    version = wire.schema_version
+    old, data = wire.old, wire.data
+    before = None if old is None else plan.image("old", old, version, fail, found)
+    after = None if data is None else plan.image("data", data, version, fail, found)
+    return _row(wire, before, after)
 
 
 class SimpleDecoder:
@@ -285,8 +207,8 @@ class SimpleDecoder:
         self._schemas: dict[SchemaKey, TableInfo] = {}
         self._held: list[tuple[int, Wire]] = []
         self._rejected: list[Pending] = []
-        self._plans: dict[int, tuple[TableInfo, _Plan]] = {}
-        """Typing plans by the id of the schema they were made for (kept alive beside it)."""
+        self._plans: dict[SchemaKey, tuple[TableInfo, Plan]] = {}
+        """The cached schemas typing DMLs so far, with their typing plans, by the same key."""
 
     def table_info(self, database: str, table: str, schema_version: int) -> TableInfo | None:
         """The cached schema with exactly this key, if any."""
@@ -315,15 +237,31 @@ class SimpleDecoder:
             return  # TiCDC's consumer keeps only named tables
         self._schemas.setdefault((table.schema, table.name, table.schema_version or 0), table)
 
+    def _planned(self, wire: Wire) -> tuple[TableInfo, Plan] | None:
+        """The DML's schema and its plan (made at its first DML: a schema is never replaced)."""
+        key = (wire.database, wire.table, wire.schema_version)
+        planned = self._plans.get(key)
+        if planned is None:
+            table = self._schemas.get(key)
+            if table is None:
+                return None
+            planned = self._plans[key] = (table, Plan(table, avro=self.encoding == "avro"))
+        return planned
+
     def _resolve(
         self,
         wire: Wire,
-        table: TableInfo,
+        planned: tuple[TableInfo, Plan],
         message_index: int,
         found: list[DecodeError],
         *,
-        released: bool,
+        full: Callable[[], Wire] | None = None,
     ) -> DecodedRow | None:
+        """The typed row; ``None`` when a held row (no ``full``) is rejected.
+
+        ``full`` reads a DML arriving now again, in full (``_typed``).
+        """
+
         def fail(reason: str, path: Path) -> NoReturn:
             raise DecodeError(
                 reason,
@@ -344,15 +282,12 @@ class SimpleDecoder:
                 )
             )
 
-        avro = self.encoding == "avro"
-        planned = self._plans.get(id(table))
-        if planned is None or planned[0] is not table:
-            planned = self._plans[id(table)] = (table, _plan(table, avro))
-        invalid: list[tuple[str, str, Value]] = []
+        table, plan = planned
+        invalid: Found = []
         try:
-            row = _typed(wire, planned[1], fail, invalid)
+            row = _typed(wire, plan, fail, invalid, full or (lambda: wire))
         except DecodeError as error:
-            if not released:
+            if full is not None:
                 raise
             reject(f"does not fit its schema at {error.pointer}: {error.reason}")
             return None
@@ -361,11 +296,13 @@ class SimpleDecoder:
             if problems:
                 reject("checksum: " + "; ".join(problems))
                 return None
-        columns = {column.name: column for column in table.columns} if invalid else {}
+        if not invalid:
+            return row
+        columns = {column.name: column for column in table.columns}
         for member, name, value in invalid:
             bad = finding(
                 name,
-                info_type(columns[name], raw_text=avro),
+                info_type(columns[name], raw_text=self.encoding == "avro"),
                 value,
                 protocol=f"simple-{self.encoding}",
                 message_index=message_index,
@@ -381,26 +318,34 @@ class SimpleDecoder:
         Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
         DML's values do not fit its already known schema.
         """
-        wire = parse(message, self.encoding, message_index, self.compression)
+
+        def full() -> Wire:
+            return parse(message, self.encoding, message_index, self.compression)
+
+        try:  # a JSON DML's images are checked as they are typed
+            wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
+        except DecodeError:
+            wire = full()  # a lazy read refuses only what a full read refuses: it words why
         found: list[DecodeError] = []
         if wire.kind == "DML":
-            table = self.table_info(wire.database, wire.table, wire.schema_version)
-            if table is None:
-                self._held.append((message_index, wire))
+            planned = self._planned(wire)
+            if planned is None:
+                self._held.append((message_index, full() if wire.unchecked else wire))
                 return []
-            row = self._resolve(wire, table, message_index, found, released=False)
+            row = self._resolve(wire, planned, message_index, found, full=full)
             rows: list[DecodedEvent] = [] if row is None else [row]
-            raise_findings(found, rows)
+            if found:
+                raise_findings(found, rows)
             return rows
         events = [_schema_event(wire)]
         self._remember(wire.table_schema)
         self._remember(wire.pre_table_schema)
         still_held = []
         for index, held in self._held:
-            table = self.table_info(held.database, held.table, held.schema_version)
-            if table is None:
+            planned = self._planned(held)
+            if planned is None:
                 still_held.append((index, held))
-            elif (row := self._resolve(held, table, index, found, released=True)) is not None:
+            elif (row := self._resolve(held, planned, index, found)) is not None:
                 events.append(row)
         self._held = still_held
         raise_findings(found, events)

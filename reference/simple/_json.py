@@ -10,7 +10,7 @@ empty map disappears too. Strings are HTML-escaped and invalid UTF-8 becomes U+F
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ticdc_conformance.reference._gojson import GoJsonReader, JsonStyle, quote, to_bytes
 from ticdc_conformance.reference.errors import DecodeError
@@ -28,7 +28,7 @@ from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, fai
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["bootstrap", "ddl", "dml", "parse", "watermark"]
+__all__ = ["bootstrap", "ddl", "dml", "parse", "timestamp_object", "watermark"]
 
 PROTOCOL = "simple-json"
 _DML_TYPES = {"insert": "INSERT", "update": "UPDATE", "delete": "DELETE"}
@@ -158,24 +158,54 @@ def _text(raw: JsonObject, name: str, fail: Fail) -> str:
     return value
 
 
+_PLAIN = frozenset({str, type(None)})
+"""The raw value types a ``data``/``old`` map is read as it is with (every one but TIMESTAMP)."""
+_PLAIN_OR_OBJECT = _PLAIN | {dict}
+
+
 def _raw_columns(raw: Json, member: str, fail: Fail) -> Columns:
     if type(raw) is not dict:
         fail("must be an object of columns", (member,))
-    columns: list[tuple[str, Raw]] = []
-    for name, value in raw.items():
-        if value is None or type(value) is str:
-            columns.append((name, value))
-        elif type(value) is dict and value.keys() == {"location", "value"}:
-            location, text = value["location"], value["value"]
-            if type(location) is not str or type(text) is not str:
-                fail("location and value must be strings", (member, name))
-            try:
-                columns.append((name, TimestampValue(text, location)))
-            except ValueError as error:
-                fail(str(error), (member, name, "value"))
-        else:
-            fail("a value is a string, null or a {location, value} object", (member, name))
-    return tuple(columns)
+    kinds = list(map(type, raw.values()))
+    if _PLAIN.issuperset(kinds):
+        return raw  # type: ignore[return-value]  # text and nulls only: the map as parsed
+    if not _PLAIN_OR_OBJECT.issuperset(kinds):
+        return {name: _raw_value(value, member, name, fail) for name, value in raw.items()}
+    columns: Columns = dict(raw)  # type: ignore[arg-type]  # text, nulls and objects
+    names = list(raw)
+    at = -1
+    for _ in range(kinds.count(dict)):  # only the objects need a look, in map order
+        at = kinds.index(dict, at + 1)
+        name = names[at]
+        columns[name] = _raw_value(raw[name], member, name, fail)
+    return columns
+
+
+def timestamp_object(value: JsonObject) -> TimestampValue:
+    """A TIMESTAMP ``{location, value}`` object's value; ``ValueError`` if it is not one."""
+    if value.keys() != _TIMESTAMP_MEMBERS:
+        raise ValueError("not a {location, value} object")
+    location, text = value["location"], value["value"]
+    if type(location) is not str or type(text) is not str:
+        raise ValueError("location and value must be strings")
+    return TimestampValue(text, location)
+
+
+_TIMESTAMP_MEMBERS = frozenset({"location", "value"})
+
+
+def _raw_value(value: Json, member: str, name: str, fail: Fail) -> Raw:
+    if value is None or type(value) is str:
+        return value
+    if type(value) is not dict or value.keys() != _TIMESTAMP_MEMBERS:
+        fail("a value is a string, null or a {location, value} object", (member, name))
+    location, text = value["location"], value["value"]
+    if type(location) is not str or type(text) is not str:
+        fail("location and value must be strings", (member, name))
+    try:
+        return TimestampValue(text, location)
+    except ValueError as error:
+        fail(str(error), (member, name, "value"))
 
 
 def _checksum(raw: Json, fail: Fail) -> Checksum:
@@ -201,6 +231,8 @@ class _Envelope(NamedTuple):
     type: str
     commit_ts: int
     build_ts: int
+    lazy: bool
+    """``parse``'s ``lazy``: DML images may stay as parsed, their values unchecked."""
 
 
 def _schemas(raw: JsonObject, fail: Fail) -> dict[str, TableInfo]:
@@ -246,29 +278,53 @@ def _ddl(envelope: _Envelope, fail: Fail) -> Wire:
 
 def _dml(envelope: _Envelope, fail: Fail) -> Wire:
     raw = envelope.raw
-    database, table = _text(raw, "database", fail), _text(raw, "table", fail)
-    location = _text(raw, "claimCheckLocation", fail)
-    handle_key_only = raw.get("handleKeyOnly", False)
+    get = raw.get
+    database, table = get("database", ""), get("table", "")
+    location = get("claimCheckLocation", "")
+    if type(database) is not str:
+        database = _text(raw, "database", fail)
+    if type(table) is not str:
+        table = _text(raw, "table", fail)
+    if type(location) is not str:
+        location = _text(raw, "claimCheckLocation", fail)
+    handle_key_only = get("handleKeyOnly", False)
     if type(handle_key_only) is not bool:
         fail("handleKeyOnly must be a boolean", ("handleKeyOnly",))
-    images = {name: _raw_columns(raw[name], name, fail) for name in ("data", "old") if name in raw}
-    extra = images.keys() - set(_IMAGES[envelope.type])
-    if extra:
-        fail(f"an {envelope.type} has no {min(extra)}", (min(extra),))
+    data_object, old_object = get("data"), get("old")
+    unchecked = (
+        envelope.lazy
+        and (type(data_object) is dict or "data" not in raw)
+        and (type(old_object) is dict or "old" not in raw)
+    )
+    if unchecked:  # the objects as parsed: the typing reader checks their values
+        data, old = cast("Columns | None", data_object), cast("Columns | None", old_object)
+    else:
+        data = None if "data" not in raw else _raw_columns(data_object, "data", fail)
+        old = None if "old" not in raw else _raw_columns(old_object, "old", fail)
+    images = _IMAGES[envelope.type]
+    if (data is not None and "data" not in images) or (old is not None and "old" not in images):
+        extra = "data" if data is not None and "data" not in images else "old"
+        fail(f"an {envelope.type} has no {extra}", (extra,))
+    table_id, schema_version = get("tableID", 0), get("schemaVersion", 0)
+    if type(table_id) is not int or table_id not in INT64:
+        table_id = _integer(raw, "tableID", INT64, fail)
+    if type(schema_version) is not int or schema_version not in UINT64:
+        schema_version = _integer(raw, "schemaVersion", UINT64, fail)
     return Wire(
-        kind="DML",
-        type=envelope.type,
-        commit_ts=envelope.commit_ts,
-        build_ts=envelope.build_ts,
+        "DML",
+        envelope.type,
+        envelope.commit_ts,
+        envelope.build_ts,
         database=database,
         table=table,
-        table_id=_integer(raw, "tableID", INT64, fail),
-        schema_version=_integer(raw, "schemaVersion", UINT64, fail),
+        table_id=table_id,
+        schema_version=schema_version,
         claim_check_location=location or None,
         handle_key_only=handle_key_only,
         checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
-        data=images.get("data"),
-        old=images.get("old"),
+        data=data,
+        old=old,
+        unchecked=unchecked,
     )
 
 
@@ -281,16 +337,13 @@ _KINDS: dict[str, Callable[[_Envelope, Fail], Wire]] = {
 """Message kind → the reader of its own members (§4.2)."""
 
 
-def _kind(message_type: Json) -> str:
-    if type(message_type) is not str:  # an object or array is no kind (and not hashable)
-        return ""
-    if message_type in ("WATERMARK", "BOOTSTRAP"):
-        return str(message_type)
-    if message_type in DDL_KINDS:
-        return "DDL"
-    if message_type in _IMAGES:
-        return "DML"
-    return ""
+_KIND_OF = {
+    **dict.fromkeys(_IMAGES, "DML"),
+    **dict.fromkeys(DDL_KINDS, "DDL"),
+    "WATERMARK": "WATERMARK",
+    "BOOTSTRAP": "BOOTSTRAP",
+}
+"""The JSON ``type`` → the message kind."""
 
 
 def _document(value: bytes, message_index: int) -> Json:
@@ -306,24 +359,33 @@ def _document(value: bytes, message_index: int) -> Json:
         ) from None
 
 
-def parse(value: bytes, message_index: int) -> Wire:
-    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one."""
+def parse(value: bytes, message_index: int, *, lazy: bool = False) -> Wire:
+    """The members of a Simple-JSON message value; ``DecodeError`` when it is not one.
+
+    ``lazy``: a DML's ``data`` and ``old`` objects are kept as parsed, their values unchecked
+    (``Wire.unchecked``), for a reader that checks them as it types them. A lazy read refuses
+    only messages a full read refuses, though maybe for a later member: read again in full
+    for its error.
+    """
     fail = failer(PROTOCOL, message_index)
     raw = _document(value, message_index)
     if type(raw) is not dict:
         fail("a message is a JSON object", ())
     message_type = raw.get("type")
-    kind = _kind(message_type)
+    # an object or array is no kind (and not hashable)
+    kind = _KIND_OF.get(message_type, "") if type(message_type) is str else ""
     if not kind or type(message_type) is not str:
         fail("unknown message type", ("type",))
-    unknown = raw.keys() - _MEMBERS[kind]
-    if unknown:
-        fail(f"a {message_type} message has no such member", (min(unknown),))
-    missing = _COMMON - raw.keys()
-    if missing:
-        fail(f"missing member {min(missing)}", ())
+    keys = raw.keys()
+    if not keys <= _MEMBERS[kind]:
+        fail(f"a {message_type} message has no such member", (min(keys - _MEMBERS[kind]),))
+    if not keys >= _COMMON:
+        fail(f"missing member {min(_COMMON - keys)}", ())
     if raw["version"] != VERSION or type(raw["version"]) is not int:
         fail("version must be 1", ("version",))
-    commit_ts = _integer(raw, "commitTs", UINT64, fail)
-    envelope = _Envelope(raw, message_type, commit_ts, _integer(raw, "buildTs", INT64, fail))
-    return _KINDS[kind](envelope, fail)
+    commit_ts, build_ts = raw["commitTs"], raw["buildTs"]
+    if type(commit_ts) is not int or commit_ts not in UINT64:
+        commit_ts = _integer(raw, "commitTs", UINT64, fail)
+    if type(build_ts) is not int or build_ts not in INT64:
+        build_ts = _integer(raw, "buildTs", INT64, fail)
+    return _KINDS[kind](_Envelope(raw, message_type, commit_ts, build_ts, lazy), fail)

@@ -1,24 +1,28 @@
 """One reader per schema column: ``SimpleDecoder``'s value and validity in one step (§4.3).
 
 ``column_reader`` is asked once per column of a table schema, and the decoder keeps the
-answer. A reader takes a raw DML value that is not ``null`` and returns the ``Value``
-``_values.read_value`` returns for it, raises the ``ValueError`` that raises, and raises
+answer. A reader takes a raw DML value and returns the ``Value`` ``_values.read_value``
+returns for it (``None`` for ``null``), raises the ``ValueError`` that raises, and raises
 ``Invalid`` (the value attached) when the value is one TiCDC cannot have written for the
 column's stated type (``validity``, docs/errors.md).
 
-Simple-JSON readers first try a test that is sufficient, never necessary: a value that passes
-it is read as ``read_value`` reads it and is valid under ``validity`` for the type the schema
-states (declared lengths, scales and members included). Everything else, and every Simple-Avro
-value, takes ``read_value`` and the validity check themselves, so every outcome is theirs:
+Readers first try a test that is sufficient, never necessary: a value that passes it is read
+as ``read_value`` reads it and is valid under ``validity`` for the type the schema states
+(declared lengths, scales and members included). Everything else takes ``read_value`` and the
+validity check themselves, so every outcome is theirs:
 
-* integers, YEAR, BIT, ENUM, SET: ASCII decimal digits (a leading ``-``) whose number lies in
-  both the reader's range and validity's (YEAR 1901–2155, BIT below ``2**width``, ENUM
-  indexes up to the members' count, SET bitmasks of as many bits as members);
+* integers, YEAR, BIT, ENUM, SET: ASCII decimal digits (a leading ``-``), in Avro a ``long``
+  (BIGINT UNSIGNED: the ``UnsignedBigint`` record), whose number lies in both the reader's
+  range and validity's (YEAR 1901–2155, BIT below ``2**width``, ENUM indexes up to the
+  members' count, SET bitmasks of as many bits as members);
 * FLOAT, DOUBLE: positional decimal text of at most float32's largest magnitude (FLOAT) or
-  not infinite (DOUBLE);
+  not infinite (DOUBLE); in Avro a finite ``double``, and for FLOAT a float32 value whose
+  shortest text as a float64 has at most 7 digits and no exponent (then it is also its
+  shortest float32 text: no shorter decimal lies within half a float32 step of it);
 * DECIMAL: decimal text of at most 31 characters, within the declared scale and precision;
 * text types: ASCII text within the declared length; binary strings: base64 that
-  ``binascii``'s strict mode reads (as ``b64decode(validate=True)`` does), within the length;
+  ``binascii``'s strict mode reads (as ``b64decode(validate=True)`` does), in Avro ``bytes``,
+  within the length;
 * DATE, DATETIME: a fixed shape that ``date``/``datetime.fromisoformat`` reads (so a day that
   exists), hours up to 23, exactly fsp fractional digits when fsp is stated, else up to 6;
   TIMESTAMP: the same for the object's text, years 1970–2037;
@@ -31,18 +35,19 @@ import binascii
 import re
 import sys
 from collections.abc import Callable
+from math import frexp
 
 from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime, json_reads
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, integer_range
-from ticdc_conformance.reference.simple._values import READERS, Raw, reader_of
+from ticdc_conformance.reference.simple._values import READERS, Raw, Unsigned, reader_of
 from ticdc_conformance.reference.tables import ColumnInfo
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType, check_of
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["Invalid", "Reader", "column_reader"]
+__all__ = ["Invalid", "Reader", "column_reader", "timestamp_test"]
 
 Reader = Callable[[Raw], Value]
-"""A non-null raw value → its value (``ValueError`` if it does not fit, ``Invalid``)."""
+"""A raw value → its value (``ValueError`` if it does not fit, ``Invalid``)."""
 
 
 class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error it shows
@@ -56,16 +61,20 @@ class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error 
 def column_reader(column: ColumnInfo, ctype: ColumnType, *, avro: bool) -> Reader:
     """The reader of ``column``'s non-null values, ``ctype`` being its stated type."""
     general = _general(column, ctype, avro)
-    if avro or reader_of(column) is not READERS.get(column.type):
+    if reader_of(column) is not READERS.get(column.type):
         return general  # a type code naming another type: the general path decides
     name = ctype.name
     if name in _FLOATS:
-        return _float(name, general)
+        return (_avro_float if avro else _float)(name, general)
     if name in _INTEGERS:
         allowed = _integers(column, ctype)
-        return general if allowed is None else _integer(allowed, general)
+        if allowed is None:
+            return general
+        if not avro:
+            return _integer(allowed, general)
+        return _avro_integer(allowed, general, unsigned=name == "bigint" and column.unsigned)
     make = _FAST.get(name)
-    fast = None if make is None else make(column, ctype, general)
+    fast = None if make is None else make(column, ctype, general, avro)
     return general if fast is None else fast
 
 
@@ -74,6 +83,8 @@ def _general(column: ColumnInfo, ctype: ColumnType, avro: bool) -> Reader:
     check = check_of(ctype)
 
     def general(raw: Raw) -> Value:
+        if raw is None:
+            return None
         value = read(column, raw, avro)
         if value is not None and check(value, ctype):
             raise Invalid(value)
@@ -123,6 +134,22 @@ def _integer(allowed: range, general: Reader) -> Reader:
     return read
 
 
+def _avro_integer(allowed: range, general: Reader, *, unsigned: bool) -> Reader:
+    low, high = allowed.start, allowed.stop
+
+    def read_long(raw: Raw) -> Value:
+        if type(raw) is int and low <= raw < high:  # BIT, ENUM, SET: never wrapped then
+            return raw
+        return general(raw)
+
+    def read_unsigned(raw: Raw) -> Value:
+        if type(raw) is Unsigned and low <= raw.value < high:
+            return raw.value
+        return general(raw)
+
+    return read_unsigned if unsigned else read_long
+
+
 _POSITIONAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 """Go's ``'f'`` format: the text ``_values`` reads for FLOAT and DOUBLE."""
 
@@ -141,14 +168,39 @@ def _float(name: str, general: Reader) -> Reader:
     return read
 
 
+_FLOAT32_MANTISSA = float(2**24)
+_SHORT_FLOAT = 8
+"""The longest ``repr`` of a FLOAT read as it is: 7 digits, the point and a sign."""
+
+
+def _avro_float(name: str, general: Reader) -> Reader:
+    largest = _FLOATS[name]
+
+    def read_double(raw: Raw) -> Value:
+        if type(raw) is float and -largest <= raw <= largest:
+            return raw
+        return general(raw)
+
+    def read_float(raw: Raw) -> Value:
+        # fastavro widens the float32 to a float64; its shortest float32 text reads back as
+        # the same float64 when that text is short (module docstring)
+        if type(raw) is float and (frexp(raw)[0] * _FLOAT32_MANTISSA).is_integer():
+            text = repr(raw)
+            if len(text) <= _SHORT_FLOAT and "e" not in text and "n" not in text:
+                return raw
+        return general(raw)
+
+    return read_double if name == "double" else read_float
+
+
 _DECIMAL_CHARACTERS = 31
 """At most 30 digits: within DECIMAL's 65 digits and 30 decimals."""
 _new = object.__new__
 _set = object.__setattr__
 
 
-def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
-    del column
+def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+    del column, avro
     scale = 30 if ctype.scale is None else ctype.scale
     whole = None if ctype.length is None else ctype.length - (ctype.scale or 0)
     matches = _POSITIONAL.fullmatch
@@ -172,8 +224,16 @@ def _limit(ctype: ColumnType) -> int | None:
     return ctype.length if ctype.name in _DECLARED else None
 
 
-def _string(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
+def _string(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
     limit = _limit(ctype)
+    if column.effective_charset == "binary" and avro:
+
+        def read_raw_bytes(raw: Raw) -> Value:
+            if type(raw) is bytes and (limit is None or len(raw) <= limit):
+                return raw
+            return general(raw)
+
+        return read_raw_bytes
     if column.effective_charset == "binary":
         decode = binascii.a2b_base64
 
@@ -197,8 +257,8 @@ def _string(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | 
     return read_text
 
 
-def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
-    del column
+def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+    del column, avro
     fsp = ctype.scale
     if fsp is not None and fsp > MAX_FSP:
         return None
@@ -219,20 +279,37 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader 
 
         return read_datetime
 
+    test = _timestamp_test(fsp)
+
     def read_timestamp(raw: Raw) -> Value:
-        if (
-            type(raw) is TimestampValue
-            and "1970" <= raw.text[:4] <= "2037"
-            and is_datetime(raw.text, fsp)
-        ):
+        if type(raw) is TimestampValue and test(raw.text):
             return raw
         return general(raw)
 
     return read_timestamp
 
 
-def _json(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | None:
-    del column, ctype
+def _timestamp_test(fsp: int | None) -> Callable[[str], bool]:
+    def test(text: str) -> bool:
+        return "1970" <= text[:4] <= "2037" and is_datetime(text, fsp)
+
+    return test
+
+
+def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], bool] | None:
+    """The test a TIMESTAMP column's reader returns a ``TimestampValue`` as it is after.
+
+    ``None`` when the column's reader has no such test. Text that passes it also has
+    ``TimestampValue``'s own form.
+    """
+    if ctype.name != "timestamp" or reader_of(column) is not READERS.get(column.type):
+        return None
+    fsp = ctype.scale
+    return None if fsp is not None and fsp > MAX_FSP else _timestamp_test(fsp)
+
+
+def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+    del column, ctype, avro
 
     def read(raw: Raw) -> Value:
         if type(raw) is str and json_reads(raw):
@@ -242,7 +319,7 @@ def _json(column: ColumnInfo, ctype: ColumnType, general: Reader) -> Reader | No
     return read
 
 
-_FAST: dict[str, Callable[[ColumnInfo, ColumnType, Reader], Reader | None]] = {
+_FAST: dict[str, Callable[[ColumnInfo, ColumnType, Reader, bool], Reader | None]] = {
     **dict.fromkeys(("char", "varchar", "binary", "varbinary"), _string),
     **dict.fromkeys(("tinytext", "text", "mediumtext", "longtext"), _string),
     **dict.fromkeys(("tinyblob", "blob", "mediumblob", "longblob"), _string),

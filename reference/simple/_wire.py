@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.jsondoc import Fail, Path
@@ -16,13 +15,16 @@ __all__ = ["VERSION", "Columns", "Wire", "failer"]
 VERSION = 1
 """``version`` is always 1 (§4.2)."""
 
-Columns = tuple[tuple[str, Raw], ...]
-"""A ``data`` or ``old`` map in wire order: column name and raw value."""
+Columns = dict[str, Raw]
+"""A ``data`` or ``old`` map in wire order: column name → raw value (never changed once read)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Wire:
-    """The members of one message; those its type does not carry keep their defaults."""
+class Wire(NamedTuple):
+    """The members of one message; those its type does not carry keep their defaults.
+
+    A named tuple: one is built per message, and a frozen dataclass of 16 members costs
+    several times as much to construct.
+    """
 
     kind: str
     """WATERMARK, BOOTSTRAP, DDL or DML."""
@@ -42,6 +44,8 @@ class Wire:
     checksum: Checksum | None = None
     data: Columns | None = None
     old: Columns | None = None
+    unchecked: bool = False
+    """``data`` and ``old`` are JSON objects as parsed, their values not yet checked."""
 
 
 def failer(protocol: str, message_index: int) -> Fail:
