@@ -31,6 +31,7 @@ from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import INT64, UINT64
 from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
+from ticdc_conformance.reference.open_protocol._plans import Kind, plan_for, read_planned, remember
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
 
@@ -168,8 +169,22 @@ def _text(raw: dict[str, Json], name: str, entry: Entry) -> str | None:
 def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
     if type(raw) is not dict:
         entry.fail("must be an object of columns", member)
+    names = tuple(raw)
+    plan = plan_for(names)
+    if plan is not None:
+        columns = read_planned(plan, raw)
+        if columns is not None:
+            return columns
+    return _column_loop(names, raw, member, entry)
+
+
+def _column_loop(
+    names: tuple[str, ...], raw: dict[str, Json], member: str, entry: Entry
+) -> tuple[DecodedColumn, ...]:
+    """The columns of image ``raw``, one by one; keeps the image's plan when it has one."""
     columns: list[DecodedColumn] = []
     append = columns.append
+    kinds: list[Kind] | None = []
     seen = KINDS_SEEN
     for name, column in raw.items():
         # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}, of a kind
@@ -179,6 +194,7 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
             type_code, flags, raw_value = column["t"], column["f"], column["v"]  # type: ignore[call-overload, index]
         except (KeyError, TypeError):  # TypeError: not an object
             append(_checked_column(name, column, member, entry))
+            kinds = None
             continue
         size = len(column)  # type: ignore[arg-type]
         handle = size == 4 and column.get("h") is True  # type: ignore[union-attr]
@@ -189,6 +205,7 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
         )
         if read is None:
             append(_checked_column(name, column, member, entry))
+            kinds = None
             continue
         try:
             value = None if raw_value is None else read(raw_value)
@@ -197,7 +214,12 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
         except Invalid as invalid:
             value = invalid.value
             entry.invalid = True
+            kinds = None
+        if kinds is not None:
+            kinds.append((type_code, flags, size, handle, read))  # type: ignore[arg-type]
         append(_column((name, value, type_code, flags, handle, None, None)))
+    if kinds:
+        remember(names, kinds)
     return tuple(columns)
 
 
