@@ -310,6 +310,32 @@ def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
 
 
 def _check_key(document: Json, entry: Entry) -> _Key:
+    if type(document) is dict and (size := len(document)) <= _FAST_KEY_SIZE:
+        # today's key of a row, DDL or resolved event, read without a step per member; any
+        # other key, and every error, is the full check's
+        get = document.get
+        commit_ts, schema, table, kind = get("ts"), get("scm"), get("tbl"), get("t")
+        row_id = get("rid")
+        if (
+            type(commit_ts) is int
+            and commit_ts in UINT64
+            and type(schema) is str
+            and type(table) is str
+            and type(kind) is int
+            and kind in _KINDS
+            and size == (4 if row_id is None else 5)
+            and (row_id is None or (type(row_id) is int and row_id in INT64))
+        ):
+            return _key((commit_ts, schema, table, kind, row_id, None, False, None))
+    return _checked_key(document, entry)
+
+
+_FAST_KEY_SIZE = 5
+"""``ts``, ``scm``, ``tbl``, ``t`` and, for a row of a table without a handle, ``rid``."""
+_key = partial(tuple.__new__, _Key)
+
+
+def _checked_key(document: Json, entry: Entry) -> _Key:
     raw = entry.members(document, _KEY_MEMBERS, _KEY_WORDING)
     commit_ts = _integer(raw, "ts", entry, UINT64)
     if commit_ts is None:
@@ -370,9 +396,12 @@ def decode(
     events: list[DecodedEvent] = []
     entries: list[int] = []
     key_position, value_position = 8, 0
-    invalid = False
+    # one Entry per part, moved from entry to entry: the value's marks whether any of its
+    # entries may hold an invalid value
+    key_entry = Entry("key", 0, message_index)
+    value_entry = Entry("value", 0, message_index)
     while key_position < len(key):
-        key_entry = Entry("key", key_position + 8, message_index)
+        key_entry.offset = key_position + 8
         key_json, key_position = _read_entry(key, key_position, "key", message_index)
         if value_position >= len(value):
             raise DecodeError(
@@ -382,7 +411,7 @@ def decode(
                 offset=value_position,
                 message_index=message_index,
             )
-        value_entry = Entry("value", value_position + 8, message_index)
+        value_entry.offset = value_position + 8
         entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
         parsed_key = _check_key(key_entry.parse(key_json), key_entry)
@@ -395,9 +424,10 @@ def decode(
                 offset=value_entry.offset,
                 message_index=message_index,
             )
-            value_entry = Entry("value", value_entry.offset, message_index, decompressed=True)
+            value_entry.decompressed = True
+        else:
+            value_entry.decompressed = False
         events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
-        invalid = invalid or value_entry.invalid
     if value_position < len(value):
         raise DecodeError(
             "value has more entries than the key",
@@ -406,7 +436,8 @@ def decode(
             offset=value_position,
             message_index=message_index,
         )
-    if invalid:  # a column reader found an invalid value, or a column took the checking path
+    # a column reader found an invalid value, or a column took the checking path
+    if value_entry.invalid:
         raise_findings(_findings(events, entries, message_index), events)
     return events
 
