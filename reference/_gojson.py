@@ -68,6 +68,8 @@ class JsonStyle(Enum):
     JSONITER = "jsoniter"
 
 
+_GO_STD = JsonStyle.GO_STD
+"""The member itself: comparing with it spares an attribute lookup on the enum per call."""
 _GO_STD_SPECIAL = re.compile('[\x00-\x1f"\\\\<>&\u2028\u2029\udc80-\udcff]')
 _JSONITER_SPECIAL = re.compile('[\x00-\x1f"\\\\]')
 _TWO_CHAR = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -106,8 +108,13 @@ def go_text(data: str | bytes) -> str:
 def quote(data: str | bytes, style: JsonStyle) -> str:
     """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
     text = data if type(data) is str and data.isascii() else go_text(data)  # ASCII: as it is
-    if style is JsonStyle.GO_STD:
+    # most text needs no escape: a search finds that sooner than a substitution
+    if style is _GO_STD:
+        if _GO_STD_SPECIAL.search(text) is None:
+            return f'"{text}"'
         return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
+    if _JSONITER_SPECIAL.search(text) is None:
+        return f'"{text}"'
     return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'
 
 
@@ -282,6 +289,8 @@ def _float32_from_bits(bits: int) -> float:
 
 
 _F32_LARGEST = 3.4028234663852886e38
+_F32_WHOLE = float(2**24)
+"""Below it every whole number is a float32, and float32 spaces them by at most 1."""
 
 
 def _is_float32_midpoint(y: float) -> bool:
@@ -300,8 +309,14 @@ def _shortest_float32(x: float) -> Decimal:
     Fast path: where x's rounding interval is symmetric (its mantissa is not zero), the nearest
     candidate of each length is the only one that can read back, and reading it through
     float64 rounds like reading it directly unless it lands exactly on a float32 midpoint
-    (float64 rounding cannot cross one). Everything else takes the exact path below.
+    (float64 rounding cannot cross one). A whole number below 2**24 is its own digits: float32
+    spaces the numbers around it by at most 1, so any other number of fewer digits (a whole
+    number too, at least 1 away) reads back as another float32; this covers the powers of two,
+    whose asymmetric interval the fast path above leaves to the exact one. Everything else
+    takes the exact path below.
     """
+    if x < _F32_WHOLE and x.is_integer():
+        return Decimal(int(x))
     if _float32_bits(x) & 0x7FFFFF and x < _F32_LARGEST:
         for digits in range(1, 10):
             candidate = Decimal(f"{x:.{digits - 1}e}")

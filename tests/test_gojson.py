@@ -116,6 +116,16 @@ def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
     assert _shortest_float32(x) == _shortest_float32_exact(x)
 
 
+@given(st.integers(min_value=1, max_value=2**24 - 1))
+def test_float32_whole_numbers_agree_with_the_exact_path(n: int) -> None:
+    assert _shortest_float32(float(n)) == _shortest_float32_exact(float(n))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 1000, 1024, 2**23 - 1, 2**23, 2**23 + 1, 2**24 - 1])
+def test_float32_whole_numbers_and_powers_of_two(n: int) -> None:
+    assert _shortest_float32(float(n)) == _shortest_float32_exact(float(n)) == n
+
+
 @pytest.mark.parametrize(
     ("value", "bits", "text"),
     [
