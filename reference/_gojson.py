@@ -289,6 +289,8 @@ def _float32_from_bits(bits: int) -> float:
 
 
 _F32_LARGEST = 3.4028234663852886e38
+_REPR_LOW, _REPR_HIGH = 1e-4, 1e16
+"""Where ``repr`` of a float has no exponent."""
 _F32_WHOLE = float(2**24)
 """Below it every whole number is a float32, and float32 spaces them by at most 1."""
 
@@ -373,7 +375,14 @@ def _digits(x: float, bits: int) -> tuple[str, int]:
 
 
 def format_float(x: float, bits: int, style: JsonStyle) -> str:
-    """``x`` as the Go JSON writer prints a float of ``bits`` (32 for FLOAT, 64 for DOUBLE)."""
+    """``x`` as the Go JSON writer prints a float of ``bits`` (32 for FLOAT, 64 for DOUBLE).
+
+    A DOUBLE from 1e-4 up to 1e16 is ``repr``'s text without its ``.0``: ``repr`` writes the
+    same shortest digits without an exponent there, where Go writes none either.
+    """
+    if bits == 64 and type(x) is float and _REPR_LOW <= abs(x) < _REPR_HIGH:
+        text = repr(x)
+        return text[:-2] if text.endswith(".0") else text
     if bits == 32:
         x = _float32(x)
     sign = "-" if x < 0 or (x == 0 and str(x).startswith("-")) else ""

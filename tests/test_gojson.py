@@ -9,12 +9,14 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference._gojson import (
     GoJsonReader,
     JsonStyle,
+    _digits,
+    _positional,
     _shortest_float32,
     _shortest_float32_exact,
     format_float,
@@ -114,6 +116,19 @@ def test_float32_is_shortest_that_reads_back(x: float) -> None:
 @given(st.floats(width=32, min_value=0, exclude_min=True, allow_infinity=False))
 def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
     assert _shortest_float32(x) == _shortest_float32_exact(x)
+
+
+@example(1e-4)
+@example(9.999999999999999e-5)
+@example(1e16)
+@example(9999999999999998.0)
+@example(-2.0)
+@given(st.floats(min_value=1e-5, max_value=1e17) | st.floats(min_value=-1e17, max_value=-1e-5))
+def test_a_double_near_one_prints_as_the_digit_path_does(x: float) -> None:
+    # between 1e-6 and 1e21 Go writes the shortest digits without an exponent
+    expected = ("-" if x < 0 else "") + _positional(*_digits(x, 64))
+    for style in JsonStyle:
+        assert format_float(x, 64, style) == expected
 
 
 @given(st.integers(min_value=1, max_value=2**24 - 1))
