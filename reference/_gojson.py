@@ -382,7 +382,7 @@ def format_float(x: float, bits: int, style: JsonStyle) -> str:
     """
     if bits == 64 and type(x) is float and _REPR_LOW <= abs(x) < _REPR_HIGH:
         text = repr(x)
-        return text[:-2] if text.endswith(".0") else text
+        return text.removesuffix(".0")
     if bits == 32:
         x = _float32(x)
     sign = "-" if x < 0 or (x == 0 and str(x).startswith("-")) else ""

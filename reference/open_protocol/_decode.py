@@ -315,7 +315,7 @@ def _check_key(document: Json, entry: Entry) -> _Key:
         # other key, and every error, is the full check's
         get = document.get
         commit_ts, schema, table, kind = get("ts"), get("scm"), get("tbl"), get("t")
-        row_id = get("rid")
+        row_id, partition_id = get("rid"), get("ptn")
         if (
             type(commit_ts) is int
             and commit_ts in UINT64
@@ -323,15 +323,17 @@ def _check_key(document: Json, entry: Entry) -> _Key:
             and type(table) is str
             and type(kind) is int
             and kind in _KINDS
-            and size == (4 if row_id is None else 5)
+            and size == 4 + (row_id is not None) + (partition_id is not None)
             and (row_id is None or (type(row_id) is int and row_id in INT64))
+            and (partition_id is None or (type(partition_id) is int and partition_id in INT64))
         ):
-            return _key((commit_ts, schema, table, kind, row_id, None, False, None))
+            return _key((commit_ts, schema, table, kind, row_id, partition_id, False, None))
     return _checked_key(document, entry)
 
 
-_FAST_KEY_SIZE = 5
-"""``ts``, ``scm``, ``tbl``, ``t`` and, for a row of a table without a handle, ``rid``."""
+_FAST_KEY_SIZE = 6
+"""``ts``, ``scm``, ``tbl``, ``t``; ``rid`` for a table without a handle; ``ptn`` for a
+partitioned one."""
 _key = partial(tuple.__new__, _Key)
 
 
