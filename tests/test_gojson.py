@@ -13,15 +13,20 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference._gojson import (
+    _GO_STD_SPECIAL,
+    _JSONITER_SPECIAL,
     GoJsonReader,
     JsonStyle,
     _digits,
+    _go_std_escape,
+    _jsoniter_escape,
     _positional,
     _shortest_float32,
     _shortest_float32_exact,
     format_float,
     format_float_positional,
     from_json_text,
+    go_text,
     orjson_active,
     plain_json_only,
     quote,
@@ -116,6 +121,22 @@ def test_float32_is_shortest_that_reads_back(x: float) -> None:
 @given(st.floats(width=32, min_value=0, exclude_min=True, allow_infinity=False))
 def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
     assert _shortest_float32(x) == _shortest_float32_exact(x)
+
+
+_SPECIAL_TEXT = st.text(
+    st.sampled_from('ab <>&"\\\x00\x08\x0c\n\r\t\x1f\x7f\u2028\u2029\udc80\udcff\ud800é')
+    | st.characters(),
+    max_size=12,
+)
+
+
+@given(_SPECIAL_TEXT)
+def test_quote_escapes_as_a_substitution_per_character_does(text: str) -> None:
+    # the translate tables against the rule applied character by character
+    go = "".join(_go_std_escape(c) if _GO_STD_SPECIAL.match(c) else c for c in go_text(text))
+    it = "".join(_jsoniter_escape(c) if _JSONITER_SPECIAL.match(c) else c for c in go_text(text))
+    assert quote(text, GO) == f'"{go}"'
+    assert quote(text, ITER) == f'"{it}"'
 
 
 @example(1e-4)
