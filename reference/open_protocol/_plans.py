@@ -17,7 +17,7 @@ twice is harmless.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from ticdc_conformance.reference.decoded import DecodedColumn
@@ -37,9 +37,9 @@ _MAX_PLANS = 1024
 _PLANS: dict[tuple[str, ...], Plan] = {}
 
 
-def plan_for(names: tuple[str, ...]) -> Plan | None:
-    """The plan of an image of column ``names``, if one was made."""
-    return _PLANS.get(names)
+plan_for: Callable[[tuple[str, ...]], Plan | None] = _PLANS.get
+"""The plan of an image of these column names, if one was made (the dict's own ``get``: no
+Python-level call per image)."""
 
 
 def remember(names: tuple[str, ...], kinds: Sequence[Kind]) -> None:
