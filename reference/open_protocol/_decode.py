@@ -10,12 +10,9 @@ value bytes, and a key entry without a value entry (where TiCDC's decoder panics
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import partial
-from typing import NamedTuple, NoReturn
 
-from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.compression import Compression, decompress
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
@@ -26,11 +23,13 @@ from ticdc_conformance.reference.decoded import (
 )
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
-from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Wording
+from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.mysql import INT64, UINT64
+from ticdc_conformance.reference.mysql import UINT64
 from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
+from ticdc_conformance.reference.open_protocol._entry import Entry
+from ticdc_conformance.reference.open_protocol._keys import Key, check_key
 from ticdc_conformance.reference.open_protocol._plans import Kind, plan_for, read_planned, remember
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
@@ -38,92 +37,17 @@ from ticdc_conformance.reference.validation import code_check, finding, raise_fi
 __all__ = ["Entry", "decode"]
 
 _VERSION = 1
-_KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
 _COLUMN_MEMBERS = frozenset({"t", "h", "f", "v"})
 _DDL_MEMBERS = frozenset({"q", "t"})
-_KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
 _ROW_WORDING = Wording(not_object="row value must be a JSON object", unknown="unknown row member")
 
 
-_json_decoder = GoJsonReader()
 _column = partial(tuple.__new__, DecodedColumn)
 """A ``DecodedColumn`` from all its members in order, without ``__new__``'s argument handling."""
 
 
-class Entry:
-    """One JSON document inside the frame, with what an error needs to locate itself."""
-
-    __slots__ = ("decompressed", "invalid", "message_index", "offset", "part")
-
-    def __init__(
-        self, part: Part, offset: int, message_index: int, *, decompressed: bool = False
-    ) -> None:
-        self.part = part
-        self.offset = offset
-        self.message_index = message_index
-        self.decompressed = decompressed
-        """The document was compressed: its byte positions are not the message's."""
-        self.invalid = False
-        """A value may be invalid: the message is checked value by value (``_findings``)."""
-
-    def fail(self, reason: str, *tokens: str) -> NoReturn:
-        """Reject the member at path ``tokens`` (the document itself when none)."""
-        self._raise(reason, self.offset, tokens)
-
-    def fail_at(self, reason: str, path: Path) -> NoReturn:
-        """Reject the member at ``path`` (a ``jsondoc.Fail``)."""
-        self._raise(reason, self.offset, path)
-
-    def members(self, raw: Json, allowed: frozenset[str], wording: Wording) -> JsonObject:
-        """The document ``raw`` as an object of ``allowed`` members."""
-        if type(raw) is dict and raw.keys() <= allowed:
-            return raw  # what Members accepts, without building one
-        return Members(raw, (), self.fail_at, optional=allowed, wording=wording).obj
-
-    def _raise(self, reason: str, offset: int, path: Path | None) -> NoReturn:
-        raise DecodeError(
-            reason,
-            protocol=PROTOCOL,
-            part=self.part,
-            offset=offset,
-            path=path,
-            message_index=self.message_index,
-        )
-
-    def parse(self, data: bytes) -> Json:
-        """The JSON document in ``data``."""
-        try:
-            # profile ticdc copies invalid UTF-8 raw (§1.4): keep those bytes as escapes
-            return _json_decoder.decode_bytes(data, raw_bytes=True)
-        except json.JSONDecodeError as error:
-            text = data.decode("utf-8", "surrogateescape")
-            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
-            if self.decompressed:  # the compressed entry starts at offset
-                self._raise(
-                    f"invalid JSON: {error.msg} (decompressed byte {at})", self.offset, None
-                )
-            self._raise(f"invalid JSON: {error.msg}", self.offset + at, None)
-        except ValueError as error:  # NaN or Infinity, which Python reads and JSON lacks
-            self._raise(f"invalid JSON: {error}", self.offset, None)
-        except RecursionError:
-            self._raise("JSON nested too deeply", self.offset, None)
-
-
 Columns = tuple[DecodedColumn, ...] | None
-
-
-class _Key(NamedTuple):
-    """A checked key entry."""
-
-    commit_ts: int
-    schema: str
-    table: str
-    kind: int
-    row_id: int | None
-    partition_id: int | None
-    handle_key_only: bool
-    location: str | None
 
 
 def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> tuple[bytes, int]:
@@ -146,24 +70,6 @@ def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> t
             message_index=message_index,
         )
     return data[start : start + size], start + size
-
-
-def _integer(raw: dict[str, Json], name: str, entry: Entry, allowed: range) -> int | None:
-    if name not in raw:
-        return None
-    value = raw[name]
-    if type(value) is not int or value not in allowed:
-        entry.fail(f"{name} must be an integer in [{allowed.start}, {allowed.stop})", name)
-    return value
-
-
-def _text(raw: dict[str, Json], name: str, entry: Entry) -> str | None:
-    if name not in raw:
-        return None
-    value = raw[name]
-    if type(value) is not str:
-        entry.fail(f"{name} must be a string", name)
-    return value
 
 
 def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
@@ -275,7 +181,7 @@ def _images(value: dict[str, Json], entry: Entry) -> tuple[Operation, Columns, C
     return "update", _columns(value["p"], "p", entry), after
 
 
-def _row(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+def _row(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     value = entry.members(entry.parse(data), _ROW_MEMBERS, _ROW_WORDING)
     op, before, after = _images(value, entry)
     return DecodedRow(
@@ -292,7 +198,7 @@ def _row(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
     )
 
 
-def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+def _ddl(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     value = entry.parse(data)
     if type(value) is not dict:
         entry.fail("DDL value must be a JSON object")
@@ -309,60 +215,14 @@ def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
     )
 
 
-def _check_key(document: Json, entry: Entry) -> _Key:
-    if type(document) is dict and (size := len(document)) <= _FAST_KEY_SIZE:
-        # today's key of a row, DDL or resolved event, read without a step per member; any
-        # other key, and every error, is the full check's
-        get = document.get
-        commit_ts, schema, table, kind = get("ts"), get("scm"), get("tbl"), get("t")
-        row_id, partition_id = get("rid"), get("ptn")
-        if (
-            type(commit_ts) is int
-            and commit_ts in UINT64
-            and type(schema) is str
-            and type(table) is str
-            and type(kind) is int
-            and kind in _KINDS
-            and size == 4 + (row_id is not None) + (partition_id is not None)
-            and (row_id is None or (type(row_id) is int and row_id in INT64))
-            and (partition_id is None or (type(partition_id) is int and partition_id in INT64))
-        ):
-            return _key((commit_ts, schema, table, kind, row_id, partition_id, False, None))
-    return _checked_key(document, entry)
-
-
-_FAST_KEY_SIZE = 6
-"""``ts``, ``scm``, ``tbl``, ``t``; ``rid`` for a table without a handle; ``ptn`` for a
-partitioned one."""
-_key = partial(tuple.__new__, _Key)
-
-
-def _checked_key(document: Json, entry: Entry) -> _Key:
-    raw = entry.members(document, _KEY_MEMBERS, _KEY_WORDING)
-    commit_ts = _integer(raw, "ts", entry, UINT64)
-    if commit_ts is None:
-        entry.fail("key has no ts")
-    row_id = _integer(raw, "rid", entry, INT64)
-    partition_id = _integer(raw, "ptn", entry, INT64)
-    schema, table = _text(raw, "scm", entry) or "", _text(raw, "tbl", entry) or ""
-    location = _text(raw, "ccl", entry)
-    handle_key_only = raw.get("ohk", False)
-    if type(handle_key_only) is not bool:
-        entry.fail("ohk must be a boolean", "ohk")
-    kind = raw.get("t")
-    if type(kind) is not int or kind not in _KINDS:
-        entry.fail("t must be 1 (row), 2 (DDL) or 3 (resolved)", "t")
-    return _Key(commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location)
-
-
-def _resolved(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+def _resolved(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     if data:
         entry.fail("a resolved event's value entry must be empty")
     return DecodedResolved(commit_ts=key.commit_ts)
 
 
 _RESOLVED = 3
-_KINDS: dict[int, Callable[[_Key, bytes, Entry], DecodedEvent]] = {
+_KINDS: dict[int, Callable[[Key, bytes, Entry], DecodedEvent]] = {
     1: _row,
     2: _ddl,
     3: _resolved,
@@ -416,7 +276,7 @@ def decode(
         value_entry.offset = value_position + 8
         entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
-        parsed_key = _check_key(key_entry.parse(key_json), key_entry)
+        parsed_key = check_key(key_entry.parse(key_json), key_entry)
         if compression != "none" and parsed_key.kind != _RESOLVED:
             value_json = decompress(
                 compression,
