@@ -29,7 +29,7 @@ from ticdc_conformance.reference.mysql import UINT64
 from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 from ticdc_conformance.reference.open_protocol._entry import Entry
-from ticdc_conformance.reference.open_protocol._keys import Key, check_key
+from ticdc_conformance.reference.open_protocol._keys import Key, check_key, key_from_text
 from ticdc_conformance.reference.open_protocol._plans import Kind, plan_for, read_planned, remember
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
@@ -276,7 +276,7 @@ def decode(
         value_entry.offset = value_position + 8
         entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
-        parsed_key = check_key(key_entry.parse(key_json), key_entry)
+        parsed_key = key_from_text(key_json) or check_key(key_entry.parse(key_json), key_entry)
         if compression != "none" and parsed_key.kind != _RESOLVED:
             value_json = decompress(
                 compression,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import NamedTuple
 
@@ -9,7 +10,7 @@ from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.mysql import INT64, UINT64
 from ticdc_conformance.reference.open_protocol._entry import Entry
 
-__all__ = ["KINDS", "Key", "check_key"]
+__all__ = ["KINDS", "Key", "check_key", "key_from_text"]
 
 _KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
@@ -92,3 +93,47 @@ def _checked_key(document: Json, entry: Entry) -> Key:
     if type(kind) is not int or kind not in KINDS:
         entry.fail("t must be 1 (row), 2 (DDL) or 3 (resolved)", "t")
     return Key(commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location)
+
+
+_PLAIN = rb"[ !#-\[\]-~]*"
+"""Printable ASCII but the double quote and the backslash: a JSON string's text as it is."""
+_SIGNED = rb"0|-?[1-9][0-9]{0,18}"
+"""A JSON integer of int64's digits at most, never ``-0`` (which the JSON reader keeps as
+-0.0, so the full check refuses it)."""
+_KEY_TEXT = re.compile(
+    rb'\{"ts":(0|[1-9][0-9]{0,19}),"scm":"(%s)","tbl":"(%s)"(?:,"rid":(%s))?(?:,"ptn":(%s))?'
+    rb',"t":([123])(?:,"ptn":(%s))?\}' % (_PLAIN, _PLAIN, _SIGNED, _SIGNED, _SIGNED)
+)
+"""Today's keys as both profiles write them, compact: ``ts``, ``scm``, ``tbl``, then
+``rid`` and ``ptn`` (classic) before ``t``, or ``ptn`` after it (new architecture)."""
+
+
+def key_from_text(data: bytes) -> Key | None:
+    """The key in ``data`` read from its text, or ``None``: read and check the JSON.
+
+    Only one of today's keys (``_KEY_TEXT``) that the full check would accept is read here.
+
+    Such a text is an object of exactly those members, with strings that hold no escape and
+    integers the JSON reader reads as these ints, so ``check_key`` of the parsed document
+    returns this very key; the ranges are checked here, and anything out of them is left to
+    the full path, which words the error.
+    """
+    match = _KEY_TEXT.fullmatch(data)
+    if match is None:
+        return None
+    ts, schema, table, rid, ptn, kind, late_ptn = match.groups()
+    if ptn is not None and late_ptn is not None:
+        return None  # ptn twice: the JSON reader keeps the last, the full path decides
+    commit_ts = int(ts)
+    row_id = None if rid is None else int(rid)
+    partition = ptn or late_ptn
+    partition_id = None if partition is None else int(partition)
+    if (
+        commit_ts not in UINT64
+        or (row_id is not None and row_id not in INT64)
+        or (partition_id is not None and partition_id not in INT64)
+    ):
+        return None
+    return _key(
+        (commit_ts, schema.decode(), table.decode(), int(kind), row_id, partition_id, False, None)
+    )
