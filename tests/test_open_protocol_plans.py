@@ -105,7 +105,7 @@ def test_a_clean_image_makes_a_plan_that_the_next_one_uses() -> None:
     first = _read(image, loop=False)
     plan = _plans.plan_for(tuple(image))
     assert plan is not None
-    assert _plans.read_planned(plan, image) is not None
+    assert _plans.read_planned(plan, tuple(image), image) is not None
     assert _read(image, loop=False) == first
     invalid: dict[str, Json] = {**image, "name": {"t": 15, "f": 64, "v": 1}}
-    assert _plans.read_planned(plan, invalid) is None
+    assert _plans.read_planned(plan, tuple(invalid), invalid) is None

@@ -78,7 +78,7 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
     names = tuple(raw)
     plan = plan_for(names)
     if plan is not None:
-        columns = read_planned(plan, raw)
+        columns = read_planned(plan, names, raw)
         if columns is not None:
             return columns
     return _column_loop(names, raw, member, entry)

@@ -18,7 +18,6 @@ twice is harmless.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
@@ -30,8 +29,7 @@ Kind = tuple[int, int, int, bool, Reader]
 """A column's type code, flags, member count, handle-key bit and reader."""
 Plan = tuple[Kind, ...]
 
-_column = partial(tuple.__new__, DecodedColumn)
-"""A ``DecodedColumn`` from all its members in order, without ``__new__``'s argument handling."""
+_new_tuple = tuple.__new__
 _MAX_PLANS = 1024
 """Plans kept: the column names are the message's to choose, the memory is not."""
 _PLANS: dict[tuple[str, ...], Plan] = {}
@@ -52,11 +50,18 @@ def remember(names: tuple[str, ...], kinds: Sequence[Kind]) -> None:
         _PLANS[names] = tuple(kinds)
 
 
-def read_planned(plan: Plan, image: dict[str, Json]) -> tuple[DecodedColumn, ...] | None:
-    """The columns of ``image`` read by ``plan``, or ``None``: not by this plan."""
+def read_planned(
+    plan: Plan, names: tuple[str, ...], image: dict[str, Json]
+) -> tuple[DecodedColumn, ...] | None:
+    """The columns of ``image``, whose names are ``names``, read by ``plan``.
+
+    ``None``: not by this plan.
+    """
     columns: list[DecodedColumn] = []
     append = columns.append
-    for (name, column), (code, flags, size, handle, read) in zip(image.items(), plan, strict=True):
+    for name, column, (code, flags, size, handle, read) in zip(
+        names, image.values(), plan, strict=True
+    ):
         try:
             raw = column["v"]  # type: ignore[call-overload, index]
             if (
@@ -74,5 +79,7 @@ def read_planned(plan: Plan, image: dict[str, Json]) -> tuple[DecodedColumn, ...
                 raw = read(raw)
             except (ValueError, Invalid):  # the column loop words the error or marks the entry
                 return None
-        append(_column((name, raw, code, flags, handle, None, None)))
+        # tuple.__new__ itself: a DecodedColumn from all its members, without the named
+        # tuple's __new__ (a Python call) or a partial's argument handling
+        append(_new_tuple(DecodedColumn, (name, raw, code, flags, handle, None, None)))
     return tuple(columns)
