@@ -32,6 +32,7 @@ from ticdc_conformance.reference.open_protocol._entry import Entry
 from ticdc_conformance.reference.open_protocol._keys import Key, check_key, key_from_text
 from ticdc_conformance.reference.open_protocol._plans import Kind, plan_for, read_planned, remember
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
+from ticdc_conformance.reference.open_protocol._rows import new_row
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
 
 __all__ = ["Entry", "decode"]
@@ -184,18 +185,7 @@ def _images(value: dict[str, Json], entry: Entry) -> tuple[Operation, Columns, C
 def _row(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     value = entry.members(entry.parse(data), _ROW_MEMBERS, _ROW_WORDING)
     op, before, after = _images(value, entry)
-    return DecodedRow(
-        commit_ts=key.commit_ts,
-        schema=key.schema,
-        table=key.table,
-        op=op,
-        before=before,
-        after=after,
-        partition_id=key.partition_id,
-        row_id=key.row_id,
-        handle_key_only=key.handle_key_only,
-        claim_check_location=key.location,
-    )
+    return new_row(key, op, before, after)
 
 
 def _ddl(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
