@@ -233,6 +233,10 @@ def plain_json_only() -> Iterator[None]:
         _ACCELERATOR[0] = saved
 
 
+_Scan = Callable[[str, int], tuple[Json, int]]
+"""A JSON decoder's scanner: the value at an index and the index after it."""
+
+
 class GoJsonReader:
     """Reads a JSON document a Go writer produced: ``-0`` stays ``-0.0``, no NaN/Infinity.
 
@@ -242,7 +246,7 @@ class GoJsonReader:
     orjson first where it may (module rules).
     """
 
-    __slots__ = ("_hooked", "_plain", "_signed")
+    __slots__ = ("_hooked", "_plain", "_plain_scan", "_signed", "_signed_scan")
 
     def __init__(
         self, *, object_pairs_hook: Callable[[list[tuple[str, Json]]], Json] | None = None
@@ -256,14 +260,29 @@ class GoJsonReader:
             parse_int=_int_or_negative_zero,
             object_pairs_hook=object_pairs_hook,
         )
+        # the decoders' own C scanners (``JSONDecoder.scan_once``, undeclared in the stubs)
+        self._plain_scan: _Scan = self._plain.scan_once  # type: ignore[attr-defined]
+        self._signed_scan: _Scan = self._signed.scan_once  # type: ignore[attr-defined]
 
     def decode(self, text: str) -> Json:
         """The document in ``text``."""
-        document: Json = (
-            self._plain
+        decoder, scan = (
+            (self._plain, self._plain_scan)
             if "-0" not in text or _NEGATIVE_ZERO.search(text) is None  # the regex only if needed
-            else self._signed
-        ).decode(text)
+            else (self._signed, self._signed_scan)
+        )
+        if self._hooked:  # the hook may count what it sees: the document is read once
+            hooked: Json = decoder.decode(text)
+            return hooked
+        # the C scanner straight away: what ``decoder.decode`` ends up doing for a document
+        # with no white space around it; anything else (white space, extra data, a text that
+        # does not start with a value) goes through ``decode`` itself, which words the error
+        try:
+            document, end = scan(text, 0)
+        except StopIteration:
+            end = -1
+        if end != len(text):
+            document = decoder.decode(text)
         return document
 
     def decode_bytes(self, data: bytes, *, raw_bytes: bool = False) -> Json:

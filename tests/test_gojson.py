@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from ticdc_conformance.reference._gojson import (
     _GO_STD_SPECIAL,
     _JSONITER_SPECIAL,
+    _NEGATIVE_ZERO,
     GoJsonReader,
     JsonStyle,
     _digits,
@@ -121,6 +122,35 @@ def test_float32_is_shortest_that_reads_back(x: float) -> None:
 @given(st.floats(width=32, min_value=0, exclude_min=True, allow_infinity=False))
 def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
     assert _shortest_float32(x) == _shortest_float32_exact(x)
+
+
+def _read(reader: GoJsonReader | json.JSONDecoder, text: str) -> tuple[str, object]:
+    try:
+        document = reader.decode(text)
+    except json.JSONDecodeError as error:
+        return "error", (error.msg, error.pos)
+    except (ValueError, RecursionError) as error:
+        return "error", (type(error).__name__, str(error))
+    return "document", (document, json.dumps(document))
+
+
+_JSON_TEXT = st.one_of(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner),
+        max_leaves=6,
+    ).map(json.dumps),
+    st.text('{}[]":,-0123456789.eE tnuralsf\n', max_size=12),
+)
+
+
+@given(_JSON_TEXT, st.sampled_from(["", " ", "\n", "x", "1", "}"]), st.booleans())
+def test_the_scanner_shortcut_reads_as_the_decoder_does(text: str, end: str, before: bool) -> None:
+    text = (end + text) if before else (text + end)
+    reader = GoJsonReader()
+    plain = "-0" not in text or _NEGATIVE_ZERO.search(text) is None
+    decoder = reader._plain if plain else reader._signed
+    assert _read(reader, text) == _read(decoder, text)
 
 
 _SPECIAL_TEXT = st.text(
