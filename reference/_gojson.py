@@ -68,14 +68,15 @@ class JsonStyle(Enum):
     JSONITER = "jsoniter"
 
 
+_GO_STD = JsonStyle.GO_STD
+"""The member itself: comparing with it spares an attribute lookup on the enum per call."""
 _GO_STD_SPECIAL = re.compile('[\x00-\x1f"\\\\<>&\u2028\u2029\udc80-\udcff]')
 _JSONITER_SPECIAL = re.compile('[\x00-\x1f"\\\\]')
 _TWO_CHAR = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _GO_STD_TWO_CHAR = {**_TWO_CHAR, "\b": "\\b", "\f": "\\f"}
 
 
-def _go_std_escape(match: re.Match[str]) -> str:
-    char = match.group()
+def _go_std_escape(char: str) -> str:
     if char in _GO_STD_TWO_CHAR:
         return _GO_STD_TWO_CHAR[char]
     if "\udc80" <= char <= "\udcff":
@@ -83,9 +84,19 @@ def _go_std_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(char):04x}"
 
 
-def _jsoniter_escape(match: re.Match[str]) -> str:
-    char = match.group()
+def _jsoniter_escape(char: str) -> str:
     return _TWO_CHAR.get(char) or f"\\u{ord(char):04x}"
+
+
+def _escapes(special: re.Pattern[str], escape: Callable[[str], str]) -> dict[int, str]:
+    """A ``str.translate`` table: every character ``special`` matches → ``escape`` of it."""
+    candidates = [*range(0x20), *map(ord, '"\\<>&\u2028\u2029'), *range(0xDC80, 0xDD00)]
+    return {code: escape(chr(code)) for code in candidates if special.match(chr(code))}
+
+
+_GO_STD_ESCAPES = _escapes(_GO_STD_SPECIAL, _go_std_escape)
+_JSONITER_ESCAPES = _escapes(_JSONITER_SPECIAL, _jsoniter_escape)
+"""One ``translate`` pass escapes a text, without a Python call per special character."""
 
 
 def go_text(data: str | bytes) -> str:
@@ -106,9 +117,14 @@ def go_text(data: str | bytes) -> str:
 def quote(data: str | bytes, style: JsonStyle) -> str:
     """A JSON string literal for ``data``, quotes included, as ``style`` writes it."""
     text = data if type(data) is str and data.isascii() else go_text(data)  # ASCII: as it is
-    if style is JsonStyle.GO_STD:
-        return f'"{_GO_STD_SPECIAL.sub(_go_std_escape, text)}"'
-    return f'"{_JSONITER_SPECIAL.sub(_jsoniter_escape, text)}"'
+    # most text needs no escape: a search finds that sooner than a substitution
+    if style is _GO_STD:
+        if _GO_STD_SPECIAL.search(text) is None:
+            return f'"{text}"'
+        return f'"{text.translate(_GO_STD_ESCAPES)}"'
+    if _JSONITER_SPECIAL.search(text) is None:
+        return f'"{text}"'
+    return f'"{text.translate(_JSONITER_ESCAPES)}"'
 
 
 def to_bytes(json_text: str) -> bytes:
@@ -217,6 +233,10 @@ def plain_json_only() -> Iterator[None]:
         _ACCELERATOR[0] = saved
 
 
+_Scan = Callable[[str, int], tuple[Json, int]]
+"""A JSON decoder's scanner: the value at an index and the index after it."""
+
+
 class GoJsonReader:
     """Reads a JSON document a Go writer produced: ``-0`` stays ``-0.0``, no NaN/Infinity.
 
@@ -226,7 +246,7 @@ class GoJsonReader:
     orjson first where it may (module rules).
     """
 
-    __slots__ = ("_hooked", "_plain", "_signed")
+    __slots__ = ("_hooked", "_plain", "_plain_scan", "_signed", "_signed_scan")
 
     def __init__(
         self, *, object_pairs_hook: Callable[[list[tuple[str, Json]]], Json] | None = None
@@ -240,14 +260,29 @@ class GoJsonReader:
             parse_int=_int_or_negative_zero,
             object_pairs_hook=object_pairs_hook,
         )
+        # the decoders' own C scanners (``JSONDecoder.scan_once``, undeclared in the stubs)
+        self._plain_scan: _Scan = self._plain.scan_once  # type: ignore[attr-defined]
+        self._signed_scan: _Scan = self._signed.scan_once  # type: ignore[attr-defined]
 
     def decode(self, text: str) -> Json:
         """The document in ``text``."""
-        document: Json = (
-            self._plain
+        decoder, scan = (
+            (self._plain, self._plain_scan)
             if "-0" not in text or _NEGATIVE_ZERO.search(text) is None  # the regex only if needed
-            else self._signed
-        ).decode(text)
+            else (self._signed, self._signed_scan)
+        )
+        if self._hooked:  # the hook may count what it sees: the document is read once
+            hooked: Json = decoder.decode(text)
+            return hooked
+        # the C scanner straight away: what ``decoder.decode`` ends up doing for a document
+        # with no white space around it; anything else (white space, extra data, a text that
+        # does not start with a value) goes through ``decode`` itself, which words the error
+        try:
+            document, end = scan(text, 0)
+        except StopIteration:
+            end = -1
+        if end != len(text):
+            document = decoder.decode(text)
         return document
 
     def decode_bytes(self, data: bytes, *, raw_bytes: bool = False) -> Json:
@@ -282,6 +317,10 @@ def _float32_from_bits(bits: int) -> float:
 
 
 _F32_LARGEST = 3.4028234663852886e38
+_REPR_LOW, _REPR_HIGH = 1e-4, 1e16
+"""Where ``repr`` of a float has no exponent."""
+_F32_WHOLE = float(2**24)
+"""Below it every whole number is a float32, and float32 spaces them by at most 1."""
 
 
 def _is_float32_midpoint(y: float) -> bool:
@@ -300,8 +339,14 @@ def _shortest_float32(x: float) -> Decimal:
     Fast path: where x's rounding interval is symmetric (its mantissa is not zero), the nearest
     candidate of each length is the only one that can read back, and reading it through
     float64 rounds like reading it directly unless it lands exactly on a float32 midpoint
-    (float64 rounding cannot cross one). Everything else takes the exact path below.
+    (float64 rounding cannot cross one). A whole number below 2**24 is its own digits: float32
+    spaces the numbers around it by at most 1, so any other number of fewer digits (a whole
+    number too, at least 1 away) reads back as another float32; this covers the powers of two,
+    whose asymmetric interval the fast path above leaves to the exact one. Everything else
+    takes the exact path below.
     """
+    if x < _F32_WHOLE and x.is_integer():
+        return Decimal(int(x))
     if _float32_bits(x) & 0x7FFFFF and x < _F32_LARGEST:
         for digits in range(1, 10):
             candidate = Decimal(f"{x:.{digits - 1}e}")
@@ -358,7 +403,14 @@ def _digits(x: float, bits: int) -> tuple[str, int]:
 
 
 def format_float(x: float, bits: int, style: JsonStyle) -> str:
-    """``x`` as the Go JSON writer prints a float of ``bits`` (32 for FLOAT, 64 for DOUBLE)."""
+    """``x`` as the Go JSON writer prints a float of ``bits`` (32 for FLOAT, 64 for DOUBLE).
+
+    A DOUBLE from 1e-4 up to 1e16 is ``repr``'s text without its ``.0``: ``repr`` writes the
+    same shortest digits without an exponent there, where Go writes none either.
+    """
+    if bits == 64 and type(x) is float and _REPR_LOW <= abs(x) < _REPR_HIGH:
+        text = repr(x)
+        return text.removesuffix(".0")
     if bits == 32:
         x = _float32(x)
     sign = "-" if x < 0 or (x == 0 and str(x).startswith("-")) else ""

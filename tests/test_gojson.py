@@ -9,17 +9,25 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference._gojson import (
+    _GO_STD_SPECIAL,
+    _JSONITER_SPECIAL,
+    _NEGATIVE_ZERO,
     GoJsonReader,
     JsonStyle,
+    _digits,
+    _go_std_escape,
+    _jsoniter_escape,
+    _positional,
     _shortest_float32,
     _shortest_float32_exact,
     format_float,
     format_float_positional,
     from_json_text,
+    go_text,
     orjson_active,
     plain_json_only,
     quote,
@@ -114,6 +122,74 @@ def test_float32_is_shortest_that_reads_back(x: float) -> None:
 @given(st.floats(width=32, min_value=0, exclude_min=True, allow_infinity=False))
 def test_float32_fast_path_agrees_with_the_exact_one(x: float) -> None:
     assert _shortest_float32(x) == _shortest_float32_exact(x)
+
+
+def _read(reader: GoJsonReader | json.JSONDecoder, text: str) -> tuple[str, object]:
+    try:
+        document = reader.decode(text)
+    except json.JSONDecodeError as error:
+        return "error", (error.msg, error.pos)
+    except (ValueError, RecursionError) as error:
+        return "error", (type(error).__name__, str(error))
+    return "document", (document, json.dumps(document))
+
+
+_JSON_TEXT = st.one_of(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner),
+        max_leaves=6,
+    ).map(json.dumps),
+    st.text('{}[]":,-0123456789.eE tnuralsf\n', max_size=12),
+)
+
+
+@given(_JSON_TEXT, st.sampled_from(["", " ", "\n", "x", "1", "}"]), st.booleans())
+def test_the_scanner_shortcut_reads_as_the_decoder_does(text: str, end: str, before: bool) -> None:
+    text = (end + text) if before else (text + end)
+    reader = GoJsonReader()
+    plain = "-0" not in text or _NEGATIVE_ZERO.search(text) is None
+    decoder = reader._plain if plain else reader._signed
+    assert _read(reader, text) == _read(decoder, text)
+
+
+_SPECIAL_TEXT = st.text(
+    st.sampled_from('ab <>&"\\\x00\x08\x0c\n\r\t\x1f\x7f\u2028\u2029\udc80\udcff\ud800é')
+    | st.characters(),
+    max_size=12,
+)
+
+
+@given(_SPECIAL_TEXT)
+def test_quote_escapes_as_a_substitution_per_character_does(text: str) -> None:
+    # the translate tables against the rule applied character by character
+    go = "".join(_go_std_escape(c) if _GO_STD_SPECIAL.match(c) else c for c in go_text(text))
+    it = "".join(_jsoniter_escape(c) if _JSONITER_SPECIAL.match(c) else c for c in go_text(text))
+    assert quote(text, GO) == f'"{go}"'
+    assert quote(text, ITER) == f'"{it}"'
+
+
+@example(1e-4)
+@example(9.999999999999999e-5)
+@example(1e16)
+@example(9999999999999998.0)
+@example(-2.0)
+@given(st.floats(min_value=1e-5, max_value=1e17) | st.floats(min_value=-1e17, max_value=-1e-5))
+def test_a_double_near_one_prints_as_the_digit_path_does(x: float) -> None:
+    # between 1e-6 and 1e21 Go writes the shortest digits without an exponent
+    expected = ("-" if x < 0 else "") + _positional(*_digits(x, 64))
+    for style in JsonStyle:
+        assert format_float(x, 64, style) == expected
+
+
+@given(st.integers(min_value=1, max_value=2**24 - 1))
+def test_float32_whole_numbers_agree_with_the_exact_path(n: int) -> None:
+    assert _shortest_float32(float(n)) == _shortest_float32_exact(float(n))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 1000, 1024, 2**23 - 1, 2**23, 2**23 + 1, 2**24 - 1])
+def test_float32_whole_numbers_and_powers_of_two(n: int) -> None:
+    assert _shortest_float32(float(n)) == _shortest_float32_exact(float(n)) == n
 
 
 @pytest.mark.parametrize(

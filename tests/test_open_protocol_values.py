@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from helpers import frame
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ticdc_conformance.reference import (
     ColumnInfo,
@@ -27,6 +29,10 @@ from ticdc_conformance.reference import (
     Value,
     open_protocol,
 )
+from ticdc_conformance.reference._gojson import JsonStyle
+from ticdc_conformance.reference.mysql import TYPE_CODES, MySQLType
+from ticdc_conformance.reference.open_protocol._columns import write_value
+from ticdc_conformance.reference.tables import UNSIGNED_FLAG
 
 
 def f32(x: float) -> float:
@@ -241,3 +247,22 @@ def test_encode_rejects_values_that_do_not_fit(column: dict[str, Any], value: Va
     event = RowChangedEvent(commit_ts=1, table=table, op="insert", after=(value,))
     with pytest.raises(EncodeError, match=r"open: event 0: column 'c': "):
         open_protocol.encode([event])
+
+
+@given(
+    st.integers(min_value=-(2**65), max_value=2**65) | st.sampled_from([0, 2**63 - 1, 2**63]),
+    st.sampled_from([0, UNSIGNED_FLAG, 65, 193]),
+    st.sampled_from(["bigint", "int", "year", "bit", "enum", "set"]),
+)
+def test_an_integer_is_written_as_its_digits_when_it_fits(
+    value: int, flags: int, mysql_type: MySQLType
+) -> None:
+    # the writer's shortcut for 0 <= value < 2**63 must give what the range check gives
+    unsigned = bool(flags & UNSIGNED_FLAG) or mysql_type in ("bit", "enum", "set")
+    fits = value in (range(2**64) if unsigned else range(-(2**63), 2**63))
+    code = TYPE_CODES[mysql_type]
+    if fits:
+        assert write_value(code, value, flags, JsonStyle.GO_STD) == str(value)
+    else:
+        with pytest.raises(ValueError, match="does not fit"):
+            write_value(code, value, flags, JsonStyle.GO_STD)

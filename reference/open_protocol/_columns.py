@@ -63,6 +63,8 @@ _TEXT: frozenset[MySQLType] = frozenset({"date", "time", "datetime", "vector", "
 
 def _write_integer(value: Value, flags: int, style: JsonStyle) -> str:
     del style
+    if type(value) is int and 0 <= value < _INT64_END:  # fits signed and unsigned alike
+        return str(value)
     if not isinstance(value, int) or isinstance(value, bool):
         raise ValueError(f"expected an integer, got {type(value).__name__}")
     allowed = UINT64 if flags & UNSIGNED_FLAG else INT64
@@ -70,6 +72,9 @@ def _write_integer(value: Value, flags: int, style: JsonStyle) -> str:
         kind = "unsigned" if flags & UNSIGNED_FLAG else "signed"
         raise ValueError(f"{value} does not fit a {kind} 64-bit integer")
     return str(value)
+
+
+_INT64_END = INT64.stop
 
 
 def _read_integer(raw: Json, flags: int | None) -> Value:

@@ -10,12 +10,9 @@ value bytes, and a key entry without a value entry (where TiCDC's decoder panics
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import partial
-from typing import NamedTuple, NoReturn
 
-from ticdc_conformance.reference._gojson import GoJsonReader
 from ticdc_conformance.reference.compression import Compression, decompress
 from ticdc_conformance.reference.decoded import (
     DecodedColumn,
@@ -26,103 +23,32 @@ from ticdc_conformance.reference.decoded import (
 )
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
-from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Wording
+from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.mysql import INT64, UINT64
+from ticdc_conformance.reference.mysql import UINT64
 from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
+from ticdc_conformance.reference.open_protocol._entry import Entry
+from ticdc_conformance.reference.open_protocol._keys import Key, check_key, key_from_text
+from ticdc_conformance.reference.open_protocol._plans import Kind, plan_for, read_planned, remember
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
+from ticdc_conformance.reference.open_protocol._rows import new_row
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
 
 __all__ = ["Entry", "decode"]
 
 _VERSION = 1
-_KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
 _COLUMN_MEMBERS = frozenset({"t", "h", "f", "v"})
 _DDL_MEMBERS = frozenset({"q", "t"})
-_KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
 _ROW_WORDING = Wording(not_object="row value must be a JSON object", unknown="unknown row member")
 
 
-_json_decoder = GoJsonReader()
 _column = partial(tuple.__new__, DecodedColumn)
 """A ``DecodedColumn`` from all its members in order, without ``__new__``'s argument handling."""
 
 
-class Entry:
-    """One JSON document inside the frame, with what an error needs to locate itself."""
-
-    __slots__ = ("decompressed", "invalid", "message_index", "offset", "part")
-
-    def __init__(
-        self, part: Part, offset: int, message_index: int, *, decompressed: bool = False
-    ) -> None:
-        self.part = part
-        self.offset = offset
-        self.message_index = message_index
-        self.decompressed = decompressed
-        """The document was compressed: its byte positions are not the message's."""
-        self.invalid = False
-        """A value may be invalid: the message is checked value by value (``_findings``)."""
-
-    def fail(self, reason: str, *tokens: str) -> NoReturn:
-        """Reject the member at path ``tokens`` (the document itself when none)."""
-        self._raise(reason, self.offset, tokens)
-
-    def fail_at(self, reason: str, path: Path) -> NoReturn:
-        """Reject the member at ``path`` (a ``jsondoc.Fail``)."""
-        self._raise(reason, self.offset, path)
-
-    def members(self, raw: Json, allowed: frozenset[str], wording: Wording) -> JsonObject:
-        """The document ``raw`` as an object of ``allowed`` members."""
-        if type(raw) is dict and raw.keys() <= allowed:
-            return raw  # what Members accepts, without building one
-        return Members(raw, (), self.fail_at, optional=allowed, wording=wording).obj
-
-    def _raise(self, reason: str, offset: int, path: Path | None) -> NoReturn:
-        raise DecodeError(
-            reason,
-            protocol=PROTOCOL,
-            part=self.part,
-            offset=offset,
-            path=path,
-            message_index=self.message_index,
-        )
-
-    def parse(self, data: bytes) -> Json:
-        """The JSON document in ``data``."""
-        try:
-            # profile ticdc copies invalid UTF-8 raw (§1.4): keep those bytes as escapes
-            return _json_decoder.decode_bytes(data, raw_bytes=True)
-        except json.JSONDecodeError as error:
-            text = data.decode("utf-8", "surrogateescape")
-            at = len(text[: error.pos].encode("utf-8", "surrogateescape"))
-            if self.decompressed:  # the compressed entry starts at offset
-                self._raise(
-                    f"invalid JSON: {error.msg} (decompressed byte {at})", self.offset, None
-                )
-            self._raise(f"invalid JSON: {error.msg}", self.offset + at, None)
-        except ValueError as error:  # NaN or Infinity, which Python reads and JSON lacks
-            self._raise(f"invalid JSON: {error}", self.offset, None)
-        except RecursionError:
-            self._raise("JSON nested too deeply", self.offset, None)
-
-
 Columns = tuple[DecodedColumn, ...] | None
-
-
-class _Key(NamedTuple):
-    """A checked key entry."""
-
-    commit_ts: int
-    schema: str
-    table: str
-    kind: int
-    row_id: int | None
-    partition_id: int | None
-    handle_key_only: bool
-    location: str | None
 
 
 def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> tuple[bytes, int]:
@@ -147,29 +73,25 @@ def _read_entry(data: bytes, position: int, part: Part, message_index: int) -> t
     return data[start : start + size], start + size
 
 
-def _integer(raw: dict[str, Json], name: str, entry: Entry, allowed: range) -> int | None:
-    if name not in raw:
-        return None
-    value = raw[name]
-    if type(value) is not int or value not in allowed:
-        entry.fail(f"{name} must be an integer in [{allowed.start}, {allowed.stop})", name)
-    return value
-
-
-def _text(raw: dict[str, Json], name: str, entry: Entry) -> str | None:
-    if name not in raw:
-        return None
-    value = raw[name]
-    if type(value) is not str:
-        entry.fail(f"{name} must be a string", name)
-    return value
-
-
 def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
     if type(raw) is not dict:
         entry.fail("must be an object of columns", member)
+    names = tuple(raw)
+    plan = plan_for(names)
+    if plan is not None:
+        columns = read_planned(plan, names, raw)
+        if columns is not None:
+            return columns
+    return _column_loop(names, raw, member, entry)
+
+
+def _column_loop(
+    names: tuple[str, ...], raw: dict[str, Json], member: str, entry: Entry
+) -> tuple[DecodedColumn, ...]:
+    """The columns of image ``raw``, one by one; keeps the image's plan when it has one."""
     columns: list[DecodedColumn] = []
     append = columns.append
+    kinds: list[Kind] | None = []
     seen = KINDS_SEEN
     for name, column in raw.items():
         # Fast path for today's shape, {"t","f","v"} or {"t","h":true,"f","v"}, of a kind
@@ -179,6 +101,7 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
             type_code, flags, raw_value = column["t"], column["f"], column["v"]  # type: ignore[call-overload, index]
         except (KeyError, TypeError):  # TypeError: not an object
             append(_checked_column(name, column, member, entry))
+            kinds = None
             continue
         size = len(column)  # type: ignore[arg-type]
         handle = size == 4 and column.get("h") is True  # type: ignore[union-attr]
@@ -189,6 +112,7 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
         )
         if read is None:
             append(_checked_column(name, column, member, entry))
+            kinds = None
             continue
         try:
             value = None if raw_value is None else read(raw_value)
@@ -197,7 +121,12 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
         except Invalid as invalid:
             value = invalid.value
             entry.invalid = True
+            kinds = None
+        if kinds is not None:
+            kinds.append((type_code, flags, size, handle, read))  # type: ignore[arg-type]
         append(_column((name, value, type_code, flags, handle, None, None)))
+    if kinds:
+        remember(names, kinds)
     return tuple(columns)
 
 
@@ -253,24 +182,13 @@ def _images(value: dict[str, Json], entry: Entry) -> tuple[Operation, Columns, C
     return "update", _columns(value["p"], "p", entry), after
 
 
-def _row(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+def _row(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     value = entry.members(entry.parse(data), _ROW_MEMBERS, _ROW_WORDING)
     op, before, after = _images(value, entry)
-    return DecodedRow(
-        commit_ts=key.commit_ts,
-        schema=key.schema,
-        table=key.table,
-        op=op,
-        before=before,
-        after=after,
-        partition_id=key.partition_id,
-        row_id=key.row_id,
-        handle_key_only=key.handle_key_only,
-        claim_check_location=key.location,
-    )
+    return new_row(key, op, before, after)
 
 
-def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+def _ddl(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     value = entry.parse(data)
     if type(value) is not dict:
         entry.fail("DDL value must be a JSON object")
@@ -287,32 +205,14 @@ def _ddl(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
     )
 
 
-def _check_key(document: Json, entry: Entry) -> _Key:
-    raw = entry.members(document, _KEY_MEMBERS, _KEY_WORDING)
-    commit_ts = _integer(raw, "ts", entry, UINT64)
-    if commit_ts is None:
-        entry.fail("key has no ts")
-    row_id = _integer(raw, "rid", entry, INT64)
-    partition_id = _integer(raw, "ptn", entry, INT64)
-    schema, table = _text(raw, "scm", entry) or "", _text(raw, "tbl", entry) or ""
-    location = _text(raw, "ccl", entry)
-    handle_key_only = raw.get("ohk", False)
-    if type(handle_key_only) is not bool:
-        entry.fail("ohk must be a boolean", "ohk")
-    kind = raw.get("t")
-    if type(kind) is not int or kind not in _KINDS:
-        entry.fail("t must be 1 (row), 2 (DDL) or 3 (resolved)", "t")
-    return _Key(commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location)
-
-
-def _resolved(key: _Key, data: bytes, entry: Entry) -> DecodedEvent:
+def _resolved(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
     if data:
         entry.fail("a resolved event's value entry must be empty")
     return DecodedResolved(commit_ts=key.commit_ts)
 
 
 _RESOLVED = 3
-_KINDS: dict[int, Callable[[_Key, bytes, Entry], DecodedEvent]] = {
+_KINDS: dict[int, Callable[[Key, bytes, Entry], DecodedEvent]] = {
     1: _row,
     2: _ddl,
     3: _resolved,
@@ -348,9 +248,12 @@ def decode(
     events: list[DecodedEvent] = []
     entries: list[int] = []
     key_position, value_position = 8, 0
-    invalid = False
+    # one Entry per part, moved from entry to entry: the value's marks whether any of its
+    # entries may hold an invalid value
+    key_entry = Entry("key", 0, message_index)
+    value_entry = Entry("value", 0, message_index)
     while key_position < len(key):
-        key_entry = Entry("key", key_position + 8, message_index)
+        key_entry.offset = key_position + 8
         key_json, key_position = _read_entry(key, key_position, "key", message_index)
         if value_position >= len(value):
             raise DecodeError(
@@ -360,10 +263,10 @@ def decode(
                 offset=value_position,
                 message_index=message_index,
             )
-        value_entry = Entry("value", value_position + 8, message_index)
+        value_entry.offset = value_position + 8
         entries.append(value_position + 8)
         value_json, value_position = _read_entry(value, value_position, "value", message_index)
-        parsed_key = _check_key(key_entry.parse(key_json), key_entry)
+        parsed_key = key_from_text(key_json) or check_key(key_entry.parse(key_json), key_entry)
         if compression != "none" and parsed_key.kind != _RESOLVED:
             value_json = decompress(
                 compression,
@@ -373,9 +276,10 @@ def decode(
                 offset=value_entry.offset,
                 message_index=message_index,
             )
-            value_entry = Entry("value", value_entry.offset, message_index, decompressed=True)
+            value_entry.decompressed = True
+        else:
+            value_entry.decompressed = False
         events.append(_KINDS[parsed_key.kind](parsed_key, value_json, value_entry))
-        invalid = invalid or value_entry.invalid
     if value_position < len(value):
         raise DecodeError(
             "value has more entries than the key",
@@ -384,7 +288,8 @@ def decode(
             offset=value_position,
             message_index=message_index,
         )
-    if invalid:  # a column reader found an invalid value, or a column took the checking path
+    # a column reader found an invalid value, or a column took the checking path
+    if value_entry.invalid:
         raise_findings(_findings(events, entries, message_index), events)
     return events
 

@@ -81,18 +81,36 @@ def _columns_json(
         # classic TiCDC builds a Go map, and encoding/json sorts map keys (§2.4)
         positions = sorted(positions, key=lambda i: columns[i].name)
     parts = []
+    prefixes = _PREFIXES[style]
     for i in positions:
         column = columns[i]
         type_code = column.effective_type_code
-        handle = '"h":true,' if flags[i] & HANDLE_KEY_FLAG else ""
         try:
             value = write_value(type_code, image[i], flags[i], style)
         except ValueError as error:
             raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
-        parts.append(
-            f'{quote(column.name, style)}:{{"t":{type_code},{handle}"f":{flags[i]},"v":{value}}}'
-        )
+        kind = (column.name, type_code, flags[i])
+        prefix = prefixes.get(kind)
+        if prefix is None:
+            prefix = _prefix(kind, style)
+        parts.append(f"{prefix}{value}}}")
     return "{" + ",".join(parts) + "}"
+
+
+_PREFIXES: dict[JsonStyle, dict[tuple[str, int, int], str]] = {style: {} for style in JsonStyle}
+"""A column's JSON up to its value, by style, then name, type code and flags."""
+_MAX_PREFIXES = 4096
+"""Prefixes kept per style: the names are the events' to choose, the memory is not."""
+
+
+def _prefix(kind: tuple[str, int, int], style: JsonStyle) -> str:
+    """The JSON of a column up to its value: ``"name":{"t":…,["h":true,]"f":…,"v":``."""
+    name, type_code, flags = kind
+    handle = '"h":true,' if flags & HANDLE_KEY_FLAG else ""
+    prefix = f'{quote(name, style)}:{{"t":{type_code},{handle}"f":{flags},"v":'
+    if len(_PREFIXES[style]) < _MAX_PREFIXES:
+        _PREFIXES[style][kind] = prefix
+    return prefix
 
 
 def _same(old: Value, new: Value) -> bool:

@@ -160,10 +160,12 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
-_PLAIN = r"[ !#-\[\]-~]*"
+_PLAIN = r"[ !#-\[\]-~]*+"
 """Printable ASCII but the double quote and the backslash: Go quotes it as it is."""
-_QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*')
-"""Plain runs between the escapes ``escape_decode`` reads as Go does (no backtracking)."""
+_QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*+')
+"""Plain runs between the escapes ``escape_decode`` reads as Go does. Possessive: a run or an
+escape never needs to give back what it took (a run holds no backslash, every escape starts
+with one), and not keeping the states to backtrack to makes the match faster."""
 
 
 def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -246,7 +248,10 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 _new = object.__new__
-_set = object.__setattr__
+# the slots' own setters: a frozen value built without __init__'s checks (done by the reader)
+_set_timestamp_text: Callable[[object, object], None] = vars(TimestampValue)["text"].__set__
+_set_timestamp_zone: Callable[[object, object], None] = vars(TimestampValue)["zone"].__set__
+_set_decimal_text: Callable[[object, object], None] = vars(DecimalValue)["text"].__set__
 
 
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -256,8 +261,8 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         if type(raw) is str and "1970" <= raw[:4] <= "2037" and is_datetime(raw):
             # the text has TimestampValue's own shape (is_datetime): built directly
             value = _new(TimestampValue)
-            _set(value, "text", raw)
-            _set(value, "zone", None)
+            _set_timestamp_text(value, raw)
+            _set_timestamp_zone(value, None)
             return value
         return general(raw)
 
@@ -276,7 +281,7 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     def read(raw: Json) -> Value:
         if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
             value = _new(DecimalValue)
-            _set(value, "text", raw)
+            _set_decimal_text(value, raw)
             return value
         return general(raw)
 

@@ -1,0 +1,102 @@
+"""The decoder's shortcuts for today's keys give what reading the JSON and the full check give."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ticdc_conformance.reference import DecodeError
+from ticdc_conformance.reference.jsondoc import Json
+from ticdc_conformance.reference.open_protocol import _decode, _keys
+
+_values: st.SearchStrategy[Json] = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**65), max_value=2**65),
+    st.sampled_from([0, 1, 2, 3, 4, -1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, 1.0, -0.0]),
+    st.sampled_from(["", "a", "shop", "1"]),
+)
+_members = st.sampled_from(["ts", "scm", "tbl", "t", "rid", "ptn", "ohk", "ccl", "x"])
+_typical = st.fixed_dictionaries(
+    {
+        "ts": st.integers(min_value=0, max_value=2**64 - 1),
+        "scm": st.sampled_from(["", "shop"]),
+        "tbl": st.sampled_from(["", "orders"]),
+        "t": st.sampled_from([1, 2, 3]),
+    },
+    optional={
+        "rid": st.integers(min_value=-(2**63), max_value=2**63 - 1),
+        "ptn": st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    },
+)
+_documents: st.SearchStrategy[Any] = st.one_of(
+    _typical,
+    st.dictionaries(_members, _values, max_size=7),
+    st.builds(lambda key, name, value: {**key, name: value}, _typical, _members, _values),
+    st.sampled_from([None, [], "key", 1]),
+)
+
+
+def _outcome(check: str, document: Json) -> tuple[str, object]:
+    entry = _decode.Entry("key", 16, 0)
+    try:
+        if check == "full":
+            return "key", _keys._checked_key(document, entry)
+        return "key", _keys.check_key(document, entry)
+    except DecodeError as error:
+        return "error", str(error)
+
+
+@given(_documents)
+def test_the_key_shortcut_agrees_with_the_full_check(document: Json) -> None:
+    assert _outcome("shortcut", document) == _outcome("full", document)
+
+
+def _text(document: Json, shape: str) -> bytes:
+    if shape == "classic" and isinstance(document, dict):  # rid and ptn before t
+        order = ["ts", "scm", "tbl", "rid", "ptn", "t"]
+        document = dict(sorted(document.items(), key=lambda m: [*order, m[0]].index(m[0])))
+    text = json.dumps(document, separators=(",", ":"))
+    if shape == "spaced":
+        text = json.dumps(document)
+    elif shape == "escaped":
+        text = text.replace('"a"', '"\\u0061"')
+    elif shape == "negative zero":
+        text = text.replace(":0,", ":-0,").replace(":0}", ":-0}")
+    elif shape == "leading zero":
+        text = text.replace(":1", ":01")
+    return text.encode()
+
+
+@given(
+    _documents,
+    st.sampled_from(["compact", "classic", "classic", "spaced", "escaped", "negative zero"])
+    | st.just("leading zero"),
+)
+def test_a_key_read_from_its_text_is_the_key_the_json_gives(document: Json, shape: str) -> None:
+    data = _text(document, shape)
+    read = _keys.key_from_text(data)
+    if read is None:
+        return  # the decoder reads the JSON: nothing to compare
+    entry = _decode.Entry("key", 16, 0)
+    assert read == _keys.check_key(entry.parse(data), entry)
+    assert [type(member) for member in read] == [
+        type(member) for member in _keys.check_key(entry.parse(data), entry)
+    ]
+
+
+def test_todays_keys_are_read_from_their_text() -> None:
+    classic = b'{"ts":424316553934667777,"scm":"a","tbl":"c","rid":-5,"ptn":6,"t":1}'
+    new = b'{"ts":1,"scm":"","tbl":"c","t":3,"ptn":7}'
+    assert _keys.key_from_text(classic) == (424316553934667777, "a", "c", 1, -5, 6, False, None)
+    assert _keys.key_from_text(new) == (1, "", "c", 3, None, 7, False, None)
+    for other in [
+        b'{"ts":18446744073709551616,"scm":"a","tbl":"c","t":1}',  # past uint64
+        b'{"ts":1,"scm":"a","tbl":"c","rid":-0,"t":1}',  # -0 reads as -0.0
+        b'{"ts":1,"scm":"a","tbl":"c","ptn":1,"t":1,"ptn":2}',  # ptn twice
+        b'{"ts":1,"scm":"a\\u0062","tbl":"c","t":1}',  # an escape
+    ]:
+        assert _keys.key_from_text(other) is None
