@@ -30,7 +30,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ticdc_conformance.reference._gojson import format_float_positional
+from ticdc_conformance.reference._gofloat import format_float_positional
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedRow
 from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, ColumnInfo, Profile, TableInfo

@@ -30,7 +30,7 @@ from ticdc_conformance.reference import (
     Value,
     canal_json,
 )
-from ticdc_conformance.reference._gojson import format_float_positional
+from ticdc_conformance.reference._gofloat import format_float_positional
 from ticdc_conformance.reference.losses import replace_invalid_utf8
 from ticdc_conformance.reference.mysql import BINARY_TYPES, type_to_str
 

@@ -34,7 +34,8 @@ from ticdc_conformance.reference import (
     Value,
     open_protocol,
 )
-from ticdc_conformance.reference._gojson import JsonStyle, format_float
+from ticdc_conformance.reference._gofloat import format_float
+from ticdc_conformance.reference._gojson import JsonStyle
 
 _RAW_BYTE = re.compile("[\udc80-\udcff]")
 

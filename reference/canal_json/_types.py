@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from functools import cache
 
-from ticdc_conformance.reference._gojson import format_float_positional
+from ticdc_conformance.reference._gofloat import format_float_positional
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
     INTEGER_TYPES,

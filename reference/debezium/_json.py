@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
+from ticdc_conformance.reference._gofloat import format_float
+from ticdc_conformance.reference._gojson import JsonStyle, quote
 
 __all__ = [
     "Float32",

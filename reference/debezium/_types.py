@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC
 from typing import NamedTuple
 
-from ticdc_conformance.reference._gojson import JsonStyle, format_float
+from ticdc_conformance.reference._gofloat import format_float
+from ticdc_conformance.reference._gojson import JsonStyle
 from ticdc_conformance.reference.debezium._config import Config
 from ticdc_conformance.reference.debezium._temporal import (
     BELOW_MIN_TIMESTAMP,

@@ -18,7 +18,8 @@ from functools import partial
 from typing import Literal
 
 from ticdc_conformance.reference import _gostrconv
-from ticdc_conformance.reference._gojson import JsonStyle, format_float, from_json_text, quote
+from ticdc_conformance.reference._gofloat import format_float
+from ticdc_conformance.reference._gojson import JsonStyle, from_json_text, quote
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.mysql import (
     ANY_INT,

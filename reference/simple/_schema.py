@@ -24,7 +24,8 @@ the indexes. Column ids, keys, comments and generation are not carried.
 
 from __future__ import annotations
 
-from ticdc_conformance.reference._gojson import JsonStyle, format_float, quote
+from ticdc_conformance.reference._gofloat import format_float
+from ticdc_conformance.reference._gojson import JsonStyle, quote
 from ticdc_conformance.reference.jsondoc import Fail, Json, Members, Path, Wording
 from ticdc_conformance.reference.mysql import (
     ANY_INT,

@@ -26,12 +26,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import NoReturn, TypeVar
 
-from ticdc_conformance.reference._gojson import (
-    JsonStyle,
-    format_float_positional,
-    from_json_text,
-    quote,
-)
+from ticdc_conformance.reference._gofloat import format_float_positional
+from ticdc_conformance.reference._gojson import JsonStyle, from_json_text, quote
 from ticdc_conformance.reference.mysql import (
     INTEGER_TYPES,
     STRING_TYPES,

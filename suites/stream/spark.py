@@ -236,12 +236,12 @@ def _checked(
         out = ordered.mapInArrow(shuffle_task(settings, samples), OUT_DDL)
         return out, sum(sizes.values())
     ranged = split_above is not None and splittable(settings)
-    split_units = split(units, tasks or cores, above=split_above or 0) if ranged else list(units)
+    wanted = tasks or cores * 4
+    split_units = split(units, wanted, above=split_above or 0) if ranged else list(units)
     pieces: dict[tuple[str, int] | tuple[str, int, int], Unit | Piece]
     pieces = {_place_key(p): p for p in split_units}
     loads = {key: p.cost for key, p in pieces.items()}
-    buckets_of = balance(loads, max(1, min(len(pieces), tasks or cores * 4)))
-    placed = [[pieces[key] for key in bucket] for bucket in buckets_of]
+    placed = [[pieces[key] for key in b] for b in balance(loads, max(1, min(len(pieces), wanted)))]
     # one row per bucket, one bucket per Spark partition: range slices evenly
     ids = spark.range(0, len(placed), 1, numPartitions=len(placed))
     out = ids.mapInArrow(file_task(settings, samples, placed), OUT_DDL)
@@ -258,8 +258,8 @@ CHECK_PHASES = (
 
 
 SPLIT_ABOVE_RECORDS = 50_000
-"""A Kafka partition of more records than this and than its share of the cores is checked in
-ranges (``suites/stream/ranges.py``)."""
+"""A Kafka partition of more records than this and more than its share of the tasks (four
+per core) is checked in ranges (``suites/stream/ranges.py``)."""
 
 
 def _ranges_problem(out: DataFrame) -> tuple[int, str | None]:
@@ -292,7 +292,7 @@ def check_dump(
     The file path when the input files' footers allow it (``suites/stream/layout.py``), else
     (or with ``shuffle``) the shuffle path; ``CheckResult.plan`` says which ran, and why. On
     the file path a Kafka partition of more than ``split_above`` records (``None``: never)
-    and more than its share of the cores is checked in ranges; when the ranges' states do not
+    and more than its share of the tasks is checked in ranges; when the ranges' states do not
     add up to the unsplit check (``range_state.chain_problem``), the dump is checked again
     unsplit, and the plan says why.
     """
