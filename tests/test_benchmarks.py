@@ -99,9 +99,11 @@ def test_stream_checker_benchmark_runs(spark: Any, tmp_path: Path) -> None:
     assert [row[0] for row in rows[1:]] == [
         "| bare read + decode + count",
         "| full rule catalog (check_dump, file path)",
+        "| the same, each Kafka partition in one task",
     ]
-    assert int(rows[1][1]) == int(rows[2][1]) >= 300
-    assert "Findings in the clean dump: 0. Check plan: files." in table
+    assert int(rows[1][1]) == int(rows[2][1]) == int(rows[3][1]) >= 300
+    assert "Findings in the clean dump: 0. Check plan: files." in table  # too small to split
+    assert re.search(r"Largest Kafka partition: \d, [0-9.]+% of the records", table)
 
 
 @pytest.mark.slow
