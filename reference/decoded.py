@@ -10,7 +10,7 @@ subclassing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 from ticdc_conformance.reference.events import Operation
@@ -24,6 +24,7 @@ __all__ = [
     "DecodedEvent",
     "DecodedResolved",
     "DecodedRow",
+    "decoded_row",
 ]
 
 
@@ -75,6 +76,67 @@ class DecodedRow:
     start_ts: int | None = None
     """The start ts of the row's transaction, when the message carries it (Debezium with
     ``debezium-include-start-ts``)."""
+
+
+_Columns = tuple[DecodedColumn, ...] | None
+(
+    _set_commit_ts,
+    _set_schema,
+    _set_table,
+    _set_op,
+    _set_before,
+    _set_after,
+    _set_partition_id,
+    _set_table_id,
+    _set_row_id,
+    _set_schema_version,
+    _set_handle_key_only,
+    _set_claim_check_location,
+    _set_cluster_id,
+    _set_start_ts,
+) = (vars(DecodedRow)[f.name].__set__ for f in fields(DecodedRow))
+_new = object.__new__
+
+
+def decoded_row(  # noqa: PLR0917 - DecodedRow's members by position
+    commit_ts: int | None,
+    schema: str,
+    table: str,
+    op: Operation,
+    before: _Columns,
+    after: _Columns,
+    partition_id: int | None = None,
+    table_id: int | None = None,
+    row_id: int | None = None,
+    schema_version: int | None = None,
+    handle_key_only: bool = False,
+    claim_check_location: str | None = None,
+    cluster_id: str | None = None,
+    start_ts: int | None = None,
+) -> DecodedRow:
+    """``DecodedRow`` of its members by position, for a decoder's loop over row events.
+
+    The same object as the keyword constructor's, in about half the time: a frozen
+    dataclass's ``__init__`` sets each member through ``object.__setattr__``, this calls the
+    slots' own setters on a bare instance (the members in declaration order; a test holds
+    this signature to ``DecodedRow``'s fields).
+    """
+    row = _new(DecodedRow)
+    _set_commit_ts(row, commit_ts)
+    _set_schema(row, schema)
+    _set_table(row, table)
+    _set_op(row, op)
+    _set_before(row, before)
+    _set_after(row, after)
+    _set_partition_id(row, partition_id)
+    _set_table_id(row, table_id)
+    _set_row_id(row, row_id)
+    _set_schema_version(row, schema_version)
+    _set_handle_key_only(row, handle_key_only)
+    _set_claim_check_location(row, claim_check_location)
+    _set_cluster_id(row, cluster_id)
+    _set_start_ts(row, start_ts)
+    return row
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

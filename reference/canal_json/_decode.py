@@ -48,7 +48,7 @@ from ticdc_conformance.reference.decoded import (
     DecodedDDL,
     DecodedEvent,
     DecodedResolved,
-    DecodedRow,
+    decoded_row,
 )
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
@@ -232,7 +232,7 @@ def _rows(reader: _Reader, message: Members, op: Operation) -> list[DecodedEvent
             )
             before = _old_image(reader, previous, image, ("old", index))
         events.append(
-            DecodedRow(
+            decoded_row(
                 commit_ts=commit_ts,
                 schema=schema,
                 table=table,

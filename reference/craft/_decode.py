@@ -61,7 +61,7 @@ from ticdc_conformance.reference.decoded import (
     DecodedDDL,
     DecodedEvent,
     DecodedResolved,
-    DecodedRow,
+    decoded_row,
 )
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
@@ -262,7 +262,7 @@ def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
         names=message.names,
     )
     partition = headers.partitions[i]
-    return DecodedRow(
+    return decoded_row(
         commit_ts=headers.commit_ts[i],
         schema=schema,
         table=table,

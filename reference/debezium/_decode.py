@@ -34,6 +34,7 @@ from ticdc_conformance.reference.decoded import (
     DecodedEvent,
     DecodedResolved,
     DecodedRow,
+    decoded_row,
 )
 from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.events import Operation
@@ -309,7 +310,7 @@ def _row(
         (False, True) if operation == "update" else expected[operation],
     ):
         doc.fail(f"op {op!r} does not match its before/after images", "payload", "op")
-    return DecodedRow(
+    return decoded_row(
         commit_ts=commit_ts,
         schema=db,
         table=table,

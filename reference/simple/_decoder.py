@@ -28,6 +28,7 @@ from ticdc_conformance.reference.decoded import (
     DecodedEvent,
     DecodedResolved,
     DecodedRow,
+    decoded_row,
 )
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
@@ -128,7 +129,7 @@ def _row(
         before = ()  # an empty map is omitted on the JSON wire
     if op in ("insert", "update") and after is None:
         after = ()
-    return DecodedRow(
+    return decoded_row(
         commit_ts=wire.commit_ts,
         schema=wire.database,
         table=wire.table,
