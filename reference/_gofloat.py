@@ -128,11 +128,15 @@ def format_float(x: float, bits: int, style: JsonStyle) -> str:
     """``x`` as the Go JSON writer prints a float of ``bits`` (32 for FLOAT, 64 for DOUBLE).
 
     A DOUBLE from 1e-4 up to 1e16 is ``repr``'s text without its ``.0``: ``repr`` writes the
-    same shortest digits without an exponent there, where Go writes none either.
+    same shortest digits without an exponent there, where Go writes none either. A FLOAT that
+    is a whole number 0 < |x| < 2^24 is its own digits: any other number of as few digits
+    differs by at least 1, more than half the gap to a float32 neighbour.
     """
-    if bits == 64 and type(x) is float and _REPR_LOW <= abs(x) < _REPR_HIGH:
-        text = repr(x)
-        return text.removesuffix(".0")
+    if type(x) is float:
+        if bits == 64 and _REPR_LOW <= abs(x) < _REPR_HIGH:
+            return repr(x).removesuffix(".0")
+        if bits == 32 and x.is_integer() and 0 < abs(x) < _F32_WHOLE:
+            return str(int(x))
     if bits == 32:
         x = _float32(x)
     sign = "-" if x < 0 or (x == 0 and str(x).startswith("-")) else ""

@@ -120,3 +120,12 @@ def test_float32_whole_numbers_and_powers_of_two(n: int) -> None:
 )
 def test_format_float_positional_is_go_f_minus_one(value: float, bits: int, text: str) -> None:
     assert format_float_positional(value, bits) == text
+
+
+@example(1)
+@example(-16777215)
+@given(st.integers(min_value=-(2**24) + 1, max_value=2**24 - 1).filter(bool))
+def test_a_whole_float32_prints_as_the_digit_path_does(n: int) -> None:
+    expected = ("-" if n < 0 else "") + _positional(*_digits(float(abs(n)), 32))
+    for style in JsonStyle:
+        assert format_float(float(n), 32, style) == expected == str(n)

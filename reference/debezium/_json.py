@@ -62,31 +62,12 @@ def quote_text(text: str | bytes) -> str:
 
 
 def float64_text(x: float) -> str:
-    """``dump`` of a float: jsoniter's float64 text.
-
-    Where ``repr`` writes positional digits (1e-4 ≤ |x| < 1e16) they are Go's shortest
-    digits, positional there too (Go switches to an exponent below 1e-6 or from 1e21 on);
-    only ``repr``'s ``.0`` of a whole number is not Go's.
-    """
-    if 1e-4 <= abs(x) < 1e16:
-        text = repr(x)
-        return text.removesuffix(".0")
+    """``dump`` of a float: jsoniter's float64 text."""
     return format_float(x, 64, JsonStyle.JSONITER)
 
 
-_F32_WHOLE = 2.0**24
-"""Whole numbers below this are float32 values whose neighbours lie at most 1 away."""
-
-
 def float32_text(x: float) -> str:
-    """``dump`` of ``Float32(x)``: jsoniter's float32 text.
-
-    A whole number 0 < |x| < 2^24 is a float32 whose shortest digits are its own: any
-    other number of as few digits differs by at least 1, more than half the gap to a
-    neighbour.
-    """
-    if type(x) is float and x.is_integer() and 0 < abs(x) < _F32_WHOLE:
-        return str(int(x))
+    """``dump`` of ``Float32(x)``: jsoniter's float32 text."""
     return format_float(x, 32, JsonStyle.JSONITER)
 
 
