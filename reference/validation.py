@@ -145,19 +145,29 @@ def checking_values() -> bool:
     return _CHECKING.get()
 
 
-_last_types: list[tuple[TableInfo, tuple[tuple[ColumnType, Check], ...]]] = []
-"""The stated types and checks of the table ``check_row`` saw last (rows come table by table)."""
+_TYPES_KEPT = 64
+"""Tables whose column types ``check_row`` keeps (an encode call meets a few, a workload a
+handful); past this many it starts again."""
+_types_by_table: dict[int, tuple[TableInfo, tuple[tuple[ColumnType, Check], ...]]] = {}
 
 
 def _column_types(table: TableInfo) -> tuple[tuple[ColumnType, Check], ...]:
-    last = _last_types[-1] if _last_types else None
-    if last is not None and last[0] is table:
-        return last[1]
+    """Each column's type and check, worked out once per ``TableInfo`` object.
+
+    Kept by the object's identity, the object itself beside them, so a new table that takes
+    a collected one's ``id`` is never mistaken for it (hashing a ``TableInfo`` per row would
+    cost about what working the types out does).
+    """
+    kept = _types_by_table.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
     types = tuple(
         (ctype, check_of(ctype))
         for ctype in (info_type(column, raw_text=True) for column in table.columns)
     )
-    _last_types[:] = [(table, types)]
+    if len(_types_by_table) >= _TYPES_KEPT:
+        _types_by_table.clear()
+    _types_by_table[id(table)] = (table, types)
     return types
 
 

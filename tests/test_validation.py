@@ -28,7 +28,7 @@ from ticdc_conformance.reference.decoding import (
     decode_messages,
 )
 from ticdc_conformance.reference.forms import write_message
-from ticdc_conformance.reference.validation import InvalidValueError, unchecked_values
+from ticdc_conformance.reference.validation import InvalidValueError, check_row, unchecked_values
 
 CASES = {(n.protocol, n.name): n.mutate([]) for n in INVALID_VALUES}
 """(protocol, case name) → the messages of every invalid-value golden case."""
@@ -239,3 +239,18 @@ def test_go_writes_doubles_below_1e21_as_integers() -> None:
     assert isinstance(row, DecodedRow)
     assert row.after is not None
     assert row.after[0].value == 1e20
+
+
+def test_check_row_judges_each_table_by_its_own_types_as_tables_alternate() -> None:
+    """The column types are kept per table object: rows of tables taking turns, one's value
+    fitting its column and not the other's, are judged each by their own table."""
+    tiny = TableInfo(schema="s", name="tiny", columns=(ColumnInfo(name="v", type="tinyint"),))
+    wide = TableInfo(schema="s", name="wide", columns=(ColumnInfo(name="v", type="bigint"),))
+    for _ in range(3):
+        for table in (tiny, wide, TableInfo(schema="s", name="w", columns=wide.columns)):
+            event = RowChangedEvent(commit_ts=1, table=table, op="insert", after=(300,))
+            if table is tiny:
+                with pytest.raises(EncodeError, match="'v': tinyint value 300"):
+                    check_row(event, "open")
+            else:
+                check_row(event, "open")
