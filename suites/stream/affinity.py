@@ -51,15 +51,25 @@ class Affinity:
         self._router = settings.router()
         self._sources = SourceNames(self._router)
         self._rules: dict[tuple[str, str], DispatchRule] = {}
+        self._by_table: dict[tuple[str, str], bool] = {}
+        """Per name a message carries: whether every source's rule is the table dispatcher."""
 
     def rule(self, row: DecodedRow) -> DispatchRule:
         """The partition rule of a row's table (under its source names)."""
+        return self._rule_of((row.schema, row.table))
+
+    def _rule_of(self, name: tuple[str, str]) -> DispatchRule:
         if self._router is None:
             return self.settings.dispatcher
-        name = (row.schema, row.table)
         if name not in self._rules:
             self._rules[name] = self._router.rule_for(*name).partition
         return self._rules[name]
+
+    def _table_wide(self, name: tuple[str, str], sources: tuple[tuple[str, str], ...]) -> bool:
+        """Whether every row named ``name`` picks the same partitions (table dispatchers)."""
+        if name not in self._by_table:
+            self._by_table[name] = all(self._rule_of(s).kind == "table" for s in sources)
+        return self._by_table[name]
 
     def partitions(
         self, rows: Sequence[DecodedRow], here: int | None = None
@@ -73,12 +83,18 @@ class Affinity:
             return set(), []
         chosen: set[int | None] = set()
         unverifiable: list[DecodedRow] = []
+        done: set[tuple[str, str]] = set()
         for r in rows:
-            sources = self._sources.of(r.schema, r.table)
+            name = (r.schema, r.table)
+            if name in done:  # a table dispatcher's table already placed: the same answer
+                continue
+            sources = self._sources.of(*name)
             if sources is None:  # the rules cannot give its source back: not recomputed
                 continue
             picks = {self._partition(r, source, unverifiable) for source in sources}
             chosen |= {here} if here is not None and here in picks else picks
+            if self._table_wide(name, sources):
+                done.add(name)
         return {p for p in chosen if p is not None}, unverifiable
 
     def _partition(

@@ -88,6 +88,15 @@ __all__ = [
 ]
 
 
+_BROKEN = {
+    (False, True): (),
+    (False, False): ("duplicate-identical",),
+    (True, True): ("split-update-order",),
+    (True, False): ("split-update-order", "duplicate-identical"),
+}
+"""A first delivery's order rules broken, by (DELETE after INSERT, same as its first delivery)."""
+
+
 def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
     stamps = [r.commit_ts for r in rows if r.commit_ts is not None]
     return min(stamps) if stamps else None
@@ -323,28 +332,25 @@ class PartitionChecker:
             if rule in broken:
                 yield self._finding(rule, offset, key, _min_ts(broken[rule]), detail)
 
-    def _row_rules(self, row: DecodedRow, *, misplaced: bool) -> Iterator[str]:
+    def _row_rules(self, row: DecodedRow, *, misplaced: bool) -> tuple[str, ...]:
         """The order rules a first delivery of ``row`` breaks (``ORDER_DETAILS``)."""
         if row.commit_ts is None:
-            return
+            return ()
         table = (row.schema, row.table)
         if self.tracker is not None:
             self.tracker.ordered(table, row.commit_ts)
         if self._order.before_ddl(row) is not None:
-            yield "row-before-ddl"
-            return
+            return ("row-before-ddl",)
         newest = self._newest.get(table)
         if newest is not None and row.commit_ts < newest:
-            yield "commit-ts-order"
-            return
+            return ("commit-ts-order",)
         self._newest[table] = row.commit_ts
         if self.tracker is not None:
             self.tracker.run(row.commit_ts)
-        if self._order.delete_after_insert(row):
-            yield "split-update-order"
+        split = self._order.delete_after_insert(row)
         # a redelivery goes where the first delivery went: a misplaced row is no repeat
-        if not misplaced and not self._redeliveries.same_as_first(row, row.commit_ts):
-            yield "duplicate-identical"
+        same = misplaced or self._redeliveries.same_as_first(row, row.commit_ts)
+        return _BROKEN[split, same]
 
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow]
