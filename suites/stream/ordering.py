@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedRow
 
-__all__ = ["ORDER_DETAILS", "Redeliveries", "TableOrder"]
+__all__ = ["BROKEN_AFTER_ORDER", "ORDER_DETAILS", "Redeliveries", "TableOrder"]
 
 _Table = tuple[str, str]
 
@@ -39,6 +39,16 @@ ORDER_DETAILS = {
     "duplicate-identical": "delivered before with other images",
 }
 """The order rules of first deliveries, in the order a message's findings are reported."""
+
+
+BROKEN_AFTER_ORDER = {
+    (False, True): (),
+    (False, False): ("duplicate-identical",),
+    (True, True): ("split-update-order",),
+    (True, False): ("split-update-order", "duplicate-identical"),
+}
+"""The order rules a first delivery in commit-ts order breaks, by (a DELETE after an INSERT
+of its table in its run, the same as its first delivery)."""
 
 
 class TableOrder:

@@ -72,7 +72,12 @@ from ticdc_conformance.suites.stream.catalog import (
     missing_broadcasts,
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
-from ticdc_conformance.suites.stream.ordering import ORDER_DETAILS, Redeliveries, TableOrder
+from ticdc_conformance.suites.stream.ordering import (
+    BROKEN_AFTER_ORDER,
+    ORDER_DETAILS,
+    Redeliveries,
+    TableOrder,
+)
 from ticdc_conformance.suites.stream.range_state import RangeState, RangeTracker
 from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
@@ -86,15 +91,6 @@ __all__ = [
     "Rule",
     "missing_broadcasts",
 ]
-
-
-_BROKEN = {
-    (False, True): (),
-    (False, False): ("duplicate-identical",),
-    (True, True): ("split-update-order",),
-    (True, False): ("split-update-order", "duplicate-identical"),
-}
-"""A first delivery's order rules broken, by (DELETE after INSERT, same as its first delivery)."""
 
 
 def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
@@ -350,7 +346,7 @@ class PartitionChecker:
         split = self._order.delete_after_insert(row)
         # a redelivery goes where the first delivery went: a misplaced row is no repeat
         same = misplaced or self._redeliveries.same_as_first(row, row.commit_ts)
-        return _BROKEN[split, same]
+        return BROKEN_AFTER_ORDER[split, same]
 
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow]
