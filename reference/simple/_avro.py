@@ -40,7 +40,7 @@ from ticdc_conformance.reference.simple._values import (
     Unsigned,
     write_avro_value,
 )
-from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer
+from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer, read_columns
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
 
@@ -195,7 +195,6 @@ def _raw_value(raw: object, path: Path, fail: Fail) -> Raw:
 
 _PLAIN = frozenset({type(None), int, float, str, bytes})
 """The map value union's branches that are read as they are (all but the two records)."""
-_PLAIN_OR_RECORD = _PLAIN | {tuple}
 
 
 def _raw_columns(raw: object, path: Path, fail: Fail) -> Columns | None:
@@ -203,19 +202,7 @@ def _raw_columns(raw: object, path: Path, fail: Fail) -> Columns | None:
         return None
     if not isinstance(raw, dict):
         fail("expected a map", path)
-    kinds = list(map(type, raw.values()))
-    if _PLAIN.issuperset(kinds):
-        return raw  # no record among the values: the map as read
-    if not _PLAIN_OR_RECORD.issuperset(kinds):
-        return {name: _raw_value(value, (*path, name), fail) for name, value in raw.items()}
-    columns = dict(raw)
-    names = list(raw)
-    at = -1
-    for _ in range(kinds.count(tuple)):  # only the records need a look, in map order
-        at = kinds.index(tuple, at + 1)
-        name = names[at]
-        columns[name] = _raw_value(raw[name], (*path, name), fail)
-    return columns
+    return read_columns(raw, _PLAIN, lambda name, value: _raw_value(value, (*path, name), fail))
 
 
 def _read(value: bytes, message_index: int) -> Any:  # noqa: ANN401 - fastavro's decoded record

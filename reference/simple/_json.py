@@ -24,7 +24,7 @@ from ticdc_conformance.reference.simple._schema import (
     table_schema_json,
 )
 from ticdc_conformance.reference.simple._values import Raw, write_json_value
-from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer
+from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer, read_columns
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
 
@@ -160,25 +160,12 @@ def _text(raw: JsonObject, name: str, fail: Fail) -> str:
 
 _PLAIN = frozenset({str, type(None)})
 """The raw value types a ``data``/``old`` map is read as it is with (every one but TIMESTAMP)."""
-_PLAIN_OR_OBJECT = _PLAIN | {dict}
 
 
 def _raw_columns(raw: Json, member: str, fail: Fail) -> Columns:
     if type(raw) is not dict:
         fail("must be an object of columns", (member,))
-    kinds = list(map(type, raw.values()))
-    if _PLAIN.issuperset(kinds):
-        return raw  # type: ignore[return-value]  # text and nulls only: the map as parsed
-    if not _PLAIN_OR_OBJECT.issuperset(kinds):
-        return {name: _raw_value(value, member, name, fail) for name, value in raw.items()}
-    columns: Columns = dict(raw)  # type: ignore[arg-type]  # text, nulls and objects
-    names = list(raw)
-    at = -1
-    for _ in range(kinds.count(dict)):  # only the objects need a look, in map order
-        at = kinds.index(dict, at + 1)
-        name = names[at]
-        columns[name] = _raw_value(raw[name], member, name, fail)
-    return columns
+    return read_columns(raw, _PLAIN, lambda name, value: _raw_value(value, member, name, fail))  # type: ignore[arg-type]
 
 
 def timestamp_object(value: JsonObject) -> TimestampValue:

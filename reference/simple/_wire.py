@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import NamedTuple, NoReturn
 
 from ticdc_conformance.reference.errors import DecodeError
@@ -10,7 +11,7 @@ from ticdc_conformance.reference.simple._checksum import Checksum
 from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.tables import TableInfo
 
-__all__ = ["VERSION", "Columns", "Wire", "failer"]
+__all__ = ["VERSION", "Columns", "Wire", "failer", "read_columns"]
 
 VERSION = 1
 """``version`` is always 1 (§4.2)."""
@@ -57,3 +58,20 @@ def failer(protocol: str, message_index: int) -> Fail:
         )
 
     return fail
+
+
+def read_columns(
+    raw: Mapping[str, object], plain: frozenset[type], read: Callable[[str, object], Raw]
+) -> Columns:
+    """A ``data``/``old`` map's values, read only where they need it.
+
+    A value whose type is ``plain`` stays as it is; any other is ``read(name, value)``, in map
+    order, so the first bad value is the one refused. A map of ``plain`` values only is itself
+    the answer, not copied.
+    """
+    if plain.issuperset(map(type, raw.values())):
+        return raw  # type: ignore[return-value]  # plain values are raw values as they are
+    return {
+        name: value if type(value) in plain else read(name, value)  # type: ignore[misc]
+        for name, value in raw.items()
+    }
