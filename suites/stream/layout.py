@@ -63,6 +63,11 @@ class Unit:
     """The uncompressed bytes of its keys and values (the footers' column sizes)."""
 
     @property
+    def key(self) -> Key:
+        """(topic, partition): where the unit is placed and checked, in that order."""
+        return self.topic, self.partition
+
+    @property
     def cost(self) -> int:
         """About the work of checking the unit, in bytes.
 

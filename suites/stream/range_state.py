@@ -27,6 +27,7 @@ where a partition was split. Standard library only.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -119,17 +120,17 @@ def _problem(before: RangeState, later: RangeState) -> str | None:
 
 
 def _composed(before: RangeState, later: RangeState) -> RangeState:
-    return RangeState(
-        index=later.index,
-        first_watermark=before.first_watermark,
-        floors=before.floors,
-        first_run_ts=before.first_run_ts,
+    """The state ``before`` and ``later`` (a range that checked records) leave together.
+
+    The assumption members stay ``before``'s: nothing reads them any more.
+    """
+    return dataclasses.replace(
+        before,
         hashes=before.hashes | later.hashes,
-        watermark=later.watermark if later.checked else before.watermark,
+        watermark=later.watermark,
         newest=_max_merged(before.newest, later.newest),
         barriers=_max_merged(before.barriers, later.barriers),
         last_run_ts=before.last_run_ts if later.last_run_ts is None else later.last_run_ts,
-        checked=before.checked + later.checked,
     )
 
 

@@ -207,10 +207,6 @@ def plan(records: DataFrame) -> list[Unit] | str:
     return plan_files(sorted(uris)) if uris else "no input files"
 
 
-def _place_key(item: Unit | Piece) -> tuple[str, int] | tuple[str, int, int]:
-    return item.key if isinstance(item, Piece) else (item.topic, item.partition)
-
-
 def _checked(
     spark: SparkSession,
     records: DataFrame,
@@ -239,7 +235,7 @@ def _checked(
     wanted = tasks or cores * 4
     split_units = split(units, wanted, above=split_above or 0) if ranged else list(units)
     pieces: dict[tuple[str, int] | tuple[str, int, int], Unit | Piece]
-    pieces = {_place_key(p): p for p in split_units}
+    pieces = {p.key: p for p in split_units}
     loads = {key: p.cost for key, p in pieces.items()}
     placed = [[pieces[key] for key in b] for b in balance(loads, max(1, min(len(pieces), wanted)))]
     # one row per bucket, one bucket per Spark partition: range slices evenly
