@@ -120,11 +120,16 @@ _NO_DUMP = re.compile(r"not a topic dump: [^\n]*")
 """A Spark task's refusal of its input (``layout.read_unit``), within the job's error text."""
 
 
+def _located(given: str) -> Path:
+    """An input as a path (or glob): a stream fixture id is its records file."""
+    return fixture_records(given) if given.startswith("stream.") else Path(given)
+
+
 def _paths(inputs: Sequence[str]) -> list[str]:
-    """Each input as a path or glob: a stream fixture id becomes its records file."""
+    """Each input as a path or glob, checked to hold a dump."""
     paths = []
     for given in inputs:
-        path = str(fixture_records(given)) if given.startswith("stream.") else given
+        path = str(_located(given))
         if not glob.glob(path):  # noqa: PTH207 - a user's glob pattern
             raise UsageError(f"no input at {given}")
         try:  # a folder an interrupted capture left is no dump
@@ -137,7 +142,7 @@ def _paths(inputs: Sequence[str]) -> list[str]:
 
 def _all_labels(inputs: Sequence[str]) -> dict[str, Any]:
     """The labels of the first labelled input (``{}`` when none is labelled)."""
-    for path in map(Path, _paths(inputs)):
+    for path in map(_located, inputs):
         if path.exists() and (labels := input_labels(path)):
             return labels
     return {}
@@ -156,7 +161,7 @@ def _claim_check_storage(args: argparse.Namespace) -> str | None:
             return str(storage_folder(given).resolve())
         except ValueError as error:
             raise UsageError(f"--claim-check-storage: {error}") from None
-    for path in map(Path, _paths(args.input)):
+    for path in map(_located, args.input):
         if path.exists() and (folder := claim_check_folder(path)) is not None:
             return str(folder.resolve())
     return None
