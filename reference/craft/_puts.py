@@ -38,6 +38,7 @@ from ticdc_conformance.reference.craft._values import (
     _write_text,
     _write_uvarint,
     _write_year,
+    uvarint_bytes,
 )
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -69,21 +70,8 @@ class Slow(Exception):  # noqa: N818 - a signal to take the full way, not an err
 Put = Callable[[Value], bytes | None]
 """A column's check and write of a non-null value in one: the value bytes, or ``Slow``."""
 
-_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
 _FLOAT64 = struct.Struct("<d")
 _FLOAT32 = struct.Struct("<f")
-
-
-def _uvarint(value: int) -> bytes:
-    """``primitives.write_uvarint``'s bytes of ``value`` (0 ≤ value < 2^64, checked before)."""
-    if value < 0x80:
-        return _ONE_BYTE[value]
-    out = []
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 class _Uvarints(dict[int, bytes]):
@@ -93,13 +81,13 @@ class _Uvarints(dict[int, bytes]):
     """
 
     def __missing__(self, value: int) -> bytes:
-        made = _uvarint(value)
+        made = uvarint_bytes(value)
         if value < 1 << 14:
             self[value] = made
         return made
 
 
-UVARINTS = _Uvarints(enumerate(_ONE_BYTE))
+UVARINTS = _Uvarints()
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:

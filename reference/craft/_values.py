@@ -36,7 +36,15 @@ from ticdc_conformance.reference.mysql import (
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value, string_bytes
 
-__all__ = ["READERS", "WRITERS", "Writer", "decode_value", "encode_value", "value_writer"]
+__all__ = [
+    "READERS",
+    "WRITERS",
+    "Writer",
+    "decode_value",
+    "encode_value",
+    "uvarint_bytes",
+    "value_writer",
+]
 
 Writer = Callable[[Value, int], bytes | None]
 Reader = Callable[[bytes, int], Value]
@@ -52,7 +60,8 @@ _ONE_BYTE = [bytes((value,)) for value in range(0x80)]
 """The uvarints of one byte, made once."""
 
 
-def _uvarint(value: int) -> bytes:
+def uvarint_bytes(value: int) -> bytes:
+    """``value``'s uvarint (``primitives.write_uvarint``), one-byte ones made once."""
     if 0 <= value < 0x80:
         return _ONE_BYTE[value]
     out = bytearray()
@@ -75,7 +84,7 @@ def _int(value: Value, allowed: range, what: str) -> int:
 
 
 def _zigzag(value: int) -> bytes:
-    return _uvarint((value << 1) ^ (value >> 63))
+    return uvarint_bytes((value << 1) ^ (value >> 63))
 
 
 def _write_text(value: Value, flags: int) -> bytes:
@@ -96,12 +105,12 @@ def _write_decimal(value: Value, flags: int) -> bytes:
 
 def _write_uvarint(value: Value, flags: int) -> bytes:
     del flags
-    return _uvarint(_int(value, UINT64, "a uint64"))
+    return uvarint_bytes(_int(value, UINT64, "a uint64"))
 
 
 def _write_integer(value: Value, flags: int) -> bytes:
     if flags & UNSIGNED_FLAG:
-        return _uvarint(_int(value, UINT64, "an unsigned 64-bit integer"))
+        return uvarint_bytes(_int(value, UINT64, "an unsigned 64-bit integer"))
     return _zigzag(_int(value, INT64, "a signed 64-bit integer"))
 
 
