@@ -63,12 +63,29 @@ def _quote_rune(char: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+class _Quoted(dict[int, str]):
+    """Each code point's quoted text, worked out on first use (``str.translate``'s table).
+
+    Code points below U+10000 are kept once met (at most 65,536 short strings); the rare ones
+    above are worked out each time.
+    """
+
+    def __missing__(self, code: int) -> str:
+        quoted = _quote_rune(chr(code))
+        if code < 0x10000:
+            self[code] = quoted
+        return quoted
+
+
+_QUOTED = _Quoted()
+
+
 def quote(data: bytes) -> str:
     """Go ``strconv.Quote(string(data))`` without the surrounding quotes."""
     text = data.decode("utf-8", "surrogateescape")
     if _PLAIN_ASCII.fullmatch(text):
         return text
-    return "".join(map(_quote_rune, text))
+    return text.translate(_QUOTED)  # one table lookup per rune, in C
 
 
 def unquote(text: str) -> bytes:

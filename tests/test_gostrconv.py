@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ticdc_conformance.reference._gostrconv import quote, unquote
+from ticdc_conformance.reference._gostrconv import _quote_rune, quote, unquote
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,12 @@ def test_unquote_takes_octal_and_reads_raw_invalid_bytes_as_replacement() -> Non
 @given(st.binary())
 def test_round_trip(data: bytes) -> None:
     assert unquote(quote(data)) == data
+
+
+@given(st.one_of(st.binary(), st.text().map(lambda t: t.encode("utf-8", "surrogatepass"))))
+def test_quote_reads_each_rune_as_the_rune_rules_say(data: bytes) -> None:
+    """The translate table (cached code points, the rare ones above U+FFFF) against the rules
+    applied rune by rune, over raw bytes and over text of any plane."""
+    text = data.decode("utf-8", "surrogateescape")
+    assert quote(data) == "".join(map(_quote_rune, text))
+    assert quote(data) == "".join(map(_quote_rune, text))  # again, from the filled table
