@@ -60,14 +60,15 @@ def _from_object(read: Reader, test: Callable[[str], bool] | None) -> Reader:
     """
 
     def read_object(raw: Raw | JsonObject) -> Value:
+        if type(raw) is dict and test is not None and len(raw) == 2:
+            # two members, both there and strings: exactly location and value
+            text, zone = raw.get("value"), raw.get("location")
+            if type(text) is str and type(zone) is str and test(text):
+                value = _new(TimestampValue)
+                _set_text(value, text)
+                _set_zone(value, zone)
+                return value
         if isinstance(raw, dict):
-            if test is not None and raw.keys() == _TIMESTAMP_MEMBERS:
-                text, zone = raw["value"], raw["location"]
-                if type(text) is str and type(zone) is str and test(text):
-                    value = _new(TimestampValue)
-                    _set(value, "text", text)
-                    _set(value, "zone", zone)
-                    return value
             return read(timestamp_object(raw))
         return read(raw)
 
@@ -76,7 +77,8 @@ def _from_object(read: Reader, test: Callable[[str], bool] | None) -> Reader:
 
 _TIMESTAMP_MEMBERS = frozenset({"location", "value"})
 _new = object.__new__
-_set = object.__setattr__
+_set_text = vars(TimestampValue)["text"].__set__
+_set_zone = vars(TimestampValue)["zone"].__set__
 
 
 class Plan:
