@@ -176,6 +176,9 @@ def _at_once(wire: Wire, plan: Plan) -> DecodedRow | None:
     ``None`` unless every value is one its column holds as it is (``Plan.parsed_image``).
     """
     old, data = wire.old, wire.data
+    if old is not None and data is not None:
+        images = plan.parsed_update(data, old)
+        return None if images is None else _row(wire, images[1], images[0])
     before = None if old is None else plan.parsed_image(old)
     if before is None and old is not None:
         return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import repeat
-from operator import call, itemgetter
+from itertools import compress, repeat
+from operator import call, eq, itemgetter, ne
 
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Fail, JsonObject
@@ -87,6 +87,7 @@ class Plan:
     __slots__ = (
         "_columns",
         "_count",
+        "_indexes",
         "_names",
         "_objects",
         "_order",
@@ -115,6 +116,7 @@ class Plan:
         self._names = frozenset(self._order)
         self._count = len(self._order)  # distinct names: TableInfo refuses a name twice
         self._pick = _picker(self._order)
+        self._indexes = range(self._count)
 
     def image(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found
@@ -136,13 +138,58 @@ class Plan:
         """
         return self._at_once(raw, self._objects)
 
+    def parsed_update(
+        self, data: Columns, old: Columns
+    ) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None:
+        """An UPDATE's two JSON images as parsed, typed at once (``parsed_image``): new, old.
+
+        An UPDATE mostly changes a few columns: where the old image holds the very value the
+        new one does (equal JSON: a string, null or the same TIMESTAMP object), the old column
+        is the new one, typed once. Only when most of them differ are both typed in full.
+        """
+        if len(data) != self._count or len(old) != self._count:
+            return None
+        try:
+            news, olds = self._pick(data), self._pick(old)
+        except KeyError:
+            return None
+        after = self._typed(news, self._objects)
+        if after is None:
+            return None
+        if sum(map(eq, olds, news)) * 2 < self._count:
+            before = self._typed(olds, self._objects)
+            return None if before is None else (after, before)
+        changed = tuple(map(ne, olds, news))
+        typed = list(after)
+        try:  # a value equal to a valid one is valid: only the changed ones are read
+            values = map(call, compress(self._objects, changed), compress(olds, changed))
+            names, types = compress(self._order, changed), compress(self._types, changed)
+            members = zip(names, values, _NONE, _NONE, _NONE, types, _NONE, strict=False)
+            for index, column in zip(
+                compress(self._indexes, changed), map(decoded_column, members)
+            ):
+                typed[index] = column
+        except (Invalid, ValueError):
+            return None
+        return after, tuple(typed)
+
     def _at_once(
         self, raw: Columns, readers: tuple[Reader, ...]
     ) -> tuple[DecodedColumn, ...] | None:
         if len(raw) != self._count:
             return None
         try:  # as many members as columns, none missing (else KeyError): the same names
-            values = map(call, readers, self._pick(raw))
+            picked = self._pick(raw)
+        except KeyError:
+            return None
+        return self._typed(picked, readers)
+
+    def _typed(
+        self, picked: tuple[Raw, ...], readers: tuple[Reader, ...]
+    ) -> tuple[DecodedColumn, ...] | None:
+        """The columns of an image's values in schema order, or ``None`` if one is refused."""
+        try:
+            values = map(call, readers, picked)
             members = zip(
                 self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
             )
