@@ -165,9 +165,8 @@ class Plan:
             values = map(call, compress(self._objects, changed), compress(olds, changed))
             names, types = compress(self._order, changed), compress(self._types, changed)
             members = zip(names, values, _NONE, _NONE, _NONE, types, _NONE, strict=False)
-            for index, column in zip(
-                compress(self._indexes, changed), map(decoded_column, members)
-            ):
+            columns = map(decoded_column, members)
+            for index, column in zip(compress(self._indexes, changed), columns, strict=True):
                 typed[index] = column
         except (Invalid, ValueError):
             return None
