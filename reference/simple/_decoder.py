@@ -74,11 +74,10 @@ def parse(
 
     ``lazy``: JSON DML images may stay unchecked (``_json.parse``).
     """
-    protocol = f"simple-{encoding}"
     if message.key:
         raise DecodeError(
             "Simple messages have a nil key",
-            protocol=protocol,
+            protocol=f"simple-{encoding}",
             part="key",
             offset=0,
             message_index=message_index,
@@ -86,13 +85,14 @@ def parse(
     if not message.value:
         raise DecodeError(
             "the value is empty",
-            protocol=protocol,
+            protocol=f"simple-{encoding}",
             part="value",
             offset=0,
             message_index=message_index,
         )
     value = message.value
     if compression != "none":
+        protocol = f"simple-{encoding}"
         value = decompress(
             compression, value, protocol=protocol, part="value", message_index=message_index
         )
@@ -347,7 +347,9 @@ class SimpleDecoder:
             wire = full()  # a lazy read refuses only what a full read refuses: it words why
         found: list[DecodeError] = []
         if wire.kind == "DML":
-            planned = self._planned(wire)
+            planned = self._plans.get((wire.database, wire.table, wire.schema_version))
+            if planned is None:  # its first DML: the plan is made now, if the schema is known
+                planned = self._planned(wire)
             if planned is None:
                 self._held.append((message_index, full() if wire.unchecked else wire))
                 return []

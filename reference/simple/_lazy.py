@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from functools import partial
-from typing import cast
 
 from ticdc_conformance.reference._gojson import json_accelerator
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
@@ -35,7 +34,7 @@ from ticdc_conformance.reference.simple._json import (
     read,
     read_checksum,
 )
-from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, failer
+from ticdc_conformance.reference.simple._wire import VERSION, Wire, failer
 
 __all__ = ["parse"]
 
@@ -133,8 +132,8 @@ def _ordinary(raw: Json, message_index: int) -> Wire | None:
             location or None,
             handle_key_only,
             checksum,
-            cast("Columns | None", data),
-            cast("Columns | None", old),
+            data,
+            old,
             True,
         )
     )
