@@ -37,6 +37,10 @@ Found = list[tuple[str, str, Value]]
 
 decoded_column = partial(tuple.__new__, DecodedColumn)
 """A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
+_new_tuple = tuple.__new__
+_COLUMN = repeat(DecodedColumn)
+"""Endless ``DecodedColumn``: ``map(tuple.__new__, _COLUMN, members)`` makes columns without
+the ``partial`` call of ``decoded_column`` for each one."""
 _NONE = repeat(None)
 """Endless ``None``: the members of ``DecodedColumn`` Simple does not carry."""
 _ABSENT = object()
@@ -165,7 +169,7 @@ class Plan:
             values = map(call, compress(self._objects, changed), compress(olds, changed))
             names, types = compress(self._order, changed), compress(self._types, changed)
             members = zip(names, values, _NONE, _NONE, _NONE, types, _NONE, strict=False)
-            columns = map(decoded_column, members)
+            columns = map(_new_tuple, _COLUMN, members)
             for index, column in zip(compress(self._indexes, changed), columns, strict=True):
                 typed[index] = column
         except (Invalid, ValueError):
@@ -192,7 +196,7 @@ class Plan:
             members = zip(
                 self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
             )
-            return tuple(map(decoded_column, members))
+            return tuple(map(_new_tuple, _COLUMN, members))
         except (Invalid, ValueError, KeyError):
             return None  # the full path finds the value again and says what it is
 
