@@ -21,7 +21,6 @@ again in full for the error.
 from __future__ import annotations
 
 import re
-from functools import partial
 
 from ticdc_conformance.reference._gojson import json_accelerator
 from ticdc_conformance.reference.jsondoc import Json, JsonObject
@@ -40,8 +39,9 @@ __all__ = ["parse"]
 
 _NEGATIVE_ZERO = re.compile(rb"-0(?![0-9.eE])")
 """Where ``-0`` may stand as a number (it may also match inside a string: harmless)."""
-_wire = partial(tuple.__new__, Wire)
-"""A ``Wire`` of all its members in order, without the named tuple's ``__new__``."""
+_new_tuple = tuple.__new__
+"""``_new_tuple(Wire, members)``: a ``Wire`` of all its members in order, without the named
+tuple's ``__new__``."""
 
 
 def _accelerated(value: bytes) -> JsonObject | None:
@@ -116,7 +116,8 @@ def _ordinary(raw: Json, message_index: int) -> Wire | None:
     checksum = None
     if "checksum" in raw:
         checksum = read_checksum(raw["checksum"], failer(PROTOCOL, message_index))
-    return _wire(
+    return _new_tuple(
+        Wire,
         (
             "DML",
             kind,
@@ -135,7 +136,7 @@ def _ordinary(raw: Json, message_index: int) -> Wire | None:
             data,
             old,
             True,
-        )
+        ),
     )
 
 

@@ -123,12 +123,15 @@ def _integer(allowed: range, general: Reader) -> Reader:
     low, high = allowed.start, allowed.stop
 
     def read(raw: Raw) -> Value:
-        if type(raw) is str and raw.isascii():
-            digits = raw[1:] if raw[:1] == "-" else raw
-            if digits.isdigit():
-                value = int(raw)
-                if low <= value < high:
-                    return value
+        # most numbers have no sign: no slice for them
+        if (
+            type(raw) is str
+            and raw.isascii()
+            and (raw.isdigit() or (raw[:1] == "-" and raw[1:].isdigit()))
+        ):
+            value = int(raw)
+            if low <= value < high:
+                return value
         return general(raw)
 
     return read
