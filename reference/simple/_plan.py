@@ -5,6 +5,7 @@ schema order, and the schema's column names. An image (``data`` or ``old``) hold
 schema's columns, the usual case, is typed in one pass over the readers; anything else (a
 handle-key-only image, an unknown column), and any value a reader refuses or finds invalid,
 takes the full path, which says which value and why, column by column as TiCDC's consumer.
+An UPDATE's old image is typed only where it differs from the new one (``parsed_update``).
 """
 
 from __future__ import annotations
@@ -79,7 +80,6 @@ def _from_object(read: Reader, test: Callable[[str], bool] | None) -> Reader:
     return read_object
 
 
-_TIMESTAMP_MEMBERS = frozenset({"location", "value"})
 _new = object.__new__
 _set_text = vars(TimestampValue)["text"].__set__
 _set_zone = vars(TimestampValue)["zone"].__set__
@@ -172,7 +172,7 @@ class Plan:
             columns = map(_new_tuple, _COLUMN, members)
             for index, column in zip(compress(self._indexes, changed), columns, strict=True):
                 typed[index] = column
-        except (Invalid, ValueError):
+        except (Invalid, ValueError, KeyError):
             return None
         return after, tuple(typed)
 
