@@ -246,3 +246,48 @@ def test_a_json_dml_typed_as_parsed_is_the_dml_read_in_full(
     with mock.patch.object(_decoder, "parse", _full_parse):
         expected_outcome = _feed_outcome(full, message)
     assert _feed_outcome(lazy, message) == expected_outcome
+
+
+@st.composite
+def _updates(draw: st.DrawFn) -> tuple[TableInfo, Json, Json]:
+    """A table and an UPDATE's new and old images: the old one the new one with some changes."""
+    table = draw(_tables)
+    data = draw(_image(table))
+    old = draw(_image(table))
+    if isinstance(data, dict) and isinstance(old, dict) and draw(st.booleans()):
+        kept = draw(st.sets(st.sampled_from(sorted(data)))) if data else set()
+        old = {**old, **{name: data[name] for name in kept}}
+    return table, data, old
+
+
+@settings(max_examples=1500)
+@given(_updates())
+def test_an_update_typed_as_parsed_is_its_two_images_typed(
+    drawn: tuple[TableInfo, Json, Json],
+) -> None:
+    """Columns the old image repeats are the new image's: the same as typing both in turn."""
+    table, data, old = drawn
+    if not isinstance(data, dict) or not isinstance(old, dict):
+        return
+    plan = Plan(table, avro=False)
+    new_image, old_image = plan.parsed_image(data), plan.parsed_image(old)  # type: ignore[arg-type]
+    expected = None if new_image is None or old_image is None else (new_image, old_image)
+    assert plan.parsed_update(data, old) == expected  # type: ignore[arg-type]
+
+
+@settings(max_examples=800)
+@given(_updates())
+def test_a_json_update_typed_as_parsed_is_the_update_read_in_full(
+    drawn: tuple[TableInfo, Json, Json],
+) -> None:
+    table, data, old = drawn
+    document = {"version": 1, "type": "UPDATE", "commitTs": 5, "buildTs": 0, "data": data}
+    document |= {"old": old, "database": "s", "table": "t"}
+    message = Message(key=None, value=json.dumps(document).encode())
+    bootstrap = simple_json.encode_bootstrap(table)
+    lazy, full = simple_json.new_decoder(), simple_json.new_decoder()
+    lazy.feed(bootstrap)
+    full.feed(bootstrap)
+    with mock.patch.object(_decoder, "parse", _full_parse):
+        expected_outcome = _feed_outcome(full, message)
+    assert _feed_outcome(lazy, message) == expected_outcome

@@ -34,6 +34,8 @@ _COLUMNS = [
     ColumnInfo(name="c", type="set", elements=("a", "b", "c")),
     ColumnInfo(name="c", type="enum", elements=()),
     *(ColumnInfo(name="c", type="decimal", length=5, decimal=scale) for scale in (0, 2)),
+    *(ColumnInfo(name="c", type="decimal", length=length, decimal=2) for length in (2, 3)),
+    ColumnInfo(name="c", type="decimal", length=1),
     ColumnInfo(name="c", type="decimal", decimal=3),
     *(
         ColumnInfo(name="c", type=name, decimal=fsp)
@@ -175,6 +177,8 @@ _EDGES: list[tuple[ColumnInfo, Raw]] = [
     *((_column("double"), raw) for raw in ("1" + "0" * 308, "1" + "0" * 309, "-" + "1" * 309)),
     *((_column("decimal", length=5, decimal=2), raw) for raw in ("123.45", "123.456", "1234.5")),
     *((_column("decimal", length=5, decimal=2), raw) for raw in ("0.125", "-123.45", "0123.4")),
+    *((_column("decimal", length=5, decimal=2), raw) for raw in ("1.", "-1.", ".5", "--1", "1.2.")),
+    *((_column("decimal", length=3, decimal=2), raw) for raw in ("1.25", "0.5", "10.5", "1")),
     *((_column("decimal", decimal=3), raw) for raw in ("1.234", "1.2345", "1" * 31, "1" * 32)),
     *((_column("decimal"), raw) for raw in ("1." + "1" * 29, "0." + "1" * 30, "1." + "1" * 31)),
     *((_column("varchar", length=3), raw) for raw in ("abc", "abcd", "ab\u00e9", "a\ufffdb")),

@@ -34,7 +34,7 @@ from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.simple import _avro, _json
+from ticdc_conformance.reference.simple import _avro, _json, _lazy
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
 from ticdc_conformance.reference.simple._plan import Found, Plan, decoded_column
@@ -74,11 +74,10 @@ def parse(
 
     ``lazy``: JSON DML images may stay unchecked (``_json.parse``).
     """
-    protocol = f"simple-{encoding}"
     if message.key:
         raise DecodeError(
             "Simple messages have a nil key",
-            protocol=protocol,
+            protocol=f"simple-{encoding}",
             part="key",
             offset=0,
             message_index=message_index,
@@ -86,18 +85,19 @@ def parse(
     if not message.value:
         raise DecodeError(
             "the value is empty",
-            protocol=protocol,
+            protocol=f"simple-{encoding}",
             part="value",
             offset=0,
             message_index=message_index,
         )
     value = message.value
     if compression != "none":
+        protocol = f"simple-{encoding}"
         value = decompress(
             compression, value, protocol=protocol, part="value", message_index=message_index
         )
     if encoding == "json":
-        return _json.parse(value, message_index, lazy=lazy)
+        return _lazy.parse(value, message_index) if lazy else _json.parse(value, message_index)
     return _avro.parse(value, message_index)
 
 
@@ -129,17 +129,19 @@ def _row(
         before = ()  # an empty map is omitted on the JSON wire
     if op in ("insert", "update") and after is None:
         after = ()
-    return decoded_row(
-        commit_ts=wire.commit_ts,
-        schema=wire.database,
-        table=wire.table,
-        op=op,
-        before=before,
-        after=after,
-        table_id=wire.table_id,
-        schema_version=wire.schema_version,
-        handle_key_only=wire.handle_key_only,
-        claim_check_location=wire.claim_check_location,
+    return decoded_row(  # DecodedRow's members by position
+        wire.commit_ts,
+        wire.database,
+        wire.table,
+        op,
+        before,
+        after,
+        None,
+        wire.table_id,
+        None,
+        wire.schema_version,
+        wire.handle_key_only,
+        wire.claim_check_location,
     )
 
 
@@ -168,6 +170,24 @@ def decode(
     return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
+def _at_once(wire: Wire, plan: Plan) -> DecodedRow | None:
+    """The row of a DML whose images are unchecked (``Wire.unchecked``), typed at once.
+
+    ``None`` unless every value is one its column holds as it is (``Plan.parsed_image``).
+    """
+    old, data = wire.old, wire.data
+    if old is not None and data is not None:
+        images = plan.parsed_update(data, old)
+        return None if images is None else _row(wire, images[1], images[0])
+    before = None if old is None else plan.parsed_image(old)
+    if before is None and old is not None:
+        return None
+    after = None if data is None else plan.parsed_image(data)
+    if after is None and data is not None:
+        return None
+    return _row(wire, before, after)
+
+
 def _typed(
     wire: Wire, plan: Plan, fail: Fail, found: Found, full: Callable[[], Wire]
 ) -> DecodedRow:
@@ -178,11 +198,9 @@ def _typed(
     else the message is read again in ``full`` (which raises the error it finds first).
     """
     if wire.unchecked:
-        old, data = wire.old, wire.data
-        before = None if old is None else plan.parsed_image(old)
-        after = None if data is None else plan.parsed_image(data)
-        if (before is not None or old is None) and (after is not None or data is None):
-            return _row(wire, before, after)
+        row = _at_once(wire, plan)
+        if row is not None:
+            return row
         wire = full()
     version = wire.schema_version
     old, data = wire.old, wire.data
@@ -329,10 +347,18 @@ class SimpleDecoder:
             wire = full()  # a lazy read refuses only what a full read refuses: it words why
         found: list[DecodeError] = []
         if wire.kind == "DML":
-            planned = self._planned(wire)
+            planned = self._plans.get((wire.database, wire.table, wire.schema_version))
+            if planned is None:  # its first DML: the plan is made now, if the schema is known
+                planned = self._planned(wire)
             if planned is None:
                 self._held.append((message_index, full() if wire.unchecked else wire))
                 return []
+            if wire.unchecked and (wire.checksum is None or not self.verify_checksums):
+                # the usual DML: typed at once, or else read again in full (``_typed``)
+                row = _at_once(wire, planned[1])
+                if row is not None:
+                    return [row]
+                wire = full()
             row = self._resolve(wire, planned, message_index, found, full=full)
             rows: list[DecodedEvent] = [] if row is None else [row]
             if found:

@@ -28,30 +28,44 @@ from ticdc_conformance.reference.simple._wire import VERSION, Columns, Wire, fai
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.values import TimestampValue, Value
 
-__all__ = ["bootstrap", "ddl", "dml", "parse", "timestamp_object", "watermark"]
+__all__ = [
+    "DML_MEMBERS",
+    "IMAGES",
+    "bootstrap",
+    "ddl",
+    "dml",
+    "document",
+    "parse",
+    "read",
+    "read_checksum",
+    "timestamp_object",
+    "watermark",
+]
 
 PROTOCOL = "simple-json"
 _DML_TYPES = {"insert": "INSERT", "update": "UPDATE", "delete": "DELETE"}
 _COMMON = frozenset({"version", "type", "commitTs", "buildTs"})
+DML_MEMBERS = _COMMON | {
+    "database",
+    "table",
+    "tableID",
+    "schemaVersion",
+    "claimCheckLocation",
+    "handleKeyOnly",
+    "checksum",
+    "data",
+    "old",
+}
+"""Every member a DML may have (§4.2)."""
 _MEMBERS = {
     "WATERMARK": _COMMON,
     "BOOTSTRAP": _COMMON | {"tableSchema"},
     "DDL": _COMMON | {"sql", "tableSchema", "preTableSchema"},
-    "DML": _COMMON
-    | {
-        "database",
-        "table",
-        "tableID",
-        "schemaVersion",
-        "claimCheckLocation",
-        "handleKeyOnly",
-        "checksum",
-        "data",
-        "old",
-    },
+    "DML": DML_MEMBERS,
 }
 _CHECKSUM = frozenset({"version", "corrupted", "current", "previous"})
-_IMAGES = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}
+IMAGES = {"INSERT": ("data",), "UPDATE": ("data", "old"), "DELETE": ("old",)}
+"""A DML type → the images it may carry."""
 _UINT32 = range(2**32)
 
 
@@ -195,7 +209,8 @@ def _raw_value(value: Json, member: str, name: str, fail: Fail) -> Raw:
         fail(str(error), (member, name, "value"))
 
 
-def _checksum(raw: Json, fail: Fail) -> Checksum:
+def read_checksum(raw: Json, fail: Fail) -> Checksum:
+    """A DML's ``checksum`` object (§4.2); ``fail`` when it is not one."""
     if type(raw) is not dict or raw.keys() != _CHECKSUM:
         fail("checksum has version, corrupted, current and previous", ("checksum",))
     corrupted = raw["corrupted"]
@@ -288,7 +303,7 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
     else:
         data = None if "data" not in raw else _raw_columns(data_object, "data", fail)
         old = None if "old" not in raw else _raw_columns(old_object, "old", fail)
-    images = _IMAGES[envelope.type]
+    images = IMAGES[envelope.type]
     if (data is not None and "data" not in images) or (old is not None and "old" not in images):
         extra = "data" if data is not None and "data" not in images else "old"
         fail(f"an {envelope.type} has no {extra}", (extra,))
@@ -308,7 +323,7 @@ def _dml(envelope: _Envelope, fail: Fail) -> Wire:
         schema_version=schema_version,
         claim_check_location=location or None,
         handle_key_only=handle_key_only,
-        checksum=_checksum(raw["checksum"], fail) if "checksum" in raw else None,
+        checksum=read_checksum(raw["checksum"], fail) if "checksum" in raw else None,
         data=data,
         old=old,
         unchecked=unchecked,
@@ -325,7 +340,7 @@ _KINDS: dict[str, Callable[[_Envelope, Fail], Wire]] = {
 
 
 _KIND_OF = {
-    **dict.fromkeys(_IMAGES, "DML"),
+    **dict.fromkeys(IMAGES, "DML"),
     **dict.fromkeys(DDL_KINDS, "DDL"),
     "WATERMARK": "WATERMARK",
     "BOOTSTRAP": "BOOTSTRAP",
@@ -333,7 +348,8 @@ _KIND_OF = {
 """The JSON ``type`` → the message kind."""
 
 
-def _document(value: bytes, message_index: int) -> Json:
+def document(value: bytes, message_index: int) -> Json:
+    """The JSON document of a message value, read as Go wrote it; ``DecodeError`` if none."""
     try:
         return _decoder.decode_bytes(value)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
@@ -354,8 +370,12 @@ def parse(value: bytes, message_index: int, *, lazy: bool = False) -> Wire:
     only messages a full read refuses, though maybe for a later member: read again in full
     for its error.
     """
+    return read(document(value, message_index), message_index, lazy=lazy)
+
+
+def read(raw: Json, message_index: int, *, lazy: bool = False) -> Wire:
+    """The members of a message's JSON document as read (``parse``)."""
     fail = failer(PROTOCOL, message_index)
-    raw = _document(value, message_index)
     if type(raw) is not dict:
         fail("a message is a JSON object", ())
     message_type = raw.get("type")

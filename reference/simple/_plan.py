@@ -5,14 +5,15 @@ schema order, and the schema's column names. An image (``data`` or ``old``) hold
 schema's columns, the usual case, is typed in one pass over the readers; anything else (a
 handle-key-only image, an unknown column), and any value a reader refuses or finds invalid,
 takes the full path, which says which value and why, column by column as TiCDC's consumer.
+An UPDATE's old image is typed only where it differs from the new one (``parsed_update``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import repeat
-from operator import call, itemgetter
+from itertools import compress, repeat
+from operator import call, eq, itemgetter, ne
 
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Fail, JsonObject
@@ -37,6 +38,10 @@ Found = list[tuple[str, str, Value]]
 
 decoded_column = partial(tuple.__new__, DecodedColumn)
 """A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
+_new_tuple = tuple.__new__
+_COLUMN = repeat(DecodedColumn)
+"""Endless ``DecodedColumn``: ``map(tuple.__new__, _COLUMN, members)`` makes columns without
+the ``partial`` call of ``decoded_column`` for each one."""
 _NONE = repeat(None)
 """Endless ``None``: the members of ``DecodedColumn`` Simple does not carry."""
 _ABSENT = object()
@@ -60,23 +65,24 @@ def _from_object(read: Reader, test: Callable[[str], bool] | None) -> Reader:
     """
 
     def read_object(raw: Raw | JsonObject) -> Value:
+        if type(raw) is dict and test is not None and len(raw) == 2:
+            # two members, both there and strings: exactly location and value
+            text, zone = raw.get("value"), raw.get("location")
+            if type(text) is str and type(zone) is str and test(text):
+                value = _new(TimestampValue)
+                _set_text(value, text)
+                _set_zone(value, zone)
+                return value
         if isinstance(raw, dict):
-            if test is not None and raw.keys() == _TIMESTAMP_MEMBERS:
-                text, zone = raw["value"], raw["location"]
-                if type(text) is str and type(zone) is str and test(text):
-                    value = _new(TimestampValue)
-                    _set(value, "text", text)
-                    _set(value, "zone", zone)
-                    return value
             return read(timestamp_object(raw))
         return read(raw)
 
     return read_object
 
 
-_TIMESTAMP_MEMBERS = frozenset({"location", "value"})
 _new = object.__new__
-_set = object.__setattr__
+_set_text = vars(TimestampValue)["text"].__set__
+_set_zone = vars(TimestampValue)["zone"].__set__
 
 
 class Plan:
@@ -85,6 +91,7 @@ class Plan:
     __slots__ = (
         "_columns",
         "_count",
+        "_indexes",
         "_names",
         "_objects",
         "_order",
@@ -113,6 +120,7 @@ class Plan:
         self._names = frozenset(self._order)
         self._count = len(self._order)  # distinct names: TableInfo refuses a name twice
         self._pick = _picker(self._order)
+        self._indexes = range(self._count)
 
     def image(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found
@@ -134,17 +142,61 @@ class Plan:
         """
         return self._at_once(raw, self._objects)
 
+    def parsed_update(
+        self, data: Columns, old: Columns
+    ) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None:
+        """An UPDATE's two JSON images as parsed, typed at once (``parsed_image``): new, old.
+
+        An UPDATE mostly changes a few columns: where the old image holds the very value the
+        new one does (equal JSON: a string, null or the same TIMESTAMP object), the old column
+        is the new one, typed once. Only when most of them differ are both typed in full.
+        """
+        if len(data) != self._count or len(old) != self._count:
+            return None
+        try:
+            news, olds = self._pick(data), self._pick(old)
+        except KeyError:
+            return None
+        after = self._typed(news, self._objects)
+        if after is None:
+            return None
+        if sum(map(eq, olds, news)) * 2 < self._count:
+            before = self._typed(olds, self._objects)
+            return None if before is None else (after, before)
+        changed = tuple(map(ne, olds, news))
+        typed = list(after)
+        try:  # a value equal to a valid one is valid: only the changed ones are read
+            values = map(call, compress(self._objects, changed), compress(olds, changed))
+            names, types = compress(self._order, changed), compress(self._types, changed)
+            members = zip(names, values, _NONE, _NONE, _NONE, types, _NONE, strict=False)
+            columns = map(_new_tuple, _COLUMN, members)
+            for index, column in zip(compress(self._indexes, changed), columns, strict=True):
+                typed[index] = column
+        except (Invalid, ValueError, KeyError):
+            return None
+        return after, tuple(typed)
+
     def _at_once(
         self, raw: Columns, readers: tuple[Reader, ...]
     ) -> tuple[DecodedColumn, ...] | None:
         if len(raw) != self._count:
             return None
         try:  # as many members as columns, none missing (else KeyError): the same names
-            values = map(call, readers, self._pick(raw))
+            picked = self._pick(raw)
+        except KeyError:
+            return None
+        return self._typed(picked, readers)
+
+    def _typed(
+        self, picked: tuple[Raw, ...], readers: tuple[Reader, ...]
+    ) -> tuple[DecodedColumn, ...] | None:
+        """The columns of an image's values in schema order, or ``None`` if one is refused."""
+        try:
+            values = map(call, readers, picked)
             members = zip(
                 self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
             )
-            return tuple(map(decoded_column, members))
+            return tuple(map(_new_tuple, _COLUMN, members))
         except (Invalid, ValueError, KeyError):
             return None  # the full path finds the value again and says what it is
 

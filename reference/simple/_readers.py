@@ -123,12 +123,15 @@ def _integer(allowed: range, general: Reader) -> Reader:
     low, high = allowed.start, allowed.stop
 
     def read(raw: Raw) -> Value:
-        if type(raw) is str and raw.isascii():
-            digits = raw[1:] if raw[:1] == "-" else raw
-            if digits.isdigit():
-                value = int(raw)
-                if low <= value < high:
-                    return value
+        # most numbers have no sign: no slice for them
+        if (
+            type(raw) is str
+            and raw.isascii()
+            and (raw.isdigit() or (raw[:1] == "-" and raw[1:].isdigit()))
+        ):
+            value = int(raw)
+            if low <= value < high:
+                return value
         return general(raw)
 
     return read
@@ -196,22 +199,25 @@ def _avro_float(name: str, general: Reader) -> Reader:
 _DECIMAL_CHARACTERS = 31
 """At most 30 digits: within DECIMAL's 65 digits and 30 decimals."""
 _new = object.__new__
-_set = object.__setattr__
+_set_decimal = vars(DecimalValue)["text"].__set__
 
 
 def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
     del column, avro
     scale = 30 if ctype.scale is None else ctype.scale
     whole = None if ctype.length is None else ctype.length - (ctype.scale or 0)
-    matches = _POSITIONAL.fullmatch
+    if scale < 0 or (whole is not None and whole < 1):
+        return None  # no positional text fits: the general path decides
+    # the positional text with at most ``whole`` integer and ``scale`` fraction digits
+    integral = "[0-9]+" if whole is None else f"[0-9]{{1,{whole}}}"
+    fraction = f"(?:\\.[0-9]{{1,{scale}}})?" if scale > 0 else ""
+    matches = re.compile(f"-?{integral}{fraction}").fullmatch
 
     def read(raw: Raw) -> Value:
         if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
-            integral, _, fraction = raw.lstrip("-").partition(".")
-            if len(fraction) <= scale and (whole is None or len(integral) <= whole):
-                value = _new(DecimalValue)  # the text has DecimalValue's own pattern
-                _set(value, "text", raw)
-                return value
+            value = _new(DecimalValue)  # the text has DecimalValue's own pattern
+            _set_decimal(value, raw)
+            return value
         return general(raw)
 
     return read
