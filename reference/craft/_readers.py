@@ -30,7 +30,12 @@ import struct
 import sys
 from collections.abc import Callable
 
-from ticdc_conformance.reference._fast_checks import is_date, is_datetime, json_reads
+from ticdc_conformance.reference._fast_checks import (
+    DATE_BYTES,
+    DATETIME_BYTES,
+    TIMESTAMP_BYTES,
+    json_reads,
+)
 from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -201,15 +206,13 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return general(data)
 
         return read_time
-    test = {"date": is_date, "datetime": is_datetime}.get(ctype.name)
+    test = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}.get(ctype.name)
     if test is None:
         return None
 
     def read(data: bytes) -> Value:
-        if data.isascii():
-            text = data.decode()
-            if test(text):
-                return text
+        if test(data):  # a match is ASCII: it decodes as it is
+            return data.decode()
         return general(data)
 
     return read
@@ -225,14 +228,12 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         return None
 
     def read(data: bytes) -> Value:
-        if data.isascii() and b"1970" <= data[:4] <= b"2037":
-            text = data.decode()
-            if is_datetime(text):
-                # the text has TimestampValue's own shape (is_datetime): built directly
-                value = _new(TimestampValue)
-                _set(value, "text", text)
-                _set(value, "zone", None)
-                return value
+        if TIMESTAMP_BYTES(data):  # years 1970-2037
+            # the text has TimestampValue's own shape (a date-time): built directly
+            value = _new(TimestampValue)
+            _set(value, "text", data.decode())
+            _set(value, "zone", None)
+            return value
         return general(data)
 
     return read
