@@ -6,7 +6,8 @@ IDs, type codes and flags (ground truth §3.2). ``fast_group`` keeps what those 
 IDs, the type codes, the flags and each column's reader (``_readers``) — by the bytes
 themselves; identical bytes read as the same ``3 × count`` varints, so a group that starts
 with them needs only its value lengths read. The lengths of one byte each (values under 64
-bytes) are taken as the bytes they are; the values are sliced and read column by column, and
+bytes) are taken as the bytes they are; the values are sliced and read
+column by column (``_readers.bulk_reader``: text decoded and bytes taken by C functions), and
 the ``DecodedColumn`` tuples are built in one pass.
 
 It returns ``None`` for anything it does not read through: a count, header or length chunk
@@ -17,9 +18,8 @@ way looks them up (``Terms.lookup``, which raises at an ID out of first-use orde
 message and header; a lookup that succeeded leaves every ID below ``Terms.next_new``, so the
 full way's lookup of the same IDs, should it read the group again, finds the same names.
 
-Regions that hold only uvarints — the size tables, the five header chunks — are read the same
-way: ``uvarints_filling`` takes the uvarints that fill a region exactly (a region of one-byte
-uvarints as the bytes it is), and ``fast_size_tables`` splits them into tables; both answer
+Regions that hold only uvarints — the size tables, the five header chunks — are read by
+``_uvarints`` (``uvarints_filling``, ``fast_size_tables``, offered here too); both answer
 ``None`` where the full read would raise, and the decoder then takes it.
 """
 
@@ -28,8 +28,9 @@ from __future__ import annotations
 from itertools import accumulate, repeat
 
 from ticdc_conformance.reference.craft._groups import Terms
-from ticdc_conformance.reference.craft._readers import Invalid, Reader, reader
-from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
+from ticdc_conformance.reference.craft._readers import Invalid, Reader, bulk_reader
+from ticdc_conformance.reference.craft._uvarints import fast_size_tables, uvarints_filling
+from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
@@ -83,7 +84,7 @@ def _header(value: bytes, position: int, count: int, end: int) -> Header | None:
     if max(types) > 255:
         return None
     flags = numbers[2 * count :]
-    readers = [reader(type_code, flag) for type_code, flag in zip(types, flags, strict=True)]
+    readers = [bulk_reader(type_code, flag) for type_code, flag in zip(types, flags, strict=True)]
     header = Header(value[position:after], zigzag_deltas(numbers[:count]), types, flags, readers)
     known = _HEADERS.setdefault(count, [])
     known.insert(0, header)
@@ -136,50 +137,3 @@ def fast_group(
         group_names, values, header.types, header.flags, header.handles, nones, nones, strict=True
     )
     return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
-
-
-_LOW_BYTES = bytes(range(0x80))
-"""Every uvarint's last byte: one of these, and no other byte of it."""
-
-
-def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
-    """The uvarints that fill ``start..end`` exactly, or ``None`` when they do not.
-
-    ``None`` also for a uvarint past 64 bits: the caller's full read raises at the fault.
-    """
-    region = value[start:end]
-    if region.isascii():  # the common region: every uvarint takes one byte
-        return list(region)
-    count = len(region) - len(region.translate(None, _LOW_BYTES))
-    try:
-        numbers, after = read_uvarint_chunk(value, start, count, end)
-    except DecodeError:
-        return None
-    return numbers if after == end else None
-
-
-def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] | None:
-    """``primitives.read_size_tables(value, offset)`` read in one pass, or ``None``.
-
-    ``None`` for a trailer of more than one byte and for tables that are not whole (an empty
-    one, a count past the uvarints left, a uvarint past 64 bits): the full read raises there.
-    """
-    end = len(value)
-    if type(value) is not bytes or end <= offset or value[end - 1] >= 0x80:
-        return None
-    trailer = end - 1
-    start = trailer - value[trailer]
-    if start < offset:
-        return None
-    numbers = uvarints_filling(value, start, trailer)
-    if numbers is None:
-        return None
-    tables = []
-    at, left = 0, len(numbers)
-    while at < left:
-        count = numbers[at]
-        if count == 0 or count > left - at - 1:
-            return None
-        tables.append(zigzag_deltas(numbers[at + 1 : at + 1 + count]))
-        at += 1 + count
-    return tables, start

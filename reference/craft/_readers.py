@@ -49,7 +49,7 @@ from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["KINDS_SEEN", "Invalid", "Reader", "reader"]
+__all__ = ["KINDS_SEEN", "Invalid", "Reader", "bulk_reader", "reader"]
 
 Reader = Callable[[bytes], Value]
 
@@ -81,6 +81,37 @@ def reader(type_code: int, flags: int) -> Reader:
     return made
 
 
+def bulk_reader(type_code: int, flags: int) -> Reader:
+    """``reader``'s answer for ``bytes`` values (slices of a ``bytes`` message).
+
+    A C function where one decides as the reader does (``_c_string``), else the reader.
+    """
+    checked = code_check(type_code, flags)
+    if checked is not None and _stated(checked[0]):
+        fast = _c_string(checked[0], flags)
+        if fast is not None:
+            return fast
+    return reader(type_code, flags)
+
+
+def _stated(ctype: ColumnType) -> bool:
+    """Whether a type code and flags state all of ``ctype`` (no length, scale or members)."""
+    return ctype.length is None and ctype.scale is None and ctype.elements is None
+
+
+def _c_string(ctype: ColumnType, flags: int) -> Reader | None:
+    """The C function that reads a string kind's ``bytes`` as ``_string``'s reader does.
+
+    Binary (BinaryFlag, binary types): ``bytes``, which gives the bytes themselves. Text (no
+    BinaryFlag, text types): ``bytes.decode``, whose text is ``decode_value``'s and valid under
+    ``validity`` (no declared length); it raises at bytes that are not UTF-8, which
+    ``decode_value`` keeps as bytes: the caller's full read takes those.
+    """
+    if flags & BINARY_FLAG:
+        return bytes if ctype.name in BINARY_TYPES else None
+    return bytes.decode if ctype.name in TEXT_TYPES else None
+
+
 def _general(type_code: int, flags: int) -> Reader:
     checked = code_check(type_code, flags)
 
@@ -99,7 +130,7 @@ def _make(type_code: int, flags: int) -> Reader:
     if checked is None:
         return general
     ctype = checked[0]
-    if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
+    if not _stated(ctype):
         return general  # a type code states none of them; kept for safety
     for make in (_integer, _float, _string, _text, _timestamp, _decimal, _json):
         fast = make(ctype, flags, general)
@@ -171,9 +202,10 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
-    if flags & BINARY_FLAG:
-        if ctype.name not in BINARY_TYPES:
-            return None
+    fast = _c_string(ctype, flags)
+    if fast is None:
+        return None
+    if fast is bytes:
 
         def read_bytes(data: bytes) -> Value:
             if type(data) is bytes:
@@ -181,8 +213,6 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return general(data)
 
         return read_bytes
-    if ctype.name not in TEXT_TYPES:
-        return None
 
     def read_text(data: bytes) -> Value:
         if data.isascii():

@@ -1,0 +1,86 @@
+"""Craft's uvarint runs read in C agree with the uvarint-by-uvarint reads.
+
+``split_uvarints`` and ``uvarints_filling`` (``_uvarints``) answer the uvarints that fill a
+region exactly, as ``read_uvarint`` reads them one by one, or ``None`` where that read raises
+or does not end at the region's end; ``zigzag_deltas``' sums in C give the loop's values.
+"""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ticdc_conformance.reference.craft import _chunks, _uvarints
+from ticdc_conformance.reference.craft._scalars import I64_MIN, U64, read_uvarint
+from ticdc_conformance.reference.errors import DecodeError
+
+
+def _uvarint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _one_by_one(region: bytes) -> list[int] | None:
+    numbers, at = [], 0
+    try:
+        while at < len(region):
+            number, at = read_uvarint(region, at)
+            numbers.append(number)
+    except DecodeError:
+        return None
+    return numbers
+
+
+NUMBERS = st.one_of(
+    st.integers(0, 0x7F),
+    st.integers(0x80, 1 << 14),
+    st.integers(0, U64 - 1),
+    st.integers(U64, 1 << 80),  # past 64 bits: refused
+)
+REGIONS = st.one_of(
+    st.lists(NUMBERS, max_size=12).map(lambda ns: b"".join(map(_uvarint, ns))),
+    st.binary(max_size=24),
+    st.lists(st.sampled_from([b"\x80", b"\xff", b"\x01", b"\x00", b"\x81\x01"]), max_size=14).map(
+        b"".join
+    ),
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(region=REGIONS, before=st.binary(max_size=3), after=st.binary(max_size=3))
+def test_regions_read_as_one_by_one(region: bytes, before: bytes, after: bytes) -> None:
+    value = before + region + after
+    start, end = len(before), len(before) + len(region)
+    expected = _one_by_one(region)
+    assert _uvarints.split_uvarints(value, start, end) == expected
+    assert _uvarints.uvarints_filling(value, start, end) == expected
+
+
+def test_edges() -> None:
+    for number in (0, 0x7F, 0x80, (1 << 14) - 1, 1 << 14, U64 - 1):
+        region = _uvarint(number) * 2
+        assert _uvarints.split_uvarints(region, 0, len(region)) == [number, number]
+    for region in (_uvarint(U64), b"\x80" * 10 + b"\x00", b"\xff" * 9 + b"\x02", b"\x80"):
+        assert _uvarints.split_uvarints(region, 0, len(region)) is None
+    assert _uvarints.split_uvarints(b"\xff" * 9 + b"\x01", 0, 10) == [U64 - 1]
+
+
+def _zigzag_loop(raw: list[int]) -> list[int]:
+    values, last = [], 0
+    for r in raw:
+        last = (last + ((r >> 1) ^ -(r & 1)) - I64_MIN) % U64 + I64_MIN
+        values.append(last)
+    return values
+
+
+@settings(max_examples=500, deadline=None)
+@given(raw=st.lists(st.one_of(st.integers(0, (1 << 14) - 1), st.integers(0, U64 - 1)), max_size=20))
+def test_zigzag_deltas_as_the_loop(raw: list[int]) -> None:
+    assert _chunks.zigzag_deltas(raw) == _zigzag_loop(raw)
+    assert _chunks.zigzag_deltas(bytes(r for r in raw if r < 256)) == _zigzag_loop(
+        [r for r in raw if r < 256]
+    )
