@@ -2,16 +2,24 @@
 
 ``split_uvarints`` and ``uvarints_filling`` (``_uvarints``) answer the uvarints that fill a
 region exactly, as ``read_uvarint`` reads them one by one, or ``None`` where that read raises
-or does not end at the region's end; ``zigzag_deltas``' sums in C give the loop's values.
+or does not end at the region's end; ``zigzag_deltas``' sums in C give the loop's values; ``UVARINT_BYTES`` gives
+``write_uvarint``'s bytes, or its ``ValueError``.
 """
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ticdc_conformance.reference.craft import _chunks, _uvarints
-from ticdc_conformance.reference.craft._scalars import I64_MIN, U64, read_uvarint
+from ticdc_conformance.reference.craft._scalars import (
+    I64_MIN,
+    U64,
+    UVARINT_BYTES,
+    read_uvarint,
+    write_uvarint,
+)
 from ticdc_conformance.reference.errors import DecodeError
 
 
@@ -84,3 +92,25 @@ def test_zigzag_deltas_as_the_loop(raw: list[int]) -> None:
     assert _chunks.zigzag_deltas(bytes(r for r in raw if r < 256)) == _zigzag_loop(
         [r for r in raw if r < 256]
     )
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    value=st.one_of(
+        st.integers(0, (1 << 14) + 5),
+        st.integers(0, U64 - 1),
+        st.sampled_from([(1 << k) + d for k in (7, 14, 21, 28, 42, 56, 63) for d in (-1, 0, 1)]),
+        st.integers(-5, -1),
+        st.integers(U64, U64 + 5),
+    )
+)
+def test_uvarint_bytes_as_write_uvarint(value: int) -> None:
+    out = bytearray()
+    try:
+        write_uvarint(out, value)
+    except ValueError as error:
+        with pytest.raises(ValueError, match=str(error)):
+            UVARINT_BYTES[value]
+        return
+    assert UVARINT_BYTES[value] == bytes(out)
+    assert UVARINT_BYTES[value] == bytes(out)  # kept or made again, the same

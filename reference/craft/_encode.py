@@ -37,6 +37,7 @@ from ticdc_conformance.reference.craft._rows import (
     row,
     utf8,
 )
+from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft.primitives import (
     write_bytes,
     write_delta_varint_chunk,
@@ -99,6 +100,9 @@ def _message(header: Header, body: bytes) -> Message:
     return Message(key=None, value=bytes(out))
 
 
+_UVARINT = UVARINT_BYTES.__getitem__
+
+
 def _deltas(values: Sequence[int]) -> list[int]:
     """A delta uvarint chunk's numbers: each difference to the previous value modulo 2^64."""
     deltas, last = [], 0
@@ -127,8 +131,13 @@ def _size_tables(out: bytearray, tables: Sequence[Sequence[int]]) -> None:
             numbers.append((delta << 1) ^ (delta >> 63))
             last = size
     start = len(out)
-    write_uvarint_chunk(out, numbers)
+    _write_uvarints(out, numbers)
     write_uvarint_reversed(out, len(out) - start)
+
+
+def _write_uvarints(out: bytearray, numbers: list[int]) -> None:
+    """``write_uvarint_chunk`` of ``int`` values known to be uint64s, in C."""
+    out += bytes(numbers) if max(numbers) < 0x80 else b"".join(map(_UVARINT, numbers))
 
 
 class _Skeleton(NamedTuple):
@@ -185,7 +194,7 @@ def _rows_message(rows: Sequence[Row]) -> Message:
     out = bytearray()
     write_uvarint(out, VERSION)
     start = len(out)
-    write_uvarint_chunk(out, _deltas([r.header.commit_ts for r in rows]))  # delta uvarints
+    _write_uvarints(out, _deltas([r.header.commit_ts for r in rows]))  # delta uvarints
     out += skeleton.headers
     header_size = len(out) - start
     body_sizes, group_tables = [], []

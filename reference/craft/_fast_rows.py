@@ -118,12 +118,11 @@ def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
         values = [values[i] for i in plan.chosen]
     # the nullable bytes chunk (as _rows.tail): ZigZag lengths, 1 for NULL, then the values
     lengths = [1 if value is None else len(value) << 1 for value in values]
-    nulls = lengths.count(1)  # a length of n bytes is the even 2n
     one_byte = max(lengths) < 0x80  # one byte each: in one go
     chunk = bytes(lengths) if one_byte else b"".join(map(UVARINTS.__getitem__, lengths))
     data = b"".join(filter(None, values))  # empty values add nothing either
     made = plan.made
-    size = made.names_estimate + ((sum(lengths) - nulls) >> 1)
+    size = made.names_estimate + len(data)  # the values' bytes
     return _new(Group, (kind, plan.names, made.types_and_flags, chunk + data, size))
 
 

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Callable
 
 from ticdc_conformance.reference._fast_checks import MAX_FSP, date_test, datetime_test, json_reads
+from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft._values import (
     Writer,
     _write_bytes,
@@ -38,7 +39,6 @@ from ticdc_conformance.reference.craft._values import (
     _write_text,
     _write_uvarint,
     _write_year,
-    uvarint_bytes,
 )
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -74,20 +74,8 @@ _FLOAT64 = struct.Struct("<d")
 _FLOAT32 = struct.Struct("<f")
 
 
-class _Uvarints(dict[int, bytes]):
-    """Uvarints by value, each made once.
-
-    Only the values below 2^14 (the one- and two-byte uvarints) are kept: memory stays bounded.
-    """
-
-    def __missing__(self, value: int) -> bytes:
-        made = uvarint_bytes(value)
-        if value < 1 << 14:
-            self[value] = made
-        return made
-
-
-UVARINTS = _Uvarints()
+UVARINTS = UVARINT_BYTES
+"""Uvarints' bytes by value (``_scalars.UVARINT_BYTES``), the short ones made once."""
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
