@@ -3,7 +3,9 @@
 ``split_uvarints`` and ``uvarints_filling`` (``_uvarints``) answer the uvarints that fill a
 region exactly, as ``read_uvarint`` reads them one by one, or ``None`` where that read raises
 or does not end at the region's end; ``zigzag_deltas``' sums in C give the loop's values; ``UVARINT_BYTES`` gives
-``write_uvarint``'s bytes, or its ``ValueError``.
+``write_uvarint``'s bytes, or its ``ValueError``; ``leading_uvarints`` and
+``fast_size_tables`` read what ``read_uvarint_chunk`` and ``read_size_tables`` read, or
+answer ``None``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from ticdc_conformance.reference.craft._scalars import (
     UVARINT_BYTES,
     read_uvarint,
     write_uvarint,
+)
+from ticdc_conformance.reference.craft.primitives import (
+    read_size_tables,
+    read_uvarint_chunk,
+    write_size_tables,
 )
 from ticdc_conformance.reference.errors import DecodeError
 
@@ -114,3 +121,33 @@ def test_uvarint_bytes_as_write_uvarint(value: int) -> None:
         return
     assert UVARINT_BYTES[value] == bytes(out)
     assert UVARINT_BYTES[value] == bytes(out)  # kept or made again, the same
+
+
+@settings(max_examples=1000, deadline=None)
+@given(region=REGIONS, count=st.integers(0, 14), cut=st.integers(0, 30))
+def test_leading_uvarints_as_the_chunk_read(region: bytes, count: int, cut: int) -> None:
+    end = min(cut, len(region))
+    found = _uvarints.leading_uvarints(region, 0, count, end)
+    try:
+        expected = read_uvarint_chunk(region, 0, count, end)
+    except DecodeError:
+        assert found is None
+        return
+    assert found is None or found == expected
+
+
+def test_leading_uvarints_take_two_byte_ones() -> None:
+    region = b"\x02\xa0\x01\x01\xff\x7f\x00rest"
+    assert _uvarints.leading_uvarints(region, 0, 5, len(region)) == ([2, 160, 1, 16383, 0], 7)
+    assert _uvarints.leading_uvarints(region, 0, 5, 6) is None  # past the end
+    assert _uvarints.leading_uvarints(b"\x80\x80\x01", 0, 1, 3) is None  # three bytes
+
+
+@settings(max_examples=500, deadline=None)
+@given(tables=st.lists(st.lists(st.integers(-(1 << 15), 1 << 40), min_size=1, max_size=4)))
+def test_fast_size_tables_as_the_full_read(tables: list[list[int]]) -> None:
+    out = bytearray(b"\x01")
+    write_size_tables(out, tables)
+    value = bytes(out)
+    fast = _uvarints.fast_size_tables(value, 1)
+    assert fast is None or fast == read_size_tables(value, 1)

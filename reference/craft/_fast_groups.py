@@ -29,7 +29,11 @@ from itertools import accumulate, repeat
 
 from ticdc_conformance.reference.craft._groups import Terms
 from ticdc_conformance.reference.craft._readers import Invalid, Reader, bulk_reader
-from ticdc_conformance.reference.craft._uvarints import fast_size_tables, uvarints_filling
+from ticdc_conformance.reference.craft._uvarints import (
+    fast_size_tables,
+    leading_uvarints,
+    uvarints_filling,
+)
 from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
@@ -113,10 +117,13 @@ def fast_group(
         lengths = one_byte
         at += count
     else:
-        try:
-            lengths, at = read_uvarint_chunk(value, at, count, end)
-        except DecodeError:
-            return None
+        read = leading_uvarints(value, at, count, end)
+        if read is None:
+            try:
+                read = read_uvarint_chunk(value, at, count, end)
+            except DecodeError:
+                return None
+        lengths, at = read
         if sum(map(_ODD, lengths)) != lengths.count(1):  # an odd length but NULL's 1
             return None
     ends = list(accumulate([length >> 1 for length in lengths], initial=at))

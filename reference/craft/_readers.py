@@ -29,6 +29,7 @@ import re
 import struct
 import sys
 from collections.abc import Callable
+from typing import ClassVar
 
 from ticdc_conformance.reference._fast_checks import (
     DATE_BYTES,
@@ -84,14 +85,58 @@ def reader(type_code: int, flags: int) -> Reader:
 def bulk_reader(type_code: int, flags: int) -> Reader:
     """``reader``'s answer for ``bytes`` values (slices of a ``bytes`` message).
 
-    A C function where one decides as the reader does (``_c_string``), else the reader.
+    A C function where one decides as the reader does (``_c_string``); for integer kinds, the
+    reader behind a table of the values it read from one or two bytes (``_Known``), looked up
+    in C; else the reader.
     """
+    key = (type_code, flags)
+    made = _BULK_SEEN.get(key)
+    if made is None:
+        made = _bulk(type_code, flags)
+        if len(_BULK_SEEN) < _MAX_KINDS:
+            _BULK_SEEN[key] = made
+    return made
+
+
+_BULK_SEEN: dict[tuple[int, int], Reader] = {}
+
+
+def _bulk(type_code: int, flags: int) -> Reader:
     checked = code_check(type_code, flags)
     if checked is not None and _stated(checked[0]):
-        fast = _c_string(checked[0], flags)
+        ctype = checked[0]
+        fast = _c_string(ctype, flags)
         if fast is not None:
             return fast
+        if ctype.name in INTEGER_TYPES or ctype.name in _OTHER_INTEGERS:
+            return _Known(reader(type_code, flags)).__getitem__
     return reader(type_code, flags)
+
+
+class _Known(dict[bytes, Value]):
+    """A reader's values of data of one or two bytes, each kept once read.
+
+    The reader is a function of the bytes alone and its integers are immutable, so a kept
+    value is the one it would read again; data it refuses raises as it raises, and nothing is
+    kept. All tables together keep ``room`` values at most.
+    """
+
+    __slots__ = ("read",)
+    room: ClassVar[int] = 1 << 15
+
+    def __init__(self, read: Reader) -> None:
+        super().__init__()
+        self.read = read
+
+    def __missing__(self, data: bytes) -> Value:
+        value = self.read(data)
+        if len(data) <= _KEPT_BYTES and _Known.room > 0:
+            self[data] = value
+            _Known.room -= 1
+        return value
+
+
+_KEPT_BYTES = 2
 
 
 def _stated(ctype: ColumnType) -> bool:

@@ -16,7 +16,9 @@ byte (the five header chunks), ``split_uvarints`` where many are (the size table
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 
+from ticdc_conformance.reference.craft._chunks import SMALL, ZIGZAG
 from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.errors import DecodeError
 
@@ -33,6 +35,8 @@ _SPLIT = re.compile(rb"[\x80-\xff]*[\x00-\x7f]").findall
 with such a byte, the matches fill it exactly (every byte belongs to the next match)."""
 _LOW_BYTES = bytes(range(0x80))
 """Every uvarint's last byte: one of these, and no other byte of it."""
+_CONTINUED = re.compile(rb"[\x80-\xff]+").finditer
+"""Runs of bytes with 0x80 set: every uvarint byte but the last."""
 _MAX_BYTES = 10
 _KEPT = 2
 """Uvarints of this many bytes at most are kept once worked out (16,512 at most)."""
@@ -96,6 +100,38 @@ def split_uvarints(value: bytes, start: int, end: int) -> list[int] | None:
         return None
 
 
+def leading_uvarints(
+    value: bytes, start: int, count: int, end: int
+) -> tuple[list[int], int] | None:
+    """The ``count`` uvarints from ``start`` and the offset after them, or ``None``.
+
+    ``None`` unless each of them takes one or two bytes and they end by ``end``. The bytes
+    they take are ``count`` plus their bytes with 0x80 set (each uvarint's first byte, when it
+    takes two); the uvarints of one byte are copied out as they are and the two-byte ones put
+    together where they start.
+    """
+    if count > end - start:
+        return None
+    size = count
+    while True:  # the span grows by the bytes with 0x80 found in it, until it holds them all
+        region = value[start : start + size]
+        grown = count + len(region.translate(None, _LOW_BYTES))
+        if grown == size:
+            break
+        if grown > end - start:
+            return None
+        size = grown
+    if len(region) != size or (size and region[-1] >= 0x80):
+        return None
+    numbers = list(region)
+    for run in reversed(list(_CONTINUED(region))):
+        first, last = run.span()
+        if last - first > 1:  # a uvarint of three bytes or more
+            return None
+        numbers[first : first + 2] = [numbers[first] & 0x7F | numbers[last] << 7]
+    return numbers, start + size
+
+
 def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] | None:
     """``primitives.read_size_tables(value, offset)`` read in one pass, or ``None``.
 
@@ -114,6 +150,16 @@ def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] 
         return None
     tables = []
     at, left = 0, len(numbers)
+    if numbers and max(numbers) < SMALL:  # ZigZag's values of all at once (the counts' unused)
+        small = list(map(ZIGZAG.__getitem__, numbers))
+        while at < left:
+            count = numbers[at]
+            if count == 0 or count > left - at - 1:
+                return None
+            # deltas under 2^13 in size: their sums stay inside int64, as zigzag_deltas says
+            tables.append(list(accumulate(small[at + 1 : at + 1 + count])))
+            at += 1 + count
+        return tables, start
     while at < left:
         count = numbers[at]
         if count == 0 or count > left - at - 1:
