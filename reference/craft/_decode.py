@@ -199,13 +199,12 @@ def _group(
     return kind, columns
 
 
-def _row_groups(
+def _row_groups(  # noqa: PLR0917 - called once per row, by position
     value: Buffer,
     start: int,
     sizes: Sequence[int],
     body_end: int,
     terms: Terms,
-    *,
     found: _Found,
     names: Names | None,
 ) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
@@ -217,10 +216,11 @@ def _row_groups(
     for size in sizes:
         if size <= 0:
             fail(f"a column group of {size} bytes", position)
-        # the bulk read where it reads the group through, else the full read (_fast_groups)
+        # the bulk read where it reads the group through, else the full read (_fast_groups);
+        # names are kept only where the value is bytes
         read = None
-        if names is not None and type(value) is bytes:
-            read = fast_group(value, position, position + size, terms, names)
+        if names is not None:
+            read = fast_group(value, position, position + size, terms, names)  # type: ignore[arg-type]
         if read is None:
             kind, listed = _group(value, position, position + size, terms, found)
             read = kind, tuple(listed)
@@ -258,18 +258,18 @@ def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
         message.tables[2 + i],
         end,
         message.terms,
-        found=message.found,
-        names=message.names,
+        message.found,
+        message.names,
     )
     partition = headers.partitions[i]
     return decoded_row(
-        commit_ts=headers.commit_ts[i],
-        schema=schema,
-        table=table,
-        op=op,
-        before=groups.get(OLD_GROUP),
-        after=groups.get(NEW_GROUP),
-        partition_id=partition if partition >= 0 else None,
+        headers.commit_ts[i],
+        schema,
+        table,
+        op,
+        groups.get(OLD_GROUP),
+        groups.get(NEW_GROUP),
+        partition if partition >= 0 else None,
     )
 
 

@@ -294,7 +294,11 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 _new = object.__new__
-_set = object.__setattr__
+# the slots' own setters: a frozen dataclass's members set on a bare instance, as its
+# __init__ sets them but without the frozen __setattr__'s detour
+_set_stamp_text = TimestampValue.__dict__["text"].__set__
+_set_stamp_zone = TimestampValue.__dict__["zone"].__set__
+_set_decimal_text = DecimalValue.__dict__["text"].__set__
 
 
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -306,8 +310,8 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         if TIMESTAMP_BYTES(data):  # years 1970-2037
             # the text has TimestampValue's own shape (a date-time): built directly
             value = _new(TimestampValue)
-            _set(value, "text", data.decode())
-            _set(value, "zone", None)
+            _set_stamp_text(value, data.decode())
+            _set_stamp_zone(value, None)
             return value
         return general(data)
 
@@ -328,7 +332,7 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     def read(data: bytes) -> Value:
         if len(data) <= _DECIMAL_CHARACTERS and matches(data):
             value = _new(DecimalValue)
-            _set(value, "text", data.decode())
+            _set_decimal_text(value, data.decode())
             return value
         return general(data)
 
