@@ -142,9 +142,10 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
                 return None
             groups.append(_group(NEW_GROUP, plan, after))
         if before is not None:
-            plan = _plan(table, profile, keys_only=keys_only)
-            if plan is None:
-                return None
+            if plan is None or keys_only:  # else the new image's plan is the old one's
+                plan = _plan(table, profile, keys_only=keys_only)
+                if plan is None:
+                    return None
             groups.append(_group(OLD_GROUP, plan, before))
     except (Slow, ValueError):
         return None

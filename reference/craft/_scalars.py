@@ -94,11 +94,17 @@ class _UvarintBytes(dict[int, bytes]):
                 (value,) if value < 0x80 else (value & 0x7F | 0x80, value >> 7)
             )
             return made
-        parts = []
-        while value >= _SHORT:
-            parts.append(_PAIRS[value & (_SHORT - 1)])
-            value >>= 14
-        parts.append(self[value])
+        # 14 bits at a time, each pair with 0x80 on both bytes, then the rest's uvarint
+        pairs, low = _PAIRS, _SHORT - 1
+        if value < 1 << 28:
+            return pairs[value & low] + self[value >> 14]
+        if value < 1 << 42:
+            return b"".join((pairs[value & low], pairs[value >> 14 & low], self[value >> 28]))
+        parts = [pairs[value & low], pairs[value >> 14 & low], pairs[value >> 28 & low]]
+        if value < 1 << 56:
+            parts.append(self[value >> 42])
+        else:
+            parts += (pairs[value >> 42 & low], self[value >> 56])
         return b"".join(parts)
 
 
