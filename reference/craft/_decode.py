@@ -24,7 +24,7 @@ fault (``_fast_groups``); anything else is read again the full way, which raises
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.craft._config import PROTOCOL
@@ -40,6 +40,7 @@ from ticdc_conformance.reference.craft._fast_groups import (
     Names,
     fast_group,
     fast_size_tables,
+    terms_at_once,
     uvarints_filling,
 )
 from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
@@ -100,9 +101,11 @@ def _dictionary(value: Buffer, start: int, end: int) -> Terms:
     count, position = read_uvarint(value, start, end)
     if count == 0:
         fail("a term dictionary that is present holds one term at least", start)
-    raw, position = read_bytes_chunk(value, position, count, end)
-    if position != end:
-        fail(f"{end - position} bytes after the term dictionary", position)
+    raw = terms_at_once(value, position, count, end)
+    if raw is None:
+        raw, position = read_bytes_chunk(value, position, count, end)
+        if position != end:
+            fail(f"{end - position} bytes after the term dictionary", position)
     if len(set(raw)) != len(raw):
         fail("the term dictionary repeats a term", start)
     try:
@@ -111,8 +114,7 @@ def _dictionary(value: Buffer, start: int, end: int) -> Terms:
         return Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
 
 
-@dataclass(frozen=True, slots=True)
-class _Headers:
+class _Headers(NamedTuple):
     """The columnar headers, one element per event (§3.2)."""
 
     start: int
@@ -234,8 +236,7 @@ def _row_groups(  # noqa: PLR0917 - called once per row, by position
     return operation, groups
 
 
-@dataclass(frozen=True, slots=True)
-class _Message:
+class _Message(NamedTuple):
     """What every body needs: the bytes, the headers, the size tables and the terms."""
 
     value: Buffer

@@ -20,12 +20,13 @@ full way's lookup of the same IDs, should it read the group again, finds the sam
 
 Regions that hold only uvarints — the size tables, the five header chunks — are read by
 ``_uvarints`` (``uvarints_filling``, ``fast_size_tables``, offered here too); both answer
-``None`` where the full read would raise, and the decoder then takes it.
+``None`` where the full read would raise, and the decoder then takes it. The term dictionary
+is sliced the same way (``terms_at_once``) where its lengths take one byte each.
 """
 
 from __future__ import annotations
 
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 
 from ticdc_conformance.reference.craft._groups import Terms
 from ticdc_conformance.reference.craft._readers import Invalid, Reader, bulk_reader
@@ -34,12 +35,19 @@ from ticdc_conformance.reference.craft._uvarints import (
     leading_uvarints,
     uvarints_filling,
 )
-from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
+from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 
-__all__ = ["Header", "Names", "fast_group", "fast_size_tables", "uvarints_filling"]
+__all__ = [
+    "Header",
+    "Names",
+    "fast_group",
+    "fast_size_tables",
+    "terms_at_once",
+    "uvarints_filling",
+]
 
 _new = tuple.__new__
 _MAX_HEADERS = 16
@@ -145,3 +153,20 @@ def fast_group(
         group_names, values, header.types, header.flags, header.handles, nones, nones, strict=False
     )
     return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
+
+
+def terms_at_once(value: Buffer, start: int, count: int, end: int) -> list[bytes] | None:
+    """The terms of a dictionary, sliced in one pass, or ``None`` for the full read.
+
+    ``None`` unless the lengths take one byte each and the terms fill the dictionary to ``end``
+    exactly (so the full read's checks all pass).
+    """
+    if type(value) is not bytes:
+        return None
+    sizes = value[start : start + count]
+    if len(sizes) != count or not sizes.isascii():
+        return None
+    ends = list(accumulate(sizes, initial=start + count))
+    if ends[-1] != end:
+        return None
+    return [value[a:b] for a, b in pairwise(ends)]
