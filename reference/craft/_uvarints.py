@@ -37,6 +37,8 @@ _LOW_BYTES = bytes(range(0x80))
 """Every uvarint's last byte: one of these, and no other byte of it."""
 _CONTINUED = re.compile(rb"[\x80-\xff]+").finditer
 """Runs of bytes with 0x80 set: every uvarint byte but the last."""
+_FEW = 32
+"""Uvarints few enough that splitting them all (``split_uvarints``) is the cheaper way."""
 _MAX_BYTES = 10
 _KEPT = 2
 """Uvarints of this many bytes at most are kept once worked out (16,512 at most)."""
@@ -70,12 +72,15 @@ def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
 
     ``None`` also for a uvarint past 64 bits: the caller's full read raises at the fault. Read
     by ``read_uvarint_chunk``, which copies out the one-byte uvarints between longer ones in
-    one go: the cheaper way where few are longer (the headers: commit ts deltas).
+    one go: the cheaper way where few of many are longer (the headers of many rows: commit
+    ts deltas); a region of few uvarints is split (``split_uvarints``).
     """
     region = value[start:end]
     if region.isascii():  # the common region: every uvarint takes one byte
         return list(region)
     count = len(region) - len(region.translate(None, _LOW_BYTES))
+    if count <= _FEW:
+        return split_uvarints(value, start, end)
     try:
         numbers, after = read_uvarint_chunk(value, start, count, end)
     except DecodeError:
