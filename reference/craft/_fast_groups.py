@@ -56,6 +56,8 @@ is not."""
 _ODD = (1).__and__
 _ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
 """The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
+_HALVES = bytes(b >> 1 for b in range(256))
+"""``translate`` table: a one-byte length's size in bytes (NULL's 1: none)."""
 
 
 class Header:
@@ -124,6 +126,7 @@ def fast_group(
         # every length one byte, NULL or a size: deleting those bytes left nothing
         lengths = one_byte
         at += count
+        sizes: bytes | list[int] = one_byte.translate(_HALVES)
     else:
         read = leading_uvarints(value, at, count, end)
         if read is None:
@@ -134,7 +137,8 @@ def fast_group(
         lengths, at = read
         if sum(map(_ODD, lengths)) != lengths.count(1):  # an odd length but NULL's 1
             return None
-    ends = list(accumulate([length >> 1 for length in lengths], initial=at))
+        sizes = [length >> 1 for length in lengths]
+    ends = list(accumulate(sizes, initial=at))
     if ends[-1] != end:
         return None
     group_names = names.get(header.data)
