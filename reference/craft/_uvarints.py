@@ -8,9 +8,11 @@ longer ones worked out when met. A uvarint of more than 64 bits (more than 10 by
 10th byte above 1) raises ``Overflow``; the callers answer ``None`` then, and the decoder's
 full read raises at it.
 
-``uvarints_filling`` takes the uvarints that fill a region exactly where few are longer than a
-byte (the five header chunks), ``split_uvarints`` where many are (the size tables), and
-``fast_size_tables`` splits the size tables' numbers into tables.
+``uvarints_filling`` takes the uvarints that fill a region exactly where few of many are longer
+than a byte (the five header chunks of many rows), ``split_uvarints`` where many are or the
+region holds few (the size tables), and ``fast_size_tables`` splits the size tables' numbers
+into tables. ``leading_uvarints`` takes a count of uvarints of one or two bytes from the start
+of a region (a column group's value lengths).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ __all__ = [
     "UVARINTS",
     "Overflow",
     "fast_size_tables",
+    "leading_uvarints",
     "split_uvarints",
     "uvarints_filling",
 ]
