@@ -45,6 +45,21 @@ from ticdc_conformance.reference.values import Value
 __all__ = ["fast_row"]
 
 _new = tuple.__new__
+_NULL = b"\x01"
+"""NULL's length in the nullable bytes chunk: the ZigZag varint of -1."""
+
+
+class _Lengths(dict[int, bytes]):
+    """A value length's ZigZag varint (``2 × length`` as a uvarint), by the length."""
+
+    def __missing__(self, length: int) -> bytes:
+        made = UVARINTS[length << 1]
+        if length < 1 << 13:  # the ones of one and two bytes, kept
+            self[length] = made
+        return made
+
+
+_LENGTHS = _Lengths()
 """``_new(Group, members)``: a named tuple from all its members, without its ``__new__``."""
 
 
@@ -117,9 +132,7 @@ def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
     if plan.chosen is not None:
         values = [values[i] for i in plan.chosen]
     # the nullable bytes chunk (as _rows.tail): ZigZag lengths, 1 for NULL, then the values
-    lengths = [1 if value is None else len(value) << 1 for value in values]
-    one_byte = max(lengths) < 0x80  # one byte each: in one go
-    chunk = bytes(lengths) if one_byte else b"".join(map(UVARINTS.__getitem__, lengths))
+    chunk = b"".join([_NULL if value is None else _LENGTHS[len(value)] for value in values])
     data = b"".join(filter(None, values))  # empty values add nothing either
     made = plan.made
     size = made.names_estimate + len(data)  # the values' bytes
