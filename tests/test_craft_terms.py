@@ -1,5 +1,5 @@
-"""``Terms.names`` decides as ``Terms.term`` does, ID by ID: the same names, the same
-``DecodeError`` (reason, offset) at the same ID, the same next new ID after."""
+"""``Terms.names`` and ``Terms.lookup`` decide as ``Terms.term`` does, ID by ID: the same
+names, the same ``DecodeError`` (reason, offset) at the same ID, the same next new ID after."""
 
 from __future__ import annotations
 
@@ -14,9 +14,19 @@ def _by_term(terms: Terms, ids: list[int], offset: int) -> list[str | None]:
     return [None if t == -1 else terms.term(t, i, offset) for i, t in enumerate(ids)]
 
 
-def _outcome(terms: Terms, ids: list[int], *, one_by_one: bool) -> tuple[object, int]:
+def _by_term_only(terms: Terms, ids: list[int], offset: int) -> list[str]:
+    return [terms.term(t, i, offset) for i, t in enumerate(ids)]
+
+
+def _outcome(
+    terms: Terms, ids: list[int], *, one_by_one: bool, lookup: bool = False
+) -> tuple[object, int]:
     try:
-        found: object = _by_term(terms, ids, 7) if one_by_one else terms.names(ids, 7)
+        found: object
+        if lookup:
+            found = _by_term_only(terms, ids, 7) if one_by_one else terms.lookup(ids, 7)
+        else:
+            found = _by_term(terms, ids, 7) if one_by_one else terms.names(ids, 7)
     except DecodeError as error:
         found = ("error", error.reason, error.offset)
     return found, terms.next_new
@@ -33,3 +43,8 @@ def test_names_as_term_by_term(size: int, start: int, ids: list[int]) -> None:
     fast, full = Terms(list(words)), Terms(list(words))
     fast.next_new = full.next_new = min(start, size)
     assert _outcome(fast, ids, one_by_one=False) == _outcome(full, ids, one_by_one=True)
+    fast, full = Terms(list(words)), Terms(list(words))
+    fast.next_new = full.next_new = min(start, size)
+    assert _outcome(fast, ids, one_by_one=False, lookup=True) == _outcome(
+        full, ids, one_by_one=True, lookup=True
+    )

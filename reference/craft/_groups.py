@@ -57,10 +57,23 @@ class Terms:
 
     def lookup(self, ids: Sequence[int], offset: int) -> list[str]:
         """The terms of a chunk of IDs that starts at ``offset``."""
+        terms = self.terms
         if ids and min(ids) >= 0 and max(ids) < self.next_new:  # all seen before: no checks
-            terms = self.terms
             return [terms[t] for t in ids]
-        return [self.term(t, i, offset) for i, t in enumerate(ids)]
+        # ``term`` of each, its checks made in the loop; an ID it refuses goes to ``term``
+        next_new = self.next_new
+        found: list[str] = []
+        for i, t in enumerate(ids):
+            if 0 <= t < next_new:
+                found.append(terms[t])
+            elif t == next_new and t < len(terms):
+                next_new += 1
+                found.append(terms[t])
+            else:
+                self.next_new = next_new
+                found.append(self.term(t, i, offset))  # raises
+        self.next_new = next_new
+        return found
 
     def term(self, term_id: int, position: int, offset: int) -> str:
         """Term ``term_id``, element ``position`` of the chunk of IDs at ``offset``."""
