@@ -5,46 +5,125 @@ check (``reference/validity.py``) would accept the value as it is, so the reader
 ``False`` (or ``None``: not judged here) sends the value down the full path, which also
 builds the error or finding. Each is a sufficient test only: it never accepts what the full
 path refuses, and the readers' differential tests hold them to that.
+
+Dates and date-times are judged by one regular expression each, which states what
+``date.fromisoformat`` and ``datetime.fromisoformat`` accept in these shapes: years 0001–9999,
+months 01–12, days 01–28 of any month, 29 and 30 of any month but February, 31 of the months
+that have it, February 29 of leap years (divisible by 4 and not by 100, or by 400), hours
+00–23, minutes and seconds 00–59, ASCII digits only. The patterns run in C, with no parse
+and no ``datetime`` built; the tests hold them to the parse they replace (``_parsed_datetime``,
+still the answer for fsp outside 0–6).
 """
 
 from __future__ import annotations
 
-from datetime import date, datetime
+import re
+from collections.abc import Callable
+from datetime import datetime
 
 from ticdc_conformance.reference._gojson import json_accelerator
 
-__all__ = ["MAX_FSP", "is_date", "is_datetime", "json_reads"]
+__all__ = [
+    "DATETIME_BYTES",
+    "DATE_BYTES",
+    "MAX_FSP",
+    "TIMESTAMP_BYTES",
+    "date_test",
+    "datetime_test",
+    "is_date",
+    "is_datetime",
+    "json_reads",
+]
 
 MAX_FSP = 6
 """The most fractional-second digits MySQL keeps."""
 _MAX_OPENINGS = 64
 """Arrays and objects a JSON text may open for orjson's verdict to stand: deeper nesting is
 left to the full path, whose limits differ."""
-_from_date = date.fromisoformat
 _from_datetime = datetime.fromisoformat
+
+_MONTH_DAY = (
+    "(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"  # days every month has
+    "|(?:0[13-9]|1[0-2])-(?:29|30)"  # every month but February
+    "|(?:0[13578]|1[02])-31)"
+)
+_LEAP_YEAR = (
+    "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])"  # divisible by 4, not a century
+    "|(?:[02468][048]|[13579][26])00)"  # centuries divisible by 400
+)
+_DAY = f"(?!0000)(?:[0-9]{{4}}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"  # year 0 does not exist
+_TIME = "(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+_TIMESTAMP_YEARS = "(?=19[7-9][0-9]|20[0-2][0-9]|203[0-7])"
+"""Years 1970–2037, ahead of the day (TIMESTAMP's range, as ``validity`` states it)."""
+
+
+def _datetime(fsp: int | None) -> str:
+    fraction = {None: f"(?:\\.[0-9]{{1,{MAX_FSP}}})?", 0: ""}.get(fsp, f"\\.[0-9]{{{fsp}}}")
+    return f"{_DAY} {_TIME}{fraction}"
+
+
+_DATE = re.compile(_DAY).fullmatch
+_DATETIMES: dict[int | None, Callable[[str], object]] = {
+    fsp: re.compile(_datetime(fsp)).fullmatch for fsp in (None, *range(MAX_FSP + 1))
+}
+"""A date-time's test by its fsp: a match, or ``None``."""
+_TIMESTAMPS: dict[int | None, Callable[[str], object]] = {
+    fsp: re.compile(_TIMESTAMP_YEARS + _datetime(fsp)).fullmatch
+    for fsp in (None, *range(MAX_FSP + 1))
+}
+
+DATE_BYTES: Callable[[bytes], object] = re.compile(_DAY.encode()).fullmatch
+"""``is_date`` of bytes (a match or ``None``): a match is ASCII, so it decodes to the text."""
+DATETIME_BYTES: Callable[[bytes], object] = re.compile(_datetime(None).encode()).fullmatch
+"""``is_datetime`` of bytes with any fsp (a match or ``None``)."""
+TIMESTAMP_BYTES: Callable[[bytes], object] = re.compile(
+    (_TIMESTAMP_YEARS + _datetime(None)).encode()
+).fullmatch
+"""``DATETIME_BYTES`` of years 1970–2037 only."""
 
 
 def is_date(raw: str) -> bool:
-    """Whether ``raw`` is ``YYYY-MM-DD`` of a day that exists (years 1–9999).
-
-    ``date.fromisoformat`` judges the numbers once the shape is that one (it reads other
-    ISO 8601 shapes too).
-    """
-    if len(raw) != 10 or raw[4] != "-" or raw[7] != "-" or not raw.isascii():
-        return False
-    try:
-        _from_date(raw)
-    except ValueError:
-        return False
-    return True
+    """Whether ``raw`` is ``YYYY-MM-DD`` of a day that exists (years 1–9999)."""
+    return _DATE(raw) is not None
 
 
 def is_datetime(raw: str, fsp: int | None = None) -> bool:
     """Whether ``raw`` is ``YYYY-MM-DD HH:MM:SS[.f]`` of a day that exists and a time of day.
 
-    ``fsp``: exactly that many fractional digits (0: none); ``None``: none or 1 to 6. Hours
-    up to 23 are checked here (newer Pythons read 24:00 as the next midnight), the rest by
-    ``datetime.fromisoformat`` once the shape is that one.
+    ``fsp``: exactly that many fractional digits (0: none); ``None``: none or 1 to 6.
+    """
+    test = _DATETIMES.get(fsp)
+    if test is None:
+        return _parsed_datetime(raw, fsp)
+    return test(raw) is not None
+
+
+def date_test() -> Callable[[str], object]:
+    """``is_date`` as one call that answers a truthy value or a falsy one."""
+    return _DATE
+
+
+def datetime_test(fsp: int | None, *, timestamp: bool = False) -> Callable[[str], object]:
+    """``is_datetime(raw, fsp)`` as one call that answers a truthy value or a falsy one.
+
+    ``timestamp``: and the year 1970–2037 (``"1970" <= raw[:4] <= "2037"``) as well.
+    """
+    tests = _TIMESTAMPS if timestamp else _DATETIMES
+    test = tests.get(fsp)
+    if test is not None:
+        return test
+
+    def parsed(raw: str) -> bool:
+        return (not timestamp or "1970" <= raw[:4] <= "2037") and _parsed_datetime(raw, fsp)
+
+    return parsed
+
+
+def _parsed_datetime(raw: str, fsp: int | None) -> bool:
+    """``is_datetime`` by the shape and ``datetime.fromisoformat``, for any ``fsp``.
+
+    Hours up to 23 are checked here (newer Pythons read 24:00 as the next midnight), the rest
+    by ``datetime.fromisoformat`` once the shape is that one.
     """
     size = len(raw)
     if fsp is None:

@@ -233,6 +233,7 @@ def _both_decodings(value: bytes) -> tuple[object, object]:
         switched_off(_decode, "fast_group", lambda *_: None),
         switched_off(_decode, "fast_size_tables", lambda *_: None),
         switched_off(_decode, "uvarints_filling", lambda *_: None),
+        switched_off(_decode, "terms_at_once", lambda *_: None),
     ):
         full = _decoded(message)
     return fast, full

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import accumulate
 
 from ticdc_conformance.reference.craft._scalars import (
     I64_MIN,
@@ -172,8 +173,17 @@ def read_delta_varint_chunk(
     return zigzag_deltas(raw), offset
 
 
+SMALL = 1 << 14
+ZIGZAG = [(r >> 1) ^ -(r & 1) for r in range(SMALL)]
+"""ZigZag's values of the uvarints below 2^14 (the ones of one and two bytes)."""
+
+
 def zigzag_deltas(raw: Sequence[int]) -> list[int]:
     """The int64 values of a delta varint chunk from its uvarints (ZigZag, int64 wrap)."""
+    if raw and max(raw) < SMALL and min(raw) >= 0:
+        # each delta under 2^13 in size: their sums cannot leave int64 (no wrap), so summed
+        # as they are, in C
+        return list(accumulate(map(ZIGZAG.__getitem__, raw)))
     values, last = [], 0
     for r in raw:
         last = (last + ((r >> 1) ^ -(r & 1)) - I64_MIN) % U64 + I64_MIN  # _wrap_int64

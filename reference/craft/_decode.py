@@ -24,7 +24,7 @@ fault (``_fast_groups``); anything else is read again the full way, which raises
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.craft._config import PROTOCOL
@@ -40,6 +40,7 @@ from ticdc_conformance.reference.craft._fast_groups import (
     Names,
     fast_group,
     fast_size_tables,
+    terms_at_once,
     uvarints_filling,
 )
 from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
@@ -100,9 +101,11 @@ def _dictionary(value: Buffer, start: int, end: int) -> Terms:
     count, position = read_uvarint(value, start, end)
     if count == 0:
         fail("a term dictionary that is present holds one term at least", start)
-    raw, position = read_bytes_chunk(value, position, count, end)
-    if position != end:
-        fail(f"{end - position} bytes after the term dictionary", position)
+    raw = terms_at_once(value, position, count, end)
+    if raw is None:
+        raw, position = read_bytes_chunk(value, position, count, end)
+        if position != end:
+            fail(f"{end - position} bytes after the term dictionary", position)
     if len(set(raw)) != len(raw):
         fail("the term dictionary repeats a term", start)
     try:
@@ -111,8 +114,7 @@ def _dictionary(value: Buffer, start: int, end: int) -> Terms:
         return Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
 
 
-@dataclass(frozen=True, slots=True)
-class _Headers:
+class _Headers(NamedTuple):
     """The columnar headers, one element per event (§3.2)."""
 
     start: int
@@ -199,13 +201,12 @@ def _group(
     return kind, columns
 
 
-def _row_groups(
+def _row_groups(  # noqa: PLR0917 - called once per row, by position
     value: Buffer,
     start: int,
     sizes: Sequence[int],
     body_end: int,
     terms: Terms,
-    *,
     found: _Found,
     names: Names | None,
 ) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
@@ -217,10 +218,11 @@ def _row_groups(
     for size in sizes:
         if size <= 0:
             fail(f"a column group of {size} bytes", position)
-        # the bulk read where it reads the group through, else the full read (_fast_groups)
+        # the bulk read where it reads the group through, else the full read (_fast_groups);
+        # names are kept only where the value is bytes
         read = None
-        if names is not None and type(value) is bytes:
-            read = fast_group(value, position, position + size, terms, names)
+        if names is not None:
+            read = fast_group(value, position, position + size, terms, names)  # type: ignore[arg-type]
         if read is None:
             kind, listed = _group(value, position, position + size, terms, found)
             read = kind, tuple(listed)
@@ -234,8 +236,7 @@ def _row_groups(
     return operation, groups
 
 
-@dataclass(frozen=True, slots=True)
-class _Message:
+class _Message(NamedTuple):
     """What every body needs: the bytes, the headers, the size tables and the terms."""
 
     value: Buffer
@@ -258,18 +259,18 @@ def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
         message.tables[2 + i],
         end,
         message.terms,
-        found=message.found,
-        names=message.names,
+        message.found,
+        message.names,
     )
     partition = headers.partitions[i]
     return decoded_row(
-        commit_ts=headers.commit_ts[i],
-        schema=schema,
-        table=table,
-        op=op,
-        before=groups.get(OLD_GROUP),
-        after=groups.get(NEW_GROUP),
-        partition_id=partition if partition >= 0 else None,
+        headers.commit_ts[i],
+        schema,
+        table,
+        op,
+        groups.get(OLD_GROUP),
+        groups.get(NEW_GROUP),
+        partition if partition >= 0 else None,
     )
 
 

@@ -37,6 +37,7 @@ from ticdc_conformance.reference.craft._rows import (
     row,
     utf8,
 )
+from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft.primitives import (
     write_bytes,
     write_delta_varint_chunk,
@@ -99,6 +100,9 @@ def _message(header: Header, body: bytes) -> Message:
     return Message(key=None, value=bytes(out))
 
 
+_UVARINT = UVARINT_BYTES.__getitem__
+
+
 def _deltas(values: Sequence[int]) -> list[int]:
     """A delta uvarint chunk's numbers: each difference to the previous value modulo 2^64."""
     deltas, last = [], 0
@@ -126,9 +130,9 @@ def _size_tables(out: bytearray, tables: Sequence[Sequence[int]]) -> None:
             delta = size - last
             numbers.append((delta << 1) ^ (delta >> 63))
             last = size
-    start = len(out)
-    write_uvarint_chunk(out, numbers)
-    write_uvarint_reversed(out, len(out) - start)
+    chunk = _uvarints(numbers)
+    out += chunk
+    write_uvarint_reversed(out, len(chunk))
 
 
 class _Skeleton(NamedTuple):
@@ -182,24 +186,50 @@ def _rows_message(rows: Sequence[Row]) -> Message:
         if len(_skeletons) >= 64:
             _skeletons.clear()
         _skeletons[key] = skeleton
-    out = bytearray()
-    write_uvarint(out, VERSION)
-    start = len(out)
-    write_uvarint_chunk(out, _deltas([r.header.commit_ts for r in rows]))  # delta uvarints
-    out += skeleton.headers
-    header_size = len(out) - start
-    body_sizes, group_tables = [], []
+    commit_ts = _uvarints(_deltas([r.header.commit_ts for r in rows]))  # delta uvarints
+    header_size = len(commit_ts) + len(skeleton.headers)
+    parts = [_VERSION, commit_ts, skeleton.headers]
+    # the size tables' uvarints as _size_tables makes them: each table's count, then the
+    # ZigZag deltas of its sizes (lengths of bytes: int64 deltas that do not wrap)
+    body_sizes, group_numbers = [], []
     for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
-        group_sizes = []
+        group_numbers.append(len(prefixes))
+        last = total = 0
         for group, prefix in zip(r.groups, prefixes, strict=True):
-            out += prefix
-            out += group.tail
-            group_sizes.append(len(prefix) + len(group.tail))
-        group_tables.append(group_sizes)
-        body_sizes.append(sum(group_sizes))
-    out += skeleton.dictionary
-    _size_tables(out, [[header_size, len(skeleton.dictionary)], body_sizes, *group_tables])
-    return Message(key=None, value=bytes(out))
+            tail = group.tail
+            parts += (prefix, tail)
+            size = len(prefix) + len(tail)
+            delta = size - last
+            group_numbers.append((delta << 1) ^ (delta >> 63))
+            last = size
+            total += size
+        body_sizes.append(total)
+    dictionary = skeleton.dictionary
+    parts.append(dictionary)
+    numbers = [2, header_size << 1, _zigzag(len(dictionary) - header_size), len(body_sizes)]
+    last = 0
+    for size in body_sizes:
+        delta = size - last
+        numbers.append((delta << 1) ^ (delta >> 63))
+        last = size
+    tables = _uvarints(numbers + group_numbers)
+    trailer = bytearray()
+    write_uvarint_reversed(trailer, len(tables))
+    parts += (tables, bytes(trailer))
+    return Message(key=None, value=b"".join(parts))
+
+
+def _zigzag(value: int) -> int:
+    return (value << 1) ^ (value >> 63)
+
+
+def _uvarints(numbers: list[int]) -> bytes:
+    """``write_uvarint_chunk``'s bytes of ``int`` values known to be uint64s, in C."""
+    return bytes(numbers) if max(numbers) < 0x80 else b"".join(map(_UVARINT, numbers))
+
+
+_VERSION = bytes((VERSION,))
+"""The version's uvarint (one byte)."""
 
 
 def _ddl_message(event: DDLEvent) -> Message:

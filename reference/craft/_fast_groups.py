@@ -6,7 +6,8 @@ IDs, type codes and flags (ground truth §3.2). ``fast_group`` keeps what those 
 IDs, the type codes, the flags and each column's reader (``_readers``) — by the bytes
 themselves; identical bytes read as the same ``3 × count`` varints, so a group that starts
 with them needs only its value lengths read. The lengths of one byte each (values under 64
-bytes) are taken as the bytes they are; the values are sliced and read column by column, and
+bytes) are taken as the bytes they are; the values are sliced and read
+column by column (``_readers.bulk_reader``: text decoded and bytes taken by C functions), and
 the ``DecodedColumn`` tuples are built in one pass.
 
 It returns ``None`` for anything it does not read through: a count, header or length chunk
@@ -17,24 +18,36 @@ way looks them up (``Terms.lookup``, which raises at an ID out of first-use orde
 message and header; a lookup that succeeded leaves every ID below ``Terms.next_new``, so the
 full way's lookup of the same IDs, should it read the group again, finds the same names.
 
-Regions that hold only uvarints — the size tables, the five header chunks — are read the same
-way: ``uvarints_filling`` takes the uvarints that fill a region exactly (a region of one-byte
-uvarints as the bytes it is), and ``fast_size_tables`` splits them into tables; both answer
-``None`` where the full read would raise, and the decoder then takes it.
+Regions that hold only uvarints — the size tables, the five header chunks — are read by
+``_uvarints`` (``uvarints_filling``, ``fast_size_tables``, offered here too); both answer
+``None`` where the full read would raise, and the decoder then takes it. The term dictionary
+is sliced the same way (``terms_at_once``) where its lengths take one byte each.
 """
 
 from __future__ import annotations
 
-from itertools import accumulate, repeat
+from itertools import accumulate, pairwise, repeat
 
 from ticdc_conformance.reference.craft._groups import Terms
-from ticdc_conformance.reference.craft._readers import Invalid, Reader, reader
+from ticdc_conformance.reference.craft._readers import Invalid, Reader, bulk_reader
+from ticdc_conformance.reference.craft._uvarints import (
+    fast_size_tables,
+    leading_uvarints,
+    uvarints_filling,
+)
 from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 
-__all__ = ["Header", "Names", "fast_group", "fast_size_tables", "uvarints_filling"]
+__all__ = [
+    "Header",
+    "Names",
+    "fast_group",
+    "fast_size_tables",
+    "terms_at_once",
+    "uvarints_filling",
+]
 
 _new = tuple.__new__
 _MAX_HEADERS = 16
@@ -43,6 +56,8 @@ is not."""
 _ODD = (1).__and__
 _ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
 """The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
+_HALVES = bytes(b >> 1 for b in range(256))
+"""``translate`` table: a one-byte length's size in bytes (NULL's 1: none)."""
 
 
 class Header:
@@ -83,7 +98,7 @@ def _header(value: bytes, position: int, count: int, end: int) -> Header | None:
     if max(types) > 255:
         return None
     flags = numbers[2 * count :]
-    readers = [reader(type_code, flag) for type_code, flag in zip(types, flags, strict=True)]
+    readers = [bulk_reader(type_code, flag) for type_code, flag in zip(types, flags, strict=True)]
     header = Header(value[position:after], zigzag_deltas(numbers[:count]), types, flags, readers)
     known = _HEADERS.setdefault(count, [])
     known.insert(0, header)
@@ -111,14 +126,19 @@ def fast_group(
         # every length one byte, NULL or a size: deleting those bytes left nothing
         lengths = one_byte
         at += count
+        sizes: bytes | list[int] = one_byte.translate(_HALVES)
     else:
-        try:
-            lengths, at = read_uvarint_chunk(value, at, count, end)
-        except DecodeError:
-            return None
+        read = leading_uvarints(value, at, count, end)
+        if read is None:
+            try:
+                read = read_uvarint_chunk(value, at, count, end)
+            except DecodeError:
+                return None
+        lengths, at = read
         if sum(map(_ODD, lengths)) != lengths.count(1):  # an odd length but NULL's 1
             return None
-    ends = list(accumulate([length >> 1 for length in lengths], initial=at))
+        sizes = [length >> 1 for length in lengths]
+    ends = list(accumulate(sizes, initial=at))
     if ends[-1] != end:
         return None
     group_names = names.get(header.data)
@@ -132,54 +152,25 @@ def fast_group(
     except (ValueError, Invalid):
         return None
     nones = header.nones
+    # every list holds a member per column (the header's, the lengths'): no check of lengths
     columns = zip(
-        group_names, values, header.types, header.flags, header.handles, nones, nones, strict=True
+        group_names, values, header.types, header.flags, header.handles, nones, nones, strict=False
     )
     return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
 
 
-_LOW_BYTES = bytes(range(0x80))
-"""Every uvarint's last byte: one of these, and no other byte of it."""
+def terms_at_once(value: Buffer, start: int, count: int, end: int) -> list[bytes] | None:
+    """The terms of a dictionary, sliced in one pass, or ``None`` for the full read.
 
-
-def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
-    """The uvarints that fill ``start..end`` exactly, or ``None`` when they do not.
-
-    ``None`` also for a uvarint past 64 bits: the caller's full read raises at the fault.
+    ``None`` unless the lengths take one byte each and the terms fill the dictionary to ``end``
+    exactly (so the full read's checks all pass).
     """
-    region = value[start:end]
-    if region.isascii():  # the common region: every uvarint takes one byte
-        return list(region)
-    count = len(region) - len(region.translate(None, _LOW_BYTES))
-    try:
-        numbers, after = read_uvarint_chunk(value, start, count, end)
-    except DecodeError:
+    if type(value) is not bytes:
         return None
-    return numbers if after == end else None
-
-
-def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] | None:
-    """``primitives.read_size_tables(value, offset)`` read in one pass, or ``None``.
-
-    ``None`` for a trailer of more than one byte and for tables that are not whole (an empty
-    one, a count past the uvarints left, a uvarint past 64 bits): the full read raises there.
-    """
-    end = len(value)
-    if type(value) is not bytes or end <= offset or value[end - 1] >= 0x80:
+    sizes = value[start : start + count]
+    if len(sizes) != count or not sizes.isascii():
         return None
-    trailer = end - 1
-    start = trailer - value[trailer]
-    if start < offset:
+    ends = list(accumulate(sizes, initial=start + count))
+    if ends[-1] != end:
         return None
-    numbers = uvarints_filling(value, start, trailer)
-    if numbers is None:
-        return None
-    tables = []
-    at, left = 0, len(numbers)
-    while at < left:
-        count = numbers[at]
-        if count == 0 or count > left - at - 1:
-            return None
-        tables.append(zigzag_deltas(numbers[at + 1 : at + 1 + count]))
-        at += 1 + count
-    return tables, start
+    return [value[a:b] for a, b in pairwise(ends)]

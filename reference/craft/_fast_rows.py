@@ -45,6 +45,21 @@ from ticdc_conformance.reference.values import Value
 __all__ = ["fast_row"]
 
 _new = tuple.__new__
+_NULL = b"\x01"
+"""NULL's length in the nullable bytes chunk: the ZigZag varint of -1."""
+
+
+class _Lengths(dict[int, bytes]):
+    """A value length's ZigZag varint (``2 × length`` as a uvarint), by the length."""
+
+    def __missing__(self, length: int) -> bytes:
+        made = UVARINTS[length << 1]
+        if length < 1 << 13:  # the ones of one and two bytes, kept
+            self[length] = made
+        return made
+
+
+_LENGTHS = _Lengths()
 """``_new(Group, members)``: a named tuple from all its members, without its ``__new__``."""
 
 
@@ -117,13 +132,10 @@ def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
     if plan.chosen is not None:
         values = [values[i] for i in plan.chosen]
     # the nullable bytes chunk (as _rows.tail): ZigZag lengths, 1 for NULL, then the values
-    lengths = [1 if value is None else len(value) << 1 for value in values]
-    nulls = lengths.count(1)  # a length of n bytes is the even 2n
-    one_byte = max(lengths) < 0x80  # one byte each: in one go
-    chunk = bytes(lengths) if one_byte else b"".join(map(UVARINTS.__getitem__, lengths))
+    chunk = b"".join([_NULL if value is None else _LENGTHS[len(value)] for value in values])
     data = b"".join(filter(None, values))  # empty values add nothing either
     made = plan.made
-    size = made.names_estimate + ((sum(lengths) - nulls) >> 1)
+    size = made.names_estimate + len(data)  # the values' bytes
     return _new(Group, (kind, plan.names, made.types_and_flags, chunk + data, size))
 
 
@@ -143,9 +155,10 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
                 return None
             groups.append(_group(NEW_GROUP, plan, after))
         if before is not None:
-            plan = _plan(table, profile, keys_only=keys_only)
-            if plan is None:
-                return None
+            if plan is None or keys_only:  # else the new image's plan is the old one's
+                plan = _plan(table, profile, keys_only=keys_only)
+                if plan is None:
+                    return None
             groups.append(_group(OLD_GROUP, plan, before))
     except (Slow, ValueError):
         return None

@@ -34,15 +34,46 @@ class Terms:
         self.next_new = 0
 
     def names(self, ids: Sequence[int], offset: int) -> list[str | None]:
-        """The terms of a chunk of IDs that starts at ``offset``, ``None`` for −1."""
-        return [None if t == -1 else self.term(t, i, offset) for i, t in enumerate(ids)]
+        """The terms of a chunk of IDs that starts at ``offset``, ``None`` for −1.
+
+        ``term`` of each, its checks made in the loop; an ID it refuses goes to ``term`` itself,
+        which raises.
+        """
+        terms, next_new = self.terms, self.next_new
+        found: list[str | None] = []
+        for i, t in enumerate(ids):
+            if t == -1:
+                found.append(None)
+            elif 0 <= t < next_new:
+                found.append(terms[t])
+            elif t == next_new and t < len(terms):
+                next_new += 1
+                found.append(terms[t])
+            else:
+                self.next_new = next_new
+                found.append(self.term(t, i, offset))  # raises
+        self.next_new = next_new
+        return found
 
     def lookup(self, ids: Sequence[int], offset: int) -> list[str]:
         """The terms of a chunk of IDs that starts at ``offset``."""
+        terms = self.terms
         if ids and min(ids) >= 0 and max(ids) < self.next_new:  # all seen before: no checks
-            terms = self.terms
             return [terms[t] for t in ids]
-        return [self.term(t, i, offset) for i, t in enumerate(ids)]
+        # ``term`` of each, its checks made in the loop; an ID it refuses goes to ``term``
+        next_new = self.next_new
+        found: list[str] = []
+        for i, t in enumerate(ids):
+            if 0 <= t < next_new:
+                found.append(terms[t])
+            elif t == next_new and t < len(terms):
+                next_new += 1
+                found.append(terms[t])
+            else:
+                self.next_new = next_new
+                found.append(self.term(t, i, offset))  # raises
+        self.next_new = next_new
+        return found
 
     def term(self, term_id: int, position: int, offset: int) -> str:
         """Term ``term_id``, element ``position`` of the chunk of IDs at ``offset``."""

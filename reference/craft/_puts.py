@@ -27,7 +27,8 @@ import struct
 import sys
 from collections.abc import Callable
 
-from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime, json_reads
+from ticdc_conformance.reference._fast_checks import MAX_FSP, date_test, datetime_test, json_reads
+from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft._values import (
     Writer,
     _write_bytes,
@@ -38,7 +39,6 @@ from ticdc_conformance.reference.craft._values import (
     _write_text,
     _write_uvarint,
     _write_year,
-    uvarint_bytes,
 )
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -74,20 +74,8 @@ _FLOAT64 = struct.Struct("<d")
 _FLOAT32 = struct.Struct("<f")
 
 
-class _Uvarints(dict[int, bytes]):
-    """Uvarints by value, each made once.
-
-    Only the values below 2^14 (the one- and two-byte uvarints) are kept: memory stays bounded.
-    """
-
-    def __missing__(self, value: int) -> bytes:
-        made = uvarint_bytes(value)
-        if value < 1 << 14:
-            self[value] = made
-        return made
-
-
-UVARINTS = _Uvarints()
+UVARINTS = UVARINT_BYTES
+"""Uvarints' bytes by value (``_scalars.UVARINT_BYTES``), the short ones made once."""
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
@@ -164,6 +152,7 @@ def _temporal(ctype: ColumnType, write: Writer) -> Put | None:
         return None
     fsp = ctype.scale
     if ctype.name == "date":
+        is_date = date_test()
 
         def put_date(value: Value) -> bytes | None:
             if type(value) is str and is_date(value):
@@ -174,14 +163,11 @@ def _temporal(ctype: ColumnType, write: Writer) -> Put | None:
     if ctype.name not in ("datetime", "timestamp") or (fsp is not None and fsp > MAX_FSP):
         return None
     stamp = ctype.name == "timestamp"
+    test = datetime_test(fsp, timestamp=stamp)  # TIMESTAMP: years 1970-2037 as well
 
     def put(value: Value) -> bytes | None:
         text = value.text if stamp and type(value) is TimestampValue else value
-        if (
-            type(text) is str
-            and (not stamp or "1970" <= text[:4] <= "2037")
-            and is_datetime(text, fsp)
-        ):
+        if type(text) is str and test(text):
             return text.encode()
         raise Slow
 

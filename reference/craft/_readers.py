@@ -29,8 +29,14 @@ import re
 import struct
 import sys
 from collections.abc import Callable
+from typing import ClassVar
 
-from ticdc_conformance.reference._fast_checks import is_date, is_datetime, json_reads
+from ticdc_conformance.reference._fast_checks import (
+    DATE_BYTES,
+    DATETIME_BYTES,
+    TIMESTAMP_BYTES,
+    json_reads,
+)
 from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -44,7 +50,7 @@ from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["KINDS_SEEN", "Invalid", "Reader", "reader"]
+__all__ = ["KINDS_SEEN", "Invalid", "Reader", "bulk_reader", "reader"]
 
 Reader = Callable[[bytes], Value]
 
@@ -76,6 +82,81 @@ def reader(type_code: int, flags: int) -> Reader:
     return made
 
 
+def bulk_reader(type_code: int, flags: int) -> Reader:
+    """``reader``'s answer for ``bytes`` values (slices of a ``bytes`` message).
+
+    A C function where one decides as the reader does (``_c_string``); for integer kinds, the
+    reader behind a table of the values it read from one or two bytes (``_Known``), looked up
+    in C; else the reader.
+    """
+    key = (type_code, flags)
+    made = _BULK_SEEN.get(key)
+    if made is None:
+        made = _bulk(type_code, flags)
+        if len(_BULK_SEEN) < _MAX_KINDS:
+            _BULK_SEEN[key] = made
+    return made
+
+
+_BULK_SEEN: dict[tuple[int, int], Reader] = {}
+
+
+def _bulk(type_code: int, flags: int) -> Reader:
+    checked = code_check(type_code, flags)
+    if checked is not None and _stated(checked[0]):
+        ctype = checked[0]
+        fast = _c_string(ctype, flags)
+        if fast is not None:
+            return fast
+        if ctype.name in INTEGER_TYPES or ctype.name in _OTHER_INTEGERS:
+            return _Known(reader(type_code, flags)).__getitem__
+    return reader(type_code, flags)
+
+
+class _Known(dict[bytes, Value]):
+    """A reader's values of data of one or two bytes, each kept once read.
+
+    The reader is a function of the bytes alone and its integers are immutable, so a kept
+    value is the one it would read again; data it refuses raises as it raises, and nothing is
+    kept. All tables together keep ``room`` values at most.
+    """
+
+    __slots__ = ("read",)
+    room: ClassVar[int] = 1 << 15
+
+    def __init__(self, read: Reader) -> None:
+        super().__init__()
+        self.read = read
+
+    def __missing__(self, data: bytes) -> Value:
+        value = self.read(data)
+        if len(data) <= _KEPT_BYTES and _Known.room > 0:
+            self[data] = value
+            _Known.room -= 1
+        return value
+
+
+_KEPT_BYTES = 2
+
+
+def _stated(ctype: ColumnType) -> bool:
+    """Whether a type code and flags state all of ``ctype`` (no length, scale or members)."""
+    return ctype.length is None and ctype.scale is None and ctype.elements is None
+
+
+def _c_string(ctype: ColumnType, flags: int) -> Reader | None:
+    """The C function that reads a string kind's ``bytes`` as ``_string``'s reader does.
+
+    Binary (BinaryFlag, binary types): ``bytes``, which gives the bytes themselves. Text (no
+    BinaryFlag, text types): ``bytes.decode``, whose text is ``decode_value``'s and valid under
+    ``validity`` (no declared length); it raises at bytes that are not UTF-8, which
+    ``decode_value`` keeps as bytes: the caller's full read takes those.
+    """
+    if flags & BINARY_FLAG:
+        return bytes if ctype.name in BINARY_TYPES else None
+    return bytes.decode if ctype.name in TEXT_TYPES else None
+
+
 def _general(type_code: int, flags: int) -> Reader:
     checked = code_check(type_code, flags)
 
@@ -94,7 +175,7 @@ def _make(type_code: int, flags: int) -> Reader:
     if checked is None:
         return general
     ctype = checked[0]
-    if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
+    if not _stated(ctype):
         return general  # a type code states none of them; kept for safety
     for make in (_integer, _float, _string, _text, _timestamp, _decimal, _json):
         fast = make(ctype, flags, general)
@@ -166,9 +247,10 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
-    if flags & BINARY_FLAG:
-        if ctype.name not in BINARY_TYPES:
-            return None
+    fast = _c_string(ctype, flags)
+    if fast is None:
+        return None
+    if fast is bytes:
 
         def read_bytes(data: bytes) -> Value:
             if type(data) is bytes:
@@ -176,8 +258,6 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return general(data)
 
         return read_bytes
-    if ctype.name not in TEXT_TYPES:
-        return None
 
     def read_text(data: bytes) -> Value:
         if data.isascii():
@@ -201,22 +281,24 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return general(data)
 
         return read_time
-    test = {"date": is_date, "datetime": is_datetime}.get(ctype.name)
+    test = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}.get(ctype.name)
     if test is None:
         return None
 
     def read(data: bytes) -> Value:
-        if data.isascii():
-            text = data.decode()
-            if test(text):
-                return text
+        if test(data):  # a match is ASCII: it decodes as it is
+            return data.decode()
         return general(data)
 
     return read
 
 
 _new = object.__new__
-_set = object.__setattr__
+# the slots' own setters: a frozen dataclass's members set on a bare instance, as its
+# __init__ sets them but without the frozen __setattr__'s detour
+_set_stamp_text = TimestampValue.__dict__["text"].__set__
+_set_stamp_zone = TimestampValue.__dict__["zone"].__set__
+_set_decimal_text = DecimalValue.__dict__["text"].__set__
 
 
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -225,14 +307,12 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         return None
 
     def read(data: bytes) -> Value:
-        if data.isascii() and b"1970" <= data[:4] <= b"2037":
-            text = data.decode()
-            if is_datetime(text):
-                # the text has TimestampValue's own shape (is_datetime): built directly
-                value = _new(TimestampValue)
-                _set(value, "text", text)
-                _set(value, "zone", None)
-                return value
+        if TIMESTAMP_BYTES(data):  # years 1970-2037
+            # the text has TimestampValue's own shape (a date-time): built directly
+            value = _new(TimestampValue)
+            _set_stamp_text(value, data.decode())
+            _set_stamp_zone(value, None)
+            return value
         return general(data)
 
     return read
@@ -252,7 +332,7 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     def read(data: bytes) -> Value:
         if len(data) <= _DECIMAL_CHARACTERS and matches(data):
             value = _new(DecimalValue)
-            _set(value, "text", data.decode())
+            _set_decimal_text(value, data.decode())
             return value
         return general(data)
 

@@ -16,6 +16,7 @@ __all__ = [
     "I64_MIN",
     "MAX_UVARINT_BYTES",
     "U64",
+    "UVARINT_BYTES",
     "Buffer",
     "fail",
     "need",
@@ -63,6 +64,52 @@ def write_uvarint(out: bytearray, value: int) -> None:
         out.append(value & 0x7F | 0x80)
         value >>= 7
     out.append(value)
+
+
+class _Pairs(dict[int, bytes]):
+    """The two bytes of 14 bits of a uvarint that goes on after them (0x80 set on both)."""
+
+    def __missing__(self, bits: int) -> bytes:
+        made = self[bits] = bytes((bits & 0x7F | 0x80, bits >> 7 | 0x80))
+        return made
+
+
+_PAIRS = _Pairs()
+_SHORT = 1 << 14
+"""Uvarints below this take one or two bytes, and are kept once made."""
+
+
+class _UvarintBytes(dict[int, bytes]):
+    """``write_uvarint``'s bytes of an ``int``, by the value.
+
+    ``ValueError`` for a value that is not a uint64. The ones below 2^14 are kept once made,
+    the longer ones made from them and from ``_PAIRS``, 14 bits at a time.
+    """
+
+    def __missing__(self, value: int) -> bytes:
+        if not 0 <= value < U64:
+            raise ValueError(f"{value} is not a uint64")
+        if value < _SHORT:
+            made = self[value] = bytes(
+                (value,) if value < 0x80 else (value & 0x7F | 0x80, value >> 7)
+            )
+            return made
+        # 14 bits at a time, each pair with 0x80 on both bytes, then the rest's uvarint
+        pairs, low = _PAIRS, _SHORT - 1
+        if value < 1 << 28:
+            return pairs[value & low] + self[value >> 14]
+        if value < 1 << 42:
+            return b"".join((pairs[value & low], pairs[value >> 14 & low], self[value >> 28]))
+        parts = [pairs[value & low], pairs[value >> 14 & low], pairs[value >> 28 & low]]
+        if value < 1 << 56:
+            parts.append(self[value >> 42])
+        else:
+            parts += (pairs[value >> 42 & low], self[value >> 56])
+        return b"".join(parts)
+
+
+UVARINT_BYTES = _UvarintBytes()
+"""Uvarints' bytes by value, for ``int`` values only (a ``float`` key finds its ``int``'s)."""
 
 
 def read_uvarint(buffer: Buffer, offset: int, end: int | None = None) -> tuple[int, int]:

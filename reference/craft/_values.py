@@ -16,12 +16,12 @@ import math
 import struct
 from collections.abc import Callable
 
+from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft.primitives import (
     read_float64,
     read_uvarint,
     read_varint,
     write_float64,
-    write_uvarint,
 )
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.mysql import (
@@ -56,17 +56,9 @@ _NULL_ONLY: frozenset[MySQLType] = frozenset({"null", "geometry"})
 _FLOAT32 = struct.Struct("<f")
 
 
-_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
-"""The uvarints of one byte, made once."""
-
-
 def uvarint_bytes(value: int) -> bytes:
-    """``value``'s uvarint (``primitives.write_uvarint``), one-byte ones made once."""
-    if 0 <= value < 0x80:
-        return _ONE_BYTE[value]
-    out = bytearray()
-    write_uvarint(out, value)
-    return bytes(out)
+    """``value``'s uvarint (``primitives.write_uvarint``) for an ``int``, from ``UVARINT_BYTES``."""
+    return UVARINT_BYTES[value]
 
 
 def _float64(value: float) -> bytes:
