@@ -100,3 +100,39 @@ def test_todays_keys_are_read_from_their_text() -> None:
         b'{"ts":1,"scm":"a\\u0062","tbl":"c","t":1}',  # an escape
     ]:
         assert _keys.key_from_text(other) is None
+
+
+_ts_texts = (
+    st.sampled_from(["0", "1", "01", "00", "", "-1", "18446744073709551615"])
+    | st.sampled_from(["18446744073709551616", "99999999999999999999", "1" * 21, "1a", " 1", "1.0"])
+    | st.integers(min_value=0, max_value=2**64 - 1).map(str)
+)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            _documents,
+            st.sampled_from(["compact", "classic", "spaced", "negative zero", "leading zero"]),
+            st.none() | _ts_texts,
+        ),
+        max_size=6,
+    )
+)
+def test_keys_read_together_are_the_keys_read_one_by_one(
+    keys: list[tuple[Json, str, str | None]],
+) -> None:
+    texts = []
+    for document, shape, ts in keys:
+        text = _text(document, shape)
+        if ts is not None and text.startswith(b'{"ts":') and b"," in text:
+            text = b'{"ts":' + ts.encode() + text[text.index(b",") :]
+        texts.append(text)
+    for _ in range(2):  # the second time, the texts after ts are known
+        alone = [_keys.key_from_text(text) for text in texts]
+        together = _keys.keys_from_texts(texts)
+        assert together == (None if None in alone else alone)
+        if together is not None:
+            assert [[type(m) for m in key] for key in together] == [
+                [type(m) for m in key] for key in alone if key is not None
+            ]

@@ -26,6 +26,7 @@ from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.mysql import UINT64
+from ticdc_conformance.reference.open_protocol._batch import decode_rows
 from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 from ticdc_conformance.reference.open_protocol._entry import Entry
@@ -245,6 +246,11 @@ def decode(
             offset=0,
             message_index=message_index,
         )
+    if compression == "none":
+        # a batch of rows read column by column; anything else, the entry-by-entry path
+        rows = decode_rows(key, value)
+        if rows is not None:
+            return rows
     events: list[DecodedEvent] = []
     entries: list[int] = []
     key_position, value_position = 8, 0

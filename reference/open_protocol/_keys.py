@@ -10,7 +10,7 @@ from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.mysql import INT64, UINT64
 from ticdc_conformance.reference.open_protocol._entry import Entry
 
-__all__ = ["KINDS", "Key", "check_key", "key_from_text"]
+__all__ = ["KINDS", "Key", "check_key", "key_from_text", "keys_from_texts"]
 
 _KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
@@ -137,3 +137,48 @@ def key_from_text(data: bytes) -> Key | None:
     return _key(
         (commit_ts, schema.decode(), table.decode(), int(kind), row_id, partition_id, False, None)
     )
+
+
+_TS = b'{"ts":'
+_AFTER_TS: dict[bytes, tuple[str, str, int, int | None, int | None]] = {}
+"""``key_from_text``'s answers by the text after ``ts``: which determines all but ``ts``."""
+_MAX_AFTER_TS = 1024
+"""Texts kept: the schema and table names are the message's to choose, the memory is not."""
+_TS_DIGITS = 20
+
+
+def keys_from_texts(texts: list[bytes]) -> list[Key] | None:
+    """``key_from_text`` of every text, or ``None`` when one of them is ``None``.
+
+    A key differs from the one before mostly in ``ts``: the rest of its text, once read, is
+    looked up. In ``_KEY_TEXT``, ``ts`` is the first member and its integer the only one
+    before the first comma, so the rest decides every other group, and a text matches when
+    its ``ts`` integer does (the pattern's ``0|[1-9][0-9]{0,19}``) and the rest matched.
+    """
+    keys = []
+    for text in texts:
+        comma = text.find(b",", 6)
+        digits = text[6:comma]
+        rest = _AFTER_TS.get(text[comma:]) if text.startswith(_TS) and comma > 6 else None
+        if (
+            rest is not None
+            and len(digits) <= _TS_DIGITS
+            and digits.isdigit()
+            and (digits[0] != 0x30 or len(digits) == 1)  # no leading zero
+            and (commit_ts := int(digits)) in UINT64
+        ):
+            keys.append(_key((commit_ts, *rest[:2], rest[2], rest[3], rest[4], False, None)))
+            continue
+        key = key_from_text(text)
+        if key is None:
+            return None
+        if comma > 6 and (len(_AFTER_TS) < _MAX_AFTER_TS or text[comma:] in _AFTER_TS):
+            _AFTER_TS[text[comma:]] = (
+                key.schema,
+                key.table,
+                key.kind,
+                key.row_id,
+                key.partition_id,
+            )
+        keys.append(key)
+    return keys
