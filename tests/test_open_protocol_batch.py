@@ -192,6 +192,7 @@ def _decoded(message: Message) -> object:
 def test_the_batch_path_decodes_a_message_as_the_entry_path_does(message: Message) -> None:
     for block in _accelerators():
         with block, pytest.MonkeyPatch.context() as patch:
+            patch.setattr(_decode, "_BATCH_ROWS", 1)  # every message tries the batch path
             _decoded(message)  # makes the plans the batch path needs, where it can
             batch = _decoded(message)
             patch.setattr(_decode, "decode_rows", lambda *_: None)

@@ -119,7 +119,7 @@ _ts_texts = (
         max_size=6,
     )
 )
-def test_keys_read_together_are_the_keys_read_one_by_one(
+def test_keys_looked_up_by_their_text_after_ts_are_the_keys_the_pattern_reads(
     keys: list[tuple[Json, str, str | None]],
 ) -> None:
     texts = []
@@ -128,11 +128,16 @@ def test_keys_read_together_are_the_keys_read_one_by_one(
         if ts is not None and text.startswith(b'{"ts":') and b"," in text:
             text = b'{"ts":' + ts.encode() + text[text.index(b",") :]
         texts.append(text)
+    patterned = [_keys._key_from_pattern(text) for text in texts]
     for _ in range(2):  # the second time, the texts after ts are known
-        alone = [_keys.key_from_text(text) for text in texts]
+        for text, expected in zip(texts, patterned, strict=True):
+            key = _keys.key_from_text(text)
+            assert key == expected
+            assert [type(m) for m in key or ()] == [type(m) for m in expected or ()]
         together = _keys.keys_from_texts(texts)
-        assert together == (None if None in alone else alone)
-        if together is not None:
-            assert [[type(m) for m in key] for key in together] == [
-                [type(m) for m in key] for key in alone if key is not None
-            ]
+        assert together == (None if None in patterned else patterned)
+    for text in texts:  # other ts before a text after ts that is known now
+        if text.startswith(b'{"ts":') and b"," in text:
+            for ts in ["0", "01", "", "-1", "1.0", "18446744073709551615", "18446744073709551616"]:
+                other = b'{"ts":' + ts.encode() + text[text.index(b",") :]
+                assert _keys.key_from_text(other) == _keys._key_from_pattern(other)

@@ -38,10 +38,13 @@ from ticdc_conformance.reference.open_protocol._rows import new_row
 __all__ = ["decode_rows"]
 
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
-_ROW = 1
+_ROWS = {1}
+"""Key ``t`` of a row event."""
+_kind = itemgetter(3)
+"""A ``Key``'s kind."""
 _new_tuple = tuple.__new__
 _BOOL = {bool}
-_members = itemgetter("t", "f", "v")
+_code, _flags, _value = itemgetter("t"), itemgetter("f"), itemgetter("v")
 _handle = itemgetter("h")
 
 
@@ -67,10 +70,12 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     if frame is None:
         return None
     keys = keys_from_texts(frame[0])
-    if keys is None or any(parsed.kind != _ROW for parsed in keys):
+    if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
     rows = []
     groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
+    last: tuple[str, ...] | None = None
+    group: list[dict[str, Json]] = []
     for document in map(parse_json, frame[1]):
         images = _images(document)
         if images is None:
@@ -79,14 +84,17 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
         for image in images[1:]:
             if image is not None:  # an object (_images)
                 names = tuple(image)
-                if names in groups:
-                    groups[names].append(image)
-                else:
-                    groups[names] = [image]
+                # mostly the names of the image before: compared, not hashed again
+                if names != last:
+                    last = names
+                    group = groups.setdefault(names, [])
+                group.append(image)
+    # JSON has true and false only where its text spells them
+    bools = any(b"true" in data or b"false" in data for data in frame[1])
     read: dict[int, tuple[DecodedColumn, ...]] = {}
     for names, group in groups.items():
         layout = layout_for(names)
-        columns = None if layout is None else _read_group(layout, group)
+        columns = None if layout is None else _read_group(layout, group, bools=bools)
         if columns is None:
             return None
         read.update(zip(map(id, group), columns, strict=True))
@@ -128,16 +136,22 @@ def _images(document: Json) -> Images | None:
 
 
 def _read_group(
-    layout: Layout, group: Sequence[dict[str, Json]]
+    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool
 ) -> list[tuple[DecodedColumn, ...]] | None:
-    """The columns of each image of ``group`` (all of the layout's names), or ``None``."""
+    """The columns of each image of ``group`` (all of the layout's names), or ``None``.
+
+    ``bools``: the images may hold ``true`` or ``false``.
+    """
     count, width = len(group), len(layout.names)
     columns = list(chain.from_iterable(map(dict.values, group)))
     try:
-        members = list(map(_members, columns))  # type: ignore[arg-type]
+        # one list per member rather than a tuple per column: fewer objects for the
+        # collector to track
+        codes = list(map(_code, columns))  # type: ignore[arg-type]
+        flags = list(map(_flags, columns))  # type: ignore[arg-type]
+        values = list(map(_value, columns))  # type: ignore[arg-type]
     except (KeyError, TypeError):  # a member missing, or a column that is not an object
         return None
-    codes, flags, values = zip(*members, strict=True)
     expected = layout.expected(count)
     if (
         codes != expected.codes
@@ -147,8 +161,7 @@ def _read_group(
         # an equal float makes the sum a float; true and false are judged below
         or type(sum(codes)) is not int
         or type(sum(flags)) is not int
-        or any(bool in map(type, codes[index::width]) for index in layout.small_codes)
-        or any(bool in map(type, flags[index::width]) for index in layout.small_flags)
+        or (bools and _bools(layout, codes, flags))
     ):
         return None
     for index in layout.handle_columns:
@@ -176,3 +189,11 @@ def _read_group(
         ),
     )
     return list(zip(*[built] * width, strict=True))
+
+
+def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:
+    """Whether ``true`` or ``false`` stands for a type code or flags of 1 or 0."""
+    width = len(layout.names)
+    return any(bool in map(type, codes[index::width]) for index in layout.small_codes) or any(
+        bool in map(type, flags[index::width]) for index in layout.small_flags
+    )

@@ -21,8 +21,8 @@ class Repeated:
     """A layout's tuples repeated for a number of images, and the members they have."""
 
     names: tuple[str, ...]
-    codes: tuple[int, ...]
-    flags: tuple[int, ...]
+    codes: list[int]
+    flags: list[int]
     handles: tuple[bool, ...]
     members: int
 
@@ -52,8 +52,8 @@ class Layout:
         if got is None:
             got = Repeated(
                 self.names * count,
-                self.codes * count,
-                self.flags * count,
+                list(self.codes * count),
+                list(self.flags * count),
                 self.handles * count,
                 self.members * count,
             )

@@ -281,18 +281,15 @@ def _timestamp(ctype: ColumnType, flags: int) -> Test | None:
     del ctype, flags
 
     def test(values: Values) -> list[Value] | None:
-        if (
-            _each_matches(_DATETIMES, values)
-            # every value starts with its four year digits: the least and greatest
-            # values hold the least and greatest years
-            and min(values)[:4] >= "1970"
-            and max(values)[:4] <= "2037"
-            and _days_exist(values, _day)
-        ):
+        if _each_matches(_TIMESTAMPS, values) and _days_exist(values, _day):
             return timestamp_values(values)
         return None
 
     return test
+
+
+_TIMESTAMPS = _repeated(f"(?:19[7-9][0-9]|20[0-2][0-9]|203[0-7]){_DATETIME[len('[0-9]{4}') :]}")
+"""``_DATETIME`` of the years 1970–2037 (``_readers._timestamp``)."""
 
 
 _new = object.__new__
