@@ -57,13 +57,15 @@ class Layout:
                 self.handles * count,
                 self.members * count,
             )
-            if len(self.repeated) < _MAX_COUNTS:
+            if len(self.repeated) < _MAX_COUNTS and count * len(self.names) <= _MAX_COLUMNS:
                 self.repeated[count] = got
         return got
 
 
-_MAX_COUNTS = 64
-"""Image counts kept per layout: a message's batch size is the producer's to choose."""
+_MAX_COUNTS = 4
+_MAX_COLUMNS = 1024
+"""Image counts kept per layout, and the most columns of all their images: the batch size is
+the producer's to choose, the memory is not (a larger group repeats the tuples itself)."""
 _LAYOUTS: dict[tuple[str, ...], Layout] = {}
 _MAX_LAYOUTS = 1024
 
