@@ -6,6 +6,10 @@ raises ``DecodeError`` naming the part, the byte offset of the entry and, inside
 JSON Pointer of the member at fault. Being a reference, it is stricter than TiCDC's own
 decoder: it rejects unknown members, value entries without a key entry, a resolved event with
 value bytes, and a key entry without a value entry (where TiCDC's decoder panics, §2.8 O4).
+
+A message of five rows or more is first tried column by column across its images
+(``_batch``); it gives exactly what the entry-by-entry path below gives, or leaves the
+message to it.
 """
 
 from __future__ import annotations
