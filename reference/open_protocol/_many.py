@@ -31,6 +31,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
+from ticdc_conformance.reference._fast_checks import _MAX_OPENINGS
 from ticdc_conformance.reference._gojson import json_accelerator
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -40,7 +41,17 @@ from ticdc_conformance.reference.mysql import (
     integer_range,
 )
 from ticdc_conformance.reference.open_protocol._columns import form_of, is_known
-from ticdc_conformance.reference.open_protocol._readers import _QUOTED, Reader, reader
+from ticdc_conformance.reference.open_protocol._readers import (
+    _DECIMAL,
+    _DECIMAL_CHARACTERS,
+    _INTEGRAL_HIGH,
+    _INTEGRAL_LOW,
+    _OTHER_INTEGERS,
+    _QUOTED,
+    _TIME,
+    Reader,
+    reader,
+)
 from ticdc_conformance.reference.tables import BINARY_FLAG
 from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
@@ -98,13 +109,6 @@ def _test(type_code: int, flags: int) -> Test | None:
 
 
 _INT, _FLOAT, _STR = {int}, {float}, {str}
-_OTHER_INTEGERS: dict[str, range] = {
-    "year": range(1901, 2156),
-    "bit": range(2**64),
-    "enum": range(65536),
-    "set": range(2**64),
-}
-"""The single integer reader's ranges (``_readers._OTHER_INTEGERS``)."""
 
 
 def _integer(ctype: ColumnType, flags: int) -> Test | None:
@@ -125,10 +129,6 @@ def _integer(ctype: ColumnType, flags: int) -> Test | None:
     return test
 
 
-_INTEGRAL = 10**21
-"""Integers Go writes for a float without an exponent (``_readers._INTEGRAL_LOW``/``HIGH``)."""
-
-
 def _float(ctype: ColumnType, flags: int) -> Test | None:
     del flags
     largest = {"float": FLOAT32_MAX, "double": sys.float_info.max}.get(ctype.name)
@@ -141,7 +141,7 @@ def _float(ctype: ColumnType, flags: int) -> Test | None:
         if types == _FLOAT:
             if smallest <= min(values) and max(values) <= largest:
                 return list(values)
-        elif types == _INT and min(values) > -_INTEGRAL and max(values) < _INTEGRAL:
+        elif types == _INT and min(values) > _INTEGRAL_LOW and max(values) < _INTEGRAL_HIGH:
             return list(map(float, values))
         return None
 
@@ -230,8 +230,7 @@ _QUOTED_VALUES = _repeated(_QUOTED.pattern)
 """``_readers._QUOTED`` (which never matches a newline) repeated over newline-joined values."""
 _DATES = _repeated(_DATE)
 _DATETIMES = _repeated(_DATETIME)
-_TIMES = _repeated(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
-"""``_readers._TIME``."""
+_TIMES = _repeated(_TIME.pattern)
 
 
 def _days_exist(values: Sequence[str], day: Callable[[str], str] | None = None) -> bool:
@@ -315,10 +314,6 @@ def decimal_values(texts: Sequence[str]) -> list[Value]:
     return values
 
 
-_MAX_OPENINGS = 64
-"""``_fast_checks.json_reads``' limit: deeper texts are the full path's."""
-
-
 def _json_reads(values: Values) -> bool:
     """Whether every value is a string orjson reads (``_fast_checks.json_reads`` of each)."""
     loads = json_accelerator()
@@ -332,8 +327,7 @@ def _json_reads(values: Values) -> bool:
     return True
 
 
-_DECIMALS = _repeated(r"-?[0-9]+(?:\.[0-9]+)?")
-_DECIMAL_CHARACTERS = 31
+_DECIMALS = _repeated(_DECIMAL.pattern)
 
 
 def _decimal(ctype: ColumnType, flags: int) -> Test | None:
