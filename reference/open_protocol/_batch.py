@@ -88,6 +88,8 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
                 if names != last:
                     last = names
                     group = groups.setdefault(names, [])
+                    if not group and layout_for(names) is None:
+                        return None  # no plan yet: found out before the other values parse
                 group.append(image)
     # JSON has true and false only where its text spells them
     bools = any(b"true" in data or b"false" in data for data in frame[1])
