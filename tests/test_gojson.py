@@ -245,6 +245,10 @@ def test_orjson_rejects_and_accepts_what_the_plain_path_does(text: str) -> None:
         "1e400",  # orjson refuses it, the plain path reads an infinity
         '"\\ud800"',  # a lone surrogate escape: orjson refuses it
         "[" * 600 + "]" * 600,  # deeper than orjson's scanner goes in some interpreters
+        "[" * 512 + "]" * 512,  # as deep as orjson is allowed to read: 1,024 bytes
+        "[" * 513 + "]" * 511,  # more openings than the limit in 1,024 bytes: not JSON
+        "[" * 1000,
+        '["' + "[{" * 400 + '"]',  # many openings in a string of a short text
         '"caf\u00e9"',
     ],
 )

@@ -100,3 +100,44 @@ def test_todays_keys_are_read_from_their_text() -> None:
         b'{"ts":1,"scm":"a\\u0062","tbl":"c","t":1}',  # an escape
     ]:
         assert _keys.key_from_text(other) is None
+
+
+_ts_texts = (
+    st.sampled_from(["0", "1", "01", "00", "", "-1", "18446744073709551615"])
+    | st.sampled_from(["18446744073709551616", "99999999999999999999", "1" * 21, "1a", " 1", "1.0"])
+    | st.integers(min_value=0, max_value=2**64 - 1).map(str)
+)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            _documents,
+            st.sampled_from(["compact", "classic", "spaced", "negative zero", "leading zero"]),
+            st.none() | _ts_texts,
+        ),
+        max_size=6,
+    )
+)
+def test_keys_looked_up_by_their_text_after_ts_are_the_keys_the_pattern_reads(
+    keys: list[tuple[Json, str, str | None]],
+) -> None:
+    texts = []
+    for document, shape, ts in keys:
+        text = _text(document, shape)
+        if ts is not None and text.startswith(b'{"ts":') and b"," in text:
+            text = b'{"ts":' + ts.encode() + text[text.index(b",") :]
+        texts.append(text)
+    patterned = [_keys._key_from_pattern(text) for text in texts]
+    for _ in range(2):  # the second time, the texts after ts are known
+        for text, expected in zip(texts, patterned, strict=True):
+            key = _keys.key_from_text(text)
+            assert key == expected
+            assert [type(m) for m in key or ()] == [type(m) for m in expected or ()]
+        together = _keys.keys_from_texts(texts)
+        assert together == (None if None in patterned else patterned)
+    for text in texts:  # other ts before a text after ts that is known now
+        if text.startswith(b'{"ts":') and b"," in text:
+            for ts in ["0", "01", "", "-1", "1.0", "18446744073709551615", "18446744073709551616"]:
+                other = b'{"ts":' + ts.encode() + text[text.index(b",") :]
+                assert _keys.key_from_text(other) == _keys._key_from_pattern(other)

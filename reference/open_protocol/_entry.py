@@ -10,9 +10,17 @@ from ticdc_conformance.reference.errors import DecodeError, Part
 from ticdc_conformance.reference.jsondoc import Json, JsonObject, Members, Path, Wording
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 
-__all__ = ["Entry"]
+__all__ = ["Entry", "parse_json"]
 
 _json_decoder = GoJsonReader()
+
+
+def parse_json(data: bytes) -> Json:
+    """The JSON document in ``data`` as ``Entry.parse`` reads it; ``None`` also when it fails."""
+    try:
+        return _json_decoder.decode_bytes(data, raw_bytes=True)
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
+        return None
 
 
 class Entry:

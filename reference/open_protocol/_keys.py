@@ -10,7 +10,7 @@ from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.mysql import INT64, UINT64
 from ticdc_conformance.reference.open_protocol._entry import Entry
 
-__all__ = ["KINDS", "Key", "check_key", "key_from_text"]
+__all__ = ["KINDS", "Key", "check_key", "key_from_text", "keys_from_texts"]
 
 _KEY_MEMBERS = frozenset({"ts", "scm", "tbl", "rid", "ptn", "t", "ohk", "ccl"})
 _KEY_WORDING = Wording(not_object="key must be a JSON object", unknown="unknown key member")
@@ -108,7 +108,7 @@ _KEY_TEXT = re.compile(
 ``rid`` and ``ptn`` (classic) before ``t``, or ``ptn`` after it (new architecture)."""
 
 
-def key_from_text(data: bytes) -> Key | None:
+def _key_from_pattern(data: bytes) -> Key | None:
     """The key in ``data`` read from its text, or ``None``: read and check the JSON.
 
     Only one of today's keys (``_KEY_TEXT``) that the full check would accept is read here.
@@ -137,3 +137,45 @@ def key_from_text(data: bytes) -> Key | None:
     return _key(
         (commit_ts, schema.decode(), table.decode(), int(kind), row_id, partition_id, False, None)
     )
+
+
+_TS = b'{"ts":'
+_AFTER_TS: dict[bytes, tuple[str, str, int, int | None, int | None, bool, str | None]] = {}
+"""The members after ``commit_ts`` of the keys read, by the text after ``ts`` (which decides
+them all)."""
+_MAX_AFTER_TS = 1024
+"""Texts kept: the schema and table names are the message's to choose, the memory is not."""
+_TS_DIGITS = 20
+
+
+def key_from_text(data: bytes) -> Key | None:
+    """The key in ``data`` read from its text, or ``None``: read and check the JSON.
+
+    Only one of today's keys (``_KEY_TEXT``) that the full check would accept is read here.
+    A key differs from the one before mostly in ``ts``: the rest of its text, once read, is
+    looked up. In ``_KEY_TEXT``, ``ts`` is the first member and its integer the only one
+    before the first comma, so the rest decides every other group, and a text matches when
+    its ``ts`` integer does (the pattern's ``0|[1-9][0-9]{0,19}``) and the rest matched.
+    """
+    comma = data.find(b",", 6)
+    if comma > 6 and data.startswith(_TS):
+        rest = _AFTER_TS.get(data[comma:])
+        digits = data[6:comma]
+        if (
+            rest is not None
+            and len(digits) <= _TS_DIGITS
+            and digits.isdigit()
+            and (digits[0] != 0x30 or len(digits) == 1)  # no leading zero
+            and (commit_ts := int(digits)) in UINT64
+        ):
+            return _key((commit_ts, *rest))
+    key = _key_from_pattern(data)
+    if key is not None and (len(_AFTER_TS) < _MAX_AFTER_TS or data[comma:] in _AFTER_TS):
+        _AFTER_TS[data[comma:]] = key[1:]
+    return key
+
+
+def keys_from_texts(texts: list[bytes]) -> list[Key] | None:
+    """``key_from_text`` of every text, or ``None`` when one of them is ``None``."""
+    keys = list(map(key_from_text, texts))
+    return None if None in keys else keys  # type: ignore[return-value]

@@ -1,0 +1,201 @@
+"""A message of row events read column by column across its images: the decoder's fast path.
+
+TiCDC batches the rows of one table into one message, so a message's row images mostly share
+one plan (``_plans``): the same column names, kinds and member shapes. ``decode_rows`` reads
+such a message whole: it checks each plan's members for all of its images at once and reads
+each column's values across the images with the column's batch reader (``_many``), in C
+loops instead of a Python step per column.
+
+It returns exactly what the decoder's entry-by-entry path returns for the message, or
+``None``, and the decoder then takes that path, which words every error: a message whose
+every entry is a row event (no compression), whose every key is one of today's keys
+(``key_from_text``), whose every value parses as an object of ``u``/``p``/``d`` images and
+whose every image has a plan it satisfies, with values its batch readers read without an
+error or an invalid value. Everything else, from the framing on, answers ``None``. Readers
+have no side effects, so reading a value again on the other path is harmless.
+
+The checks per plan are the ones ``_plans.read_planned`` makes per column: each column an
+object of exactly ``t``, ``f`` and ``v`` (and ``h``, ``true``, for a handle column), ``t`` and
+``f`` the plan's as JSON integers (equal values, and no float or ``true``/``false`` standing
+for an integer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain, repeat
+from operator import itemgetter
+
+from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
+from ticdc_conformance.reference.events import Operation
+from ticdc_conformance.reference.jsondoc import Json
+from ticdc_conformance.reference.open_protocol._entry import parse_json
+from ticdc_conformance.reference.open_protocol._keys import keys_from_texts
+from ticdc_conformance.reference.open_protocol._layouts import Layout, layout_for
+from ticdc_conformance.reference.open_protocol._readers import Invalid
+from ticdc_conformance.reference.open_protocol._rows import new_row
+
+__all__ = ["decode_rows"]
+
+_ROW_MEMBERS = frozenset({"u", "p", "d"})
+_ROWS = {1}
+"""Key ``t`` of a row event."""
+_kind = itemgetter(3)
+"""A ``Key``'s kind."""
+_new_tuple = tuple.__new__
+_BOOL = {bool}
+_code, _flags, _value = itemgetter("t"), itemgetter("f"), itemgetter("v")
+_handle = itemgetter("h")
+
+
+def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | None:
+    """The key and value entries of the frame (key from byte 8), when it is well formed."""
+    keys: list[bytes] = []
+    values: list[bytes] = []
+    for data, first, out in ((key, 8, keys), (value, 0, values)):
+        position, end = first, len(data)
+        while position < end:
+            start = position + 8
+            size = int.from_bytes(data[position:start], "big")
+            position = start + size
+            if position > end:  # also a length cut short: its entry runs past the end
+                return None
+            out.append(data[start:position])
+    return (keys, values) if len(keys) == len(values) else None
+
+
+def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
+    """The row events of a message of row events only, or ``None`` (the module's rules)."""
+    frame = _documents(key, value)
+    if frame is None:
+        return None
+    keys = keys_from_texts(frame[0])
+    if keys is None or set(map(_kind, keys)) != _ROWS:
+        return None
+    rows = []
+    groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
+    last: tuple[str, ...] | None = None
+    group: list[dict[str, Json]] = []
+    for document in map(parse_json, frame[1]):
+        images = _images(document)
+        if images is None:
+            return None
+        rows.append(images)
+        for image in images[1:]:
+            if image is not None:  # an object (_images)
+                names = tuple(image)
+                # mostly the names of the image before: compared, not hashed again
+                if names != last:
+                    last = names
+                    group = groups.setdefault(names, [])
+                    if not group and layout_for(names) is None:
+                        return None  # no plan yet: found out before the other values parse
+                group.append(image)
+    # JSON has true and false only where its text spells them
+    bools = any(b"true" in data or b"false" in data for data in frame[1])
+    read: dict[int, tuple[DecodedColumn, ...]] = {}
+    for names, group in groups.items():
+        layout = layout_for(names)
+        columns = None if layout is None else _read_group(layout, group, bools=bools)
+        if columns is None:
+            return None
+        read.update(zip(map(id, group), columns, strict=True))
+    return [
+        new_row(
+            parsed_key,
+            op,
+            None if before is None else read[id(before)],
+            None if after is None else read[id(after)],
+        )
+        for parsed_key, (op, before, after) in zip(keys, rows, strict=True)
+    ]
+
+
+Image = dict[str, Json]
+Images = tuple[Operation, Image | None, Image | None]
+
+
+def _images(document: Json) -> Images | None:
+    """The operation and the before and after images of a row value, or ``None``.
+
+    As ``_decode._images`` reads them, each image an object or absent (``None``); ``None``
+    for anything else.
+    """
+    if type(document) is not dict or not document.keys() <= _ROW_MEMBERS:
+        return None
+    if "d" in document:
+        before = document["d"]
+        if len(document) > 1 or type(before) is not dict:
+            return None
+        return "delete", before, None
+    after = document.get("u")
+    if type(after) is not dict:
+        return None
+    if "p" in document:
+        before = document["p"]
+        return ("update", before, after) if type(before) is dict else None
+    return "insert", None, after
+
+
+def _read_group(
+    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool
+) -> list[tuple[DecodedColumn, ...]] | None:
+    """The columns of each image of ``group`` (all of the layout's names), or ``None``.
+
+    ``bools``: the images may hold ``true`` or ``false``.
+    """
+    count, width = len(group), len(layout.names)
+    columns = list(chain.from_iterable(map(dict.values, group)))
+    try:
+        # one list per member rather than a tuple per column: fewer objects for the
+        # collector to track
+        codes = list(map(_code, columns))  # type: ignore[arg-type]
+        flags = list(map(_flags, columns))  # type: ignore[arg-type]
+        values = list(map(_value, columns))  # type: ignore[arg-type]
+    except (KeyError, TypeError):  # a member missing, or a column that is not an object
+        return None
+    expected = layout.expected(count)
+    if (
+        codes != expected.codes
+        or flags != expected.flags
+        # each column has t, f and v: the counts add up only if none has another member
+        or sum(map(len, columns)) != expected.members  # type: ignore[arg-type]
+        # an equal float makes the sum a float; true and false are judged below
+        or type(sum(codes)) is not int
+        or type(sum(flags)) is not int
+        or (bools and _bools(layout, codes, flags))
+    ):
+        return None
+    for index in layout.handle_columns:
+        try:
+            marks = list(map(_handle, columns[index::width]))  # type: ignore[arg-type]
+        except KeyError:
+            return None
+        if marks.count(True) != count or set(map(type, marks)) != _BOOL:
+            return None
+    try:
+        read = [read_many(values[index::width]) for index, read_many in enumerate(layout.readers)]
+    except (ValueError, Invalid):  # the entry-by-entry path words it or marks it
+        return None
+    built = map(
+        _new_tuple,
+        repeat(DecodedColumn),
+        zip(
+            expected.names,
+            chain.from_iterable(zip(*read, strict=True)),
+            expected.codes,
+            expected.flags,
+            expected.handles,
+            repeat(None),
+            repeat(None),
+        ),
+    )
+    return list(zip(*[built] * width, strict=True))
+
+
+def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:
+    """Whether ``true`` or ``false`` stands for a type code or flags of 1 or 0."""
+    width = len(layout.names)
+    return any(bool in map(type, codes[index::width]) for index in layout.small_codes) or any(
+        bool in map(type, flags[index::width]) for index in layout.small_flags
+    )

@@ -1,0 +1,352 @@
+r"""Column readers over many values at once: one column of a batch's images, read in C loops.
+
+``many(type_code, flags)`` is the batch form of ``_readers.reader``: it takes the parsed
+``v`` members of one column kind across a message's images (``None`` for a JSON ``null``)
+and returns the list ``[None if v is None else reader(v) for v in values]``; it raises what
+that comprehension raises (``ValueError``, ``Invalid``), and nothing else.
+
+Each kind's batch test is sufficient, never necessary, as the single readers' are (their
+module states the rules): it holds every value of the column to the single reader's fast
+test with a few C-level passes (``set(map(type, ...))``, ``min``/``max``, one pattern over
+the values joined by newlines, ``map`` of a C constructor), and returns the values read
+alike; when any value fails it, the whole column is read value by value by the single
+reader, which words errors and flags invalid values as before.
+
+A pattern over joined values holds each value to it only when no value holds the separator:
+every pattern here excludes ``\n``, and the joined text must hold exactly one ``\n`` between
+two values (``_each_matches``).
+"""
+
+from __future__ import annotations
+
+import binascii
+import re
+import sys
+from codecs import escape_decode
+from collections import deque
+from collections.abc import Callable, Sequence
+from datetime import date
+from functools import partial
+from itertools import repeat
+from operator import itemgetter
+from typing import Any
+
+from ticdc_conformance.reference._fast_checks import _MAX_OPENINGS
+from ticdc_conformance.reference._gojson import json_accelerator
+from ticdc_conformance.reference.mysql import (
+    BINARY_TYPES,
+    INTEGER_TYPES,
+    TEXT_TYPES,
+    UINT64,
+    integer_range,
+)
+from ticdc_conformance.reference.open_protocol._columns import form_of, is_known
+from ticdc_conformance.reference.open_protocol._readers import (
+    _DECIMAL,
+    _DECIMAL_CHARACTERS,
+    _INTEGRAL_HIGH,
+    _INTEGRAL_LOW,
+    _OTHER_INTEGERS,
+    _QUOTED,
+    _TIME,
+    Reader,
+    reader,
+)
+from ticdc_conformance.reference.tables import BINARY_FLAG
+from ticdc_conformance.reference.validation import code_check
+from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+
+__all__ = ["Many", "many"]
+
+Values = Sequence[Any]
+"""Parsed ``v`` members (``Json``): each test learns their types at run time."""
+Many = Callable[[Values], list[Value]]
+Test = Callable[[Values], list[Value] | None]
+"""A kind's batch test: the values read, or ``None`` when one of them fails it."""
+
+_SEEN: dict[tuple[int, int], Many | None] = {}
+_MAX_KINDS = 4096
+"""Kinds kept: the flags are the message's to choose, the memory is not."""
+
+
+def many(type_code: int, flags: int) -> Many | None:
+    """The batch reader of a column kind; ``None`` where ``reader`` has none."""
+    key = (type_code, flags)
+    if key in _SEEN:
+        return _SEEN[key]
+    read = reader(type_code, flags)
+    made = None if read is None else _batch(read, _test(type_code, flags))
+    if len(_SEEN) < _MAX_KINDS:
+        _SEEN[key] = made
+    return made
+
+
+def _batch(read: Reader, test: Test | None) -> Many:
+    def each(values: Values) -> list[Value]:
+        return [None if value is None else read(value) for value in values]
+
+    if test is None:
+        return each
+
+    def read_many(values: Values) -> list[Value]:
+        got = test(values)
+        return each(values) if got is None else got
+
+    return read_many
+
+
+def _test(type_code: int, flags: int) -> Test | None:
+    form = form_of(type_code)
+    checked = code_check(type_code, flags)
+    if form is None or checked is None or flags not in UINT64 or not is_known(type_code):
+        return None
+    ctype = checked[0]
+    if ctype.length is not None or ctype.scale is not None or ctype.elements is not None:
+        return None  # as _readers._make: a type code states none of them
+    make = _TESTS.get(form)
+    return None if make is None else make(ctype, flags)
+
+
+_INT, _FLOAT, _STR = {int}, {float}, {str}
+
+
+def _integer(ctype: ColumnType, flags: int) -> Test | None:
+    del flags
+    allowed = _OTHER_INTEGERS.get(ctype.name)
+    if ctype.name in INTEGER_TYPES and ctype.unsigned is not None:
+        allowed = integer_range(ctype.name, unsigned=ctype.unsigned)
+    if allowed is None:
+        return None
+    low, high = allowed.start, allowed.stop
+
+    def test(values: Values) -> list[Value] | None:
+        # exact ints only (no bool, no float), all inside the range
+        if set(map(type, values)) == _INT and low <= min(values) and max(values) < high:
+            return list(values)
+        return None
+
+    return test
+
+
+def _float(ctype: ColumnType, flags: int) -> Test | None:
+    del flags
+    largest = {"float": FLOAT32_MAX, "double": sys.float_info.max}.get(ctype.name)
+    if largest is None:
+        return None
+    smallest = -largest
+
+    def test(values: Values) -> list[Value] | None:
+        types = set(map(type, values))
+        if types == _FLOAT:
+            if smallest <= min(values) and max(values) <= largest:
+                return list(values)
+        elif types == _INT and min(values) > _INTEGRAL_LOW and max(values) < _INTEGRAL_HIGH:
+            return list(map(float, values))
+        return None
+
+    return test
+
+
+def _joined(values: Values, separator: str = "") -> str | None:
+    """The values joined, when every one is a string."""
+    try:
+        return separator.join(values)
+    except TypeError:  # a value that is not a string (NULL among them)
+        return None
+
+
+def _string(ctype: ColumnType, flags: int) -> Test | None:
+    if flags & BINARY_FLAG:
+        if ctype.name not in BINARY_TYPES:
+            return None
+
+        def test_bytes(values: Values) -> list[Value] | None:
+            text = _joined(values, "\n")
+            if text is None or not text.isascii() or text.count("\n") != len(values) - 1:
+                return None  # not all text, not ASCII, or a value holding a newline
+            if "\\" not in text and '"' not in text and text.replace("\n", "").isprintable():
+                # every value plain printable ASCII: Go quoted none of it, its bytes are it
+                return list(map(str.encode, values))
+            if _QUOTED_VALUES.fullmatch(text):
+                return list(map(_first, map(escape_decode, values)))
+            return None
+
+        return test_bytes
+    if ctype.name not in TEXT_TYPES:
+        return None
+
+    def test_text(values: Values) -> list[Value] | None:
+        text = _joined(values)
+        return list(values) if text is not None and text.isascii() else None
+
+    return test_text
+
+
+_first = itemgetter(0)
+
+
+_from_base64 = partial(binascii.a2b_base64, strict_mode=True)
+
+
+def _base64(ctype: ColumnType, flags: int) -> Test | None:
+    if ctype.name not in TEXT_TYPES | BINARY_TYPES or not ctype.raw_text:
+        return None
+    binary = bool(flags & BINARY_FLAG)
+
+    def test(values: Values) -> list[Value] | None:
+        if set(map(type, values)) != _STR:
+            return None
+        try:
+            data: list[bytes] = list(map(_from_base64, values))
+            return list(data) if binary else list(map(bytes.decode, data))
+        except ValueError:  # binascii.Error, or text that is not UTF-8: value by value
+            return None
+
+    return test
+
+
+def _each_matches(pattern: re.Pattern[str], values: Values) -> bool:
+    """Whether every value is a string ``pattern`` (which never matches a newline) matches.
+
+    ``pattern`` is the value's own pattern repeated, newline-separated, over the joined text.
+    """
+    text = _joined(values, "\n")
+    return (
+        text is not None
+        and text.count("\n") == len(values) - 1
+        and pattern.fullmatch(text) is not None
+    )
+
+
+def _repeated(one: str) -> re.Pattern[str]:
+    return re.compile(f"{one}(?:\n{one})*")
+
+
+_DATE = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_DATETIME = f"{_DATE} (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{{1,6}})?"
+"""``is_datetime``'s shape with digits where it has numbers, and a time of day that exists."""
+_QUOTED_VALUES = _repeated(_QUOTED.pattern)
+"""``_readers._QUOTED`` (which never matches a newline) repeated over newline-joined values."""
+_DATES = _repeated(_DATE)
+_DATETIMES = _repeated(_DATETIME)
+_TIMES = _repeated(_TIME.pattern)
+
+
+def _days_exist(values: Sequence[str], day: Callable[[str], str] | None = None) -> bool:
+    """Whether every value's ``YYYY-MM-DD`` (all of it, or ``day`` of it) is a day that exists.
+
+    Each distinct day is read once.
+    """
+    try:
+        deque(map(_from_date, set(values if day is None else map(day, values))), 0)
+    except ValueError:
+        return False
+    return True
+
+
+_from_date = date.fromisoformat
+_day = itemgetter(slice(0, 10))
+"""A datetime's day: the time of a datetime text of ``_DATETIME``'s shape always exists (hours
+up to 23, minutes and seconds up to 59), so the text is valid when its day is."""
+
+
+def _text(ctype: ColumnType, flags: int) -> Test | None:
+    del flags
+    pattern = _PATTERNS.get(ctype.name)
+    if pattern is not None:
+        days = ctype.name != "time"
+        day = _day if ctype.name == "datetime" else None
+
+        def test_texts(values: Values) -> list[Value] | None:
+            if _each_matches(pattern, values) and (not days or _days_exist(values, day)):
+                return list(values)
+            return None
+
+        return test_texts
+    if ctype.name != "json":
+        return None
+
+    def test_json(values: Values) -> list[Value] | None:
+        return list(values) if _json_reads(values) else None
+
+    return test_json
+
+
+_PATTERNS = {"date": _DATES, "datetime": _DATETIMES, "time": _TIMES}
+
+
+def _timestamp(ctype: ColumnType, flags: int) -> Test | None:
+    del ctype, flags
+
+    def test(values: Values) -> list[Value] | None:
+        if _each_matches(_TIMESTAMPS, values) and _days_exist(values, _day):
+            return timestamp_values(values)
+        return None
+
+    return test
+
+
+_TIMESTAMPS = _repeated(f"(?:19[7-9][0-9]|20[0-2][0-9]|203[0-7]){_DATETIME[len('[0-9]{4}') :]}")
+"""``_DATETIME`` of the years 1970–2037 (``_readers._timestamp``)."""
+
+
+_new = object.__new__
+# the slots' own setters, as the single readers use them (frozen values built without
+# __init__'s checks, done here)
+_set_timestamp_text: Callable[[object, object], None] = vars(TimestampValue)["text"].__set__
+_set_timestamp_zone: Callable[[object, object], None] = vars(TimestampValue)["zone"].__set__
+_set_decimal_text: Callable[[object, object], None] = vars(DecimalValue)["text"].__set__
+
+
+def timestamp_values(texts: Sequence[str]) -> list[Value]:
+    """``TimestampValue(text, None)`` of each text, which has the value's shape."""
+    values: list[Value] = list(map(_new, repeat(TimestampValue, len(texts))))
+    deque(map(_set_timestamp_text, values, texts), 0)
+    deque(map(_set_timestamp_zone, values, repeat(None)), 0)
+    return values
+
+
+def decimal_values(texts: Sequence[str]) -> list[Value]:
+    """``DecimalValue(text)`` of each text, which has the value's shape."""
+    values: list[Value] = list(map(_new, repeat(DecimalValue, len(texts))))
+    deque(map(_set_decimal_text, values, texts), 0)
+    return values
+
+
+def _json_reads(values: Values) -> bool:
+    """Whether every value is a string orjson reads (``_fast_checks.json_reads`` of each)."""
+    loads = json_accelerator()
+    text = _joined(values)
+    if loads is None or text is None or text.count("[") + text.count("{") > _MAX_OPENINGS:
+        return False  # the values together hold at least as many as any one of them
+    try:
+        deque(map(loads, values), 0)
+    except ValueError:
+        return False
+    return True
+
+
+_DECIMALS = _repeated(_DECIMAL.pattern)
+
+
+def _decimal(ctype: ColumnType, flags: int) -> Test | None:
+    del ctype, flags
+
+    def test(values: Values) -> list[Value] | None:
+        if _each_matches(_DECIMALS, values) and max(map(len, values)) <= _DECIMAL_CHARACTERS:
+            return decimal_values(values)
+        return None
+
+    return test
+
+
+_TESTS: dict[str, Callable[[ColumnType, int], Test | None]] = {
+    "integer": _integer,
+    "float": _float,
+    "string": _string,
+    "base64": _base64,
+    "text": _text,
+    "timestamp": _timestamp,
+    "decimal": _decimal,
+}
