@@ -10,6 +10,7 @@ one pass, and leaves any fault but a term ID's to ``fields``, which raises at th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from ticdc_conformance.reference.craft.primitives import (
     Buffer,
@@ -34,41 +35,32 @@ class Terms:
         self.next_new = 0
 
     def names(self, ids: Sequence[int], offset: int) -> list[str | None]:
-        """The terms of a chunk of IDs that starts at ``offset``, ``None`` for −1.
-
-        ``term`` of each, its checks made in the loop; an ID it refuses goes to ``term`` itself,
-        which raises.
-        """
-        terms, next_new = self.terms, self.next_new
-        found: list[str | None] = []
-        for i, t in enumerate(ids):
-            if t == -1:
-                found.append(None)
-            elif 0 <= t < next_new:
-                found.append(terms[t])
-            elif t == next_new and t < len(terms):
-                next_new += 1
-                found.append(terms[t])
-            else:
-                self.next_new = next_new
-                found.append(self.term(t, i, offset))  # raises
-        self.next_new = next_new
-        return found
+        """The terms of a chunk of IDs that starts at ``offset``, ``None`` for −1."""
+        return self._resolve(ids, offset, nullable=True)
 
     def lookup(self, ids: Sequence[int], offset: int) -> list[str]:
         """The terms of a chunk of IDs that starts at ``offset``."""
         terms = self.terms
         if ids and min(ids) >= 0 and max(ids) < self.next_new:  # all seen before: no checks
             return [terms[t] for t in ids]
-        # ``term`` of each, its checks made in the loop; an ID it refuses goes to ``term``
-        next_new = self.next_new
-        found: list[str] = []
+        return cast("list[str]", self._resolve(ids, offset, nullable=False))  # no −1 taken
+
+    def _resolve(self, ids: Sequence[int], offset: int, *, nullable: bool) -> list[str | None]:
+        """``term`` of each ID, ``None`` for −1 where ``nullable``.
+
+        The checks are ``term``'s, made in the loop; an ID they refuse goes to ``term`` itself,
+        which raises.
+        """
+        terms, next_new = self.terms, self.next_new
+        found: list[str | None] = []
         for i, t in enumerate(ids):
             if 0 <= t < next_new:
                 found.append(terms[t])
             elif t == next_new and t < len(terms):
                 next_new += 1
                 found.append(terms[t])
+            elif t == -1 and nullable:
+                found.append(None)
             else:
                 self.next_new = next_new
                 found.append(self.term(t, i, offset))  # raises

@@ -35,10 +35,8 @@ from ticdc_conformance.reference._fast_checks import _MAX_OPENINGS
 from ticdc_conformance.reference._gojson import json_accelerator
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
-    INTEGER_TYPES,
     TEXT_TYPES,
     UINT64,
-    integer_range,
 )
 from ticdc_conformance.reference.open_protocol._columns import form_of, is_known
 from ticdc_conformance.reference.open_protocol._readers import (
@@ -46,10 +44,10 @@ from ticdc_conformance.reference.open_protocol._readers import (
     _DECIMAL_CHARACTERS,
     _INTEGRAL_HIGH,
     _INTEGRAL_LOW,
-    _OTHER_INTEGERS,
     _QUOTED,
     _TIME,
     Reader,
+    integer_bounds,
     reader,
 )
 from ticdc_conformance.reference.tables import BINARY_FLAG
@@ -113,9 +111,7 @@ _INT, _FLOAT, _STR = {int}, {float}, {str}
 
 def _integer(ctype: ColumnType, flags: int) -> Test | None:
     del flags
-    allowed = _OTHER_INTEGERS.get(ctype.name)
-    if ctype.name in INTEGER_TYPES and ctype.unsigned is not None:
-        allowed = integer_range(ctype.name, unsigned=ctype.unsigned)
+    allowed = integer_bounds(ctype)
     if allowed is None:
         return None
     low, high = allowed.start, allowed.stop

@@ -50,7 +50,7 @@ from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["KINDS_SEEN", "Invalid", "Reader", "reader"]
+__all__ = ["KINDS_SEEN", "Invalid", "Reader", "integer_bounds", "reader"]
 
 Reader = Callable[[Json], Value]
 
@@ -112,11 +112,16 @@ def _make(type_code: int, flags: int) -> Reader | None:
     return general if fast is None else fast
 
 
+def integer_bounds(ctype: ColumnType) -> range | None:
+    """The integers ``validity`` holds an integer-valued column's value in, else ``None``."""
+    if ctype.name in INTEGER_TYPES and ctype.unsigned is not None:
+        return integer_range(ctype.name, unsigned=ctype.unsigned)
+    return _OTHER_INTEGERS.get(ctype.name)
+
+
 def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del flags
-    allowed = _OTHER_INTEGERS.get(ctype.name)
-    if ctype.name in INTEGER_TYPES and ctype.unsigned is not None:
-        allowed = integer_range(ctype.name, unsigned=ctype.unsigned)
+    allowed = integer_bounds(ctype)
     if allowed is None:
         return None
     low, high = allowed.start, allowed.stop
