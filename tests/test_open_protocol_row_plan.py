@@ -22,16 +22,21 @@ from ticdc_conformance.generators.simulator import Transaction
 from ticdc_conformance.generators.strategies import row_changed_events, table_infos
 from ticdc_conformance.generators.workload import SHOP_TABLES, shop_workload
 from ticdc_conformance.reference import (
+    ColumnInfo,
     DecimalValue,
     EncodeError,
     RowChangedEvent,
+    TableInfo,
     TimestampValue,
     Value,
     open_protocol,
 )
+from ticdc_conformance.reference._gojson import JsonStyle
 from ticdc_conformance.reference.open_protocol import _encode, _row_plan
+from ticdc_conformance.reference.open_protocol._columns import write_value
 from ticdc_conformance.reference.open_protocol._config import Config
-from ticdc_conformance.reference.validation import unchecked_values
+from ticdc_conformance.reference.open_protocol._plan_writers import Unplanned, column_writer
+from ticdc_conformance.reference.validation import column_checks, unchecked_values
 
 ANY_VALUE: st.SearchStrategy[Value] = st.one_of(
     st.none(),
@@ -142,3 +147,79 @@ def test_a_virtual_column_or_a_column_option_leaves_the_table_unplanned() -> Non
     assert _row_plan.plan_of(virtual, Config()) is None
     assert _row_plan.plan_of(table, Config(only_output_updated_columns=True)) is None
     assert _row_plan.plan_of(table, Config(delete_only_output_handle_key_columns=True)) is None
+
+
+WRITER_COLUMNS = (
+    [ColumnInfo(name="c", type="datetime", decimal=fsp) for fsp in (None, 0, 3, 6)]
+    + [ColumnInfo(name="c", type="timestamp", decimal=fsp) for fsp in (None, 0, 6)]
+    + [
+        ColumnInfo(name="c", type="varchar", length=5),
+        ColumnInfo(name="c", type="char", length=3),
+        ColumnInfo(name="c", type="text"),
+        ColumnInfo(name="c", type="varchar", length=8, key="primary"),
+        ColumnInfo(name="c", type="blob"),
+        ColumnInfo(name="c", type="decimal", length=6, decimal=2),
+        ColumnInfo(name="c", type="float"),
+        ColumnInfo(name="c", type="double"),
+        ColumnInfo(name="c", type="bigint", unsigned=True),
+        ColumnInfo(name="c", type="tinyint"),
+        ColumnInfo(name="c", type="year"),
+        ColumnInfo(name="c", type="bit", length=8),
+        ColumnInfo(name="c", type="enum", elements=("a", "b")),
+        ColumnInfo(name="c", type="set", elements=("a", "b", "c")),
+    ]
+)
+CLOSE_TO_VALID = st.builds(
+    "{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}{}".format,
+    st.sampled_from([0, 1969, 1970, 2026, 2037, 2038, 9999]),
+    st.integers(0, 13),
+    st.integers(0, 32),
+    st.integers(0, 24),
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.sampled_from(["", ".", ".1", ".123", ".123456", ".1234567"]),
+)
+"""Datetimes around the edges of the quick forms: most valid, some not, some zero."""
+NEAR_TEMPORAL = st.from_regex(
+    r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}( [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{0,7})?)?\Z"
+)
+
+
+@settings(max_examples=1500)
+@given(
+    column=st.sampled_from(WRITER_COLUMNS),
+    style=st.sampled_from(list(JsonStyle)),
+    value=st.one_of(
+        ANY_VALUE,
+        NEAR_TEMPORAL,
+        CLOSE_TO_VALID,
+        CLOSE_TO_VALID.filter(
+            lambda text: 0 != len(text.partition(".")[2]) <= 6 or "." not in text
+        ).map(TimestampValue),
+        st.builds(
+            TimestampValue,
+            st.from_regex(
+                r"\A[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?\Z"
+            ),
+            st.sampled_from([None, "UTC"]),
+        ),
+        st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=9),
+    ),
+)
+def test_a_plan_writer_writes_only_valid_values_as_the_full_path(
+    column: ColumnInfo, style: JsonStyle, value: Value
+) -> None:
+    table = TableInfo(schema="s", name="t", table_id=1, columns=(column,))
+    flags = table.column_flags("tiflow")[0]
+    writer = column_writer(column, flags, column_checks(table)[0], style)
+    assert writer is not None
+    try:
+        text = writer(value)
+    except Unplanned:
+        return
+    if value is None:
+        assert column.key != "primary"
+    else:
+        ctype, check = column_checks(table)[0]
+        assert check(value, ctype) is None
+    assert text == write_value(column.effective_type_code, value, flags, style)

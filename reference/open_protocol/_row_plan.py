@@ -6,59 +6,39 @@ up, the tiflow order sorted. A ``RowPlan`` does all of that once per table and c
 key's fixed members, the columns in output order, each with its JSON prefix and a writer
 chosen for its type, and a ``str.format`` template that joins them.
 
-A plan's writer takes only the values it can both vouch for and write itself: a value of
-the type the writer expects that passes its column's check (what ``check_row`` asks of it),
-and NULL outside the primary key. Its text is then the text ``_columns.write_value`` gives.
-For any other value it raises ``Unplanned``, and the encoder takes the full path for that
-row, whose checks and errors are the ones it always had. A table gets no plan when the plan
-would have to decide anything else: a virtual column, no column, ``only-output-updated-
-columns`` or ``delete-only-output-handle-key-columns``, a type whose writer is not among those
-below (BINARY-flagged strings, GEOMETRY, NULL, unknown type codes), or a column whose check
-and writer are of different families (a type code that is not the column type's).
+A plan's writer (``_plan_writers``) takes only the values it can both vouch for and write
+itself: a value of the type the writer expects that passes its column's check (what
+``check_row`` asks of it), and NULL outside the primary key. Its text is then the text
+``_columns.write_value`` gives. For any other value it raises ``Unplanned``, and the encoder
+takes the full path for that row, whose checks and errors are the ones it always had. A
+table gets no plan when the plan would have to decide anything else: a virtual column, no
+column, ``only-output-updated-columns`` or ``delete-only-output-handle-key-columns``, or a
+column without a plan writer (BINARY-flagged strings, GEOMETRY, NULL, unknown type codes, a
+number type code on a column of another type).
 
 ``tests/test_open_protocol_row_plan.py`` checks plans against the full path.
 """
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Sequence
 from operator import itemgetter
 
-from ticdc_conformance.reference._gofloat import format_float
 from ticdc_conformance.reference._gojson import JsonStyle, quote
 from ticdc_conformance.reference.events import RowChangedEvent
-from ticdc_conformance.reference.mysql import (
-    CODE_ALIASES,
-    INT64,
-    INTEGER_TYPES,
-    TYPE_OF_CODE,
-    UINT64,
-    MySQLType,
-    integer_range,
-    wrap_int64,
-)
-from ticdc_conformance.reference.open_protocol._columns import WRITERS
+from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
 from ticdc_conformance.reference.open_protocol._config import Config
-from ticdc_conformance.reference.tables import (
-    BINARY_FLAG,
-    HANDLE_KEY_FLAG,
-    UNSIGNED_FLAG,
-    ColumnInfo,
-    TableInfo,
+from ticdc_conformance.reference.open_protocol._plan_writers import (
+    Unplanned,
+    Writer,
+    column_writer,
 )
+from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, TableInfo
 from ticdc_conformance.reference.validation import column_checks
-from ticdc_conformance.reference.validity import Check, ColumnType
-from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value, string_bytes
+from ticdc_conformance.reference.values import Value
 
 __all__ = ["RowPlan", "Unplanned", "column_prefix", "plan_of"]
 
-
-class Unplanned(Exception):  # noqa: N818 - a signal to take the full path, not an error
-    """A value the plan leaves to the encoder's full path."""
-
-
-Writer = Callable[[Value], str]
 
 _PREFIXES: dict[JsonStyle, dict[tuple[str, int, int], str]] = {style: {} for style in JsonStyle}
 """A column's JSON up to its value, by style, then name, type code and flags."""
@@ -78,158 +58,6 @@ def column_prefix(kind: tuple[str, int, int], style: JsonStyle) -> str:
     if len(prefixes) < _MAX_PREFIXES:
         prefixes[kind] = prefix
     return prefix
-
-
-_FLOAT32_MAX = 3.4028234663852886e38
-_FLOAT64_MAX = 1.7976931348623157e308
-_FLOAT32_TEXTS: dict[JsonStyle, dict[float, str]] = {style: {} for style in JsonStyle}
-"""FLOAT texts already worked out (the shortest float32 digits can take an exact search)."""
-_MAX_FLOAT32_TEXTS = 4096
-
-
-def _integer_writer(low: int, high: int, nullable: bool) -> Writer:
-    def write(value: Value) -> str:
-        if type(value) is int and low <= value < high:
-            return str(value)
-        if value is None and nullable:
-            return "null"
-        raise Unplanned
-
-    return write
-
-
-def _float_writer(bits: int, limit: float, style: JsonStyle, nullable: bool) -> Writer:
-    texts = _FLOAT32_TEXTS[style] if bits == 32 else None
-
-    def write(value: Value) -> str:
-        if type(value) is float and -limit <= value <= limit:  # finite (NaN fails both)
-            if texts is None:
-                return format_float(value, bits, style)
-            text = texts.get(value)
-            if text is None:
-                text = format_float(value, bits, style)
-                # 0.0 and -0.0 are one key but two texts: neither is kept
-                if value and len(texts) < _MAX_FLOAT32_TEXTS:
-                    texts[value] = text
-            return text
-        if value is None and nullable:
-            return "null"
-        raise Unplanned
-
-    return write
-
-
-def _checked_writer(
-    kinds: tuple[type, ...],
-    text: Callable[[Value], str],
-    check: Check,
-    ctype: ColumnType,
-    nullable: bool,
-) -> Writer:
-    """Values of ``kinds`` that pass ``check``, written by ``text``; NULL if ``nullable``."""
-
-    def write(value: Value) -> str:
-        if type(value) in kinds and check(value, ctype) is None:
-            return text(value)
-        if value is None and nullable:
-            return "null"
-        raise Unplanned
-
-    return write
-
-
-def _integer_bounds(ctype: ColumnType) -> tuple[int, int] | None:
-    """The integers the column's check takes, as one range (``None``: not an integer type)."""
-    name = ctype.name
-    if name in INTEGER_TYPES:
-        signed, unsigned = integer_range(name, unsigned=False), integer_range(name, unsigned=True)
-        if ctype.unsigned is None:
-            return signed.start, unsigned.stop
-        allowed = unsigned if ctype.unsigned else signed
-        return allowed.start, allowed.stop
-    if name == "year":
-        return 1901, 2156  # 0 is a YEAR too: the full path writes it
-    if name == "bit":
-        width = ctype.length if ctype.length is not None else 64
-        return (0, 2**width) if 1 <= width <= 64 else (0, 0)
-    if name == "enum":
-        return 0, (65535 if ctype.elements is None else len(ctype.elements)) + 1
-    if name == "set":
-        return 0, 2 ** (64 if ctype.elements is None else len(ctype.elements))
-    return None
-
-
-def _writer(
-    column: ColumnInfo, flags: int, checked: tuple[ColumnType, Check], style: JsonStyle
-) -> Writer | None:
-    """The plan's writer of a column, or ``None`` when its values need the full path."""
-    ctype, check = checked
-    code = column.effective_type_code
-    name = TYPE_OF_CODE.get(code) or CODE_ALIASES.get(code)
-    writer = None if name is None else WRITERS.get(name)
-    nullable = column.key != "primary"
-    if writer is None or name is None:
-        return None
-    if writer is WRITERS["bigint"] or writer is WRITERS["bit"] or name in {"float", "double"}:
-        return _number_writer(name, flags, ctype, style, nullable)
-    if writer is WRITERS["decimal"]:
-        return _checked_writer(
-            (DecimalValue,), lambda value: _decimal_text(value, style), check, ctype, nullable
-        )
-    if writer is WRITERS["varchar"]:
-        if flags & BINARY_FLAG:
-            return None
-        return _checked_writer(
-            (str, bytes), lambda value: _string_text(value, style), check, ctype, nullable
-        )
-    if writer is WRITERS["blob"]:
-        return _checked_writer((bytes, str), _base64_text, check, ctype, nullable)
-    if writer is WRITERS["datetime"]:
-        return _checked_writer(
-            (str, TimestampValue), lambda value: _text(value, style), check, ctype, nullable
-        )
-    return None
-
-
-def _number_writer(
-    name: MySQLType, flags: int, ctype: ColumnType, style: JsonStyle, nullable: bool
-) -> Writer | None:
-    """Integer types, YEAR, BIT, ENUM and SET; FLOAT and DOUBLE: their checks' ranges here.
-
-    ``None`` when the column's type is of another family than its type code.
-    """
-    if name in {"float", "double"}:
-        if ctype.name not in {"float", "double"}:
-            return None
-        limit = _FLOAT32_MAX if ctype.name == "float" else _FLOAT64_MAX
-        return _float_writer(32 if name == "float" else 64, limit, style, nullable)
-    bounds = _integer_bounds(ctype)
-    if bounds is None:
-        return None
-    # BIT, ENUM and SET are written as uint64 whatever the flags (§1.1)
-    wide = WRITERS[name] is WRITERS["bit"] or flags & UNSIGNED_FLAG
-    written = UINT64 if wide else INT64
-    low, high = max(bounds[0], written.start), min(bounds[1], written.stop)
-    return _integer_writer(low, high, nullable)
-
-
-def _decimal_text(value: Value, style: JsonStyle) -> str:
-    assert isinstance(value, DecimalValue)
-    return quote(value.text, style)
-
-
-def _string_text(value: Value, style: JsonStyle) -> str:
-    assert isinstance(value, str | bytes)
-    return quote(value, style)
-
-
-def _base64_text(value: Value) -> str:
-    return '"' + base64.b64encode(string_bytes(value)).decode("ascii") + '"'
-
-
-def _text(value: Value, style: JsonStyle) -> str:
-    assert isinstance(value, str | TimestampValue)
-    return quote(value.text if isinstance(value, TimestampValue) else value, style)
 
 
 class RowPlan:
@@ -348,7 +176,9 @@ def _make_plan(table: TableInfo, config: Config) -> RowPlan | None:
     style = JsonStyle.GO_STD if config.profile == "tiflow" else JsonStyle.JSONITER
     flags = table.column_flags(config.profile)
     checks = column_checks(table)
-    writers = [_writer(column, flags[i], checks[i], style) for i, column in enumerate(columns)]
+    writers = [
+        column_writer(column, flags[i], checks[i], style) for i, column in enumerate(columns)
+    ]
     if any(writer is None for writer in writers):
         return None
     return RowPlan(table, config, [w for w in writers if w is not None])
