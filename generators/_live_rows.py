@@ -103,8 +103,8 @@ class LiveRows:
         return None if span < 0 else unpacked(self.store.get(span))
 
     def put(self, key: int, image: tuple[Value, ...]) -> None:
-        if key >= len(self.spans):
-            grow = key + 1 - len(self.spans)
+        if key >= len(self.spans):  # keys come from counters: grow ahead, not by one
+            grow = max(key + 1 - len(self.spans), len(self.spans) // 2, 1024)
             self.spans.extend(itertools.repeat(-1, grow))
             self.where.extend(itertools.repeat(-1, grow))
         if self.spans[key] < 0:
@@ -137,12 +137,14 @@ def packed(image: tuple[Value, ...]) -> bytes:
         return marshal.dumps(image)  # type: ignore[arg-type] # plain values only, as checked
     return marshal.dumps(
         tuple(
-            ("d", v.text)
-            if isinstance(v, DecimalValue)
-            else ("t", v.text, v.zone)
-            if isinstance(v, TimestampValue)
-            else v
-            for v in image
+            [
+                ("d", v.text)
+                if isinstance(v, DecimalValue)
+                else ("t", v.text, v.zone)
+                if isinstance(v, TimestampValue)
+                else v
+                for v in image
+            ]
         )
     )
 
@@ -156,8 +158,10 @@ def unpacked(packed: bytes) -> tuple[Value, ...]:
     else:  # no tags: the image as it was
         return image
     return tuple(
-        (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
-        if type(v) is tuple
-        else v
-        for v in image
+        [
+            (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
+            if type(v) is tuple
+            else v
+            for v in image
+        ]
     )

@@ -57,8 +57,10 @@ class _Batch:
         return self.rows < config.max_batch_size and length + row_bytes <= config.batch_limit
 
     def add(self, key: bytes, value: bytes, claim_check: ClaimCheckObject | None) -> None:
-        self.key += _entry(key)
-        self.value += _entry(value)
+        self.key += len(key).to_bytes(LENGTH_BYTES, "big")
+        self.key += key
+        self.value += len(value).to_bytes(LENGTH_BYTES, "big")
+        self.value += value
         self.rows += 1
         if claim_check is not None:
             self.claim_checks.append(claim_check)
@@ -209,7 +211,10 @@ def _encode_row(
 
 def _single_row_length(key: bytes, value: bytes) -> int:
     # one key and value, the record overhead, two length prefixes and the version (§2.2)
-    return len(key) + len(value) + RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
+    return len(key) + len(value) + _ROW_OVERHEAD
+
+
+_ROW_OVERHEAD = RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
 
 
 def _planned_row(
@@ -227,9 +232,10 @@ def _planned_row(
         except Unplanned:
             pass
         else:
-            key = to_bytes(key_json)
-            value = compress(config.large_message_handle_compression, to_bytes(value_json))
-            if _single_row_length(key, value) <= config.max_message_bytes:
+            key, value = to_bytes(key_json), to_bytes(value_json)
+            if config.large_message_handle_compression != "none":
+                value = compress(config.large_message_handle_compression, value)
+            if len(key) + len(value) + _ROW_OVERHEAD <= config.max_message_bytes:
                 return key, value, None
     check_row(event, PROTOCOL)
     return _fit_row(event, config)
