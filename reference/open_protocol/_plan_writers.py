@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import re
+import weakref
 from collections.abc import Callable
 
 from ticdc_conformance.reference._gofloat import format_float
@@ -33,7 +34,7 @@ from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG, Colum
 from ticdc_conformance.reference.validity import Check, ColumnType, check_of
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value, string_bytes
 
-__all__ = ["Unplanned", "Writer", "column_writer"]
+__all__ = ["Quick", "Unplanned", "Writer", "column_writer", "quick_form"]
 
 
 class Unplanned(Exception):  # noqa: N818 - a signal to take the full path, not an error
@@ -50,6 +51,21 @@ _FLOAT32_TEXTS: dict[JsonStyle, dict[float, str]] = {style: {} for style in Json
 _MAX_FLOAT32_TEXTS = 4096
 
 
+Quick = tuple[int, int] | re.Pattern[str]
+"""A writer's quick form: integers ``low <= v < high`` written as ``str(v)``, or text the
+pattern matches written between quotes as it is (``quick_form``)."""
+_QUICK: weakref.WeakKeyDictionary[Writer, Quick] = weakref.WeakKeyDictionary()
+
+
+def quick_form(writer: Writer) -> Quick | None:
+    """The quick form ``writer`` starts with, if any: a caller may test it first, inline.
+
+    For values the quick form takes, the writer gives the same text; for the others the
+    caller calls the writer.
+    """
+    return _QUICK.get(writer)
+
+
 def _integer_writer(low: int, high: int, nullable: bool) -> Writer:
     def write(value: Value) -> str:
         if type(value) is int and low <= value < high:
@@ -58,6 +74,7 @@ def _integer_writer(low: int, high: int, nullable: bool) -> Writer:
             return "null"
         raise Unplanned
 
+    _QUICK[write] = (low, high)
     return write
 
 
@@ -175,6 +192,7 @@ def _quick_writer(quick: re.Pattern[str] | None, checked: Writer, *, timestamps:
             return '"' + value.text + '"'
         return checked(value)
 
+    _QUICK[write] = quick
     return write
 
 

@@ -22,7 +22,6 @@ number type code on a column of another type).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import itemgetter
 
 from ticdc_conformance.reference._gojson import JsonStyle, quote
 from ticdc_conformance.reference.events import RowChangedEvent
@@ -32,6 +31,7 @@ from ticdc_conformance.reference.open_protocol._plan_writers import (
     Unplanned,
     Writer,
     column_writer,
+    quick_form,
 )
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, TableInfo
 from ticdc_conformance.reference.validation import column_checks
@@ -74,24 +74,16 @@ class RowPlan:
             column_prefix((columns[i].name, columns[i].effective_type_code, flags[i]), style)
             for i in order
         ]
-        self.writers = tuple(writers[i] for i in order)
-        self.values: Callable[[tuple[Value, ...]], tuple[Value, ...]] = (
-            itemgetter(*order) if len(order) > 1 else lambda image: (image[order[0]],)
-        )
         braces = [p.replace("{", "{{").replace("}", "}}") for p in prefixes]
-        self.template = "{{" + "}},".join(f"{p}{{}}" for p in braces) + "}}}}"
+        template = "{{" + "}},".join(f"{p}{{}}" for p in braces) + "}}}}"
         """The image's JSON with a ``{}`` for each value, in output order."""
+        self.image = _image_function(template, [(i, writers[i]) for i in order])
+        """The JSON object of an image (``Unplanned`` for a value the plan leaves)."""
         self.old_member = '"p":' if config.output_old_value else None
         self.row_id_column = _row_id_column(table)
         self.row_ids = config.profile == "tiflow"
         """Whether the key has ``rid`` (tiflow's key; the new architecture's has none)."""
         self.key_middle, self.key_end = _key_members(table, config.profile, style)
-
-    def image(self, image: tuple[Value, ...]) -> str:
-        """The JSON object of an image (``Unplanned`` for a value the plan leaves)."""
-        return self.template.format(
-            *[write(value) for write, value in zip(self.writers, self.values(image), strict=False)]
-        )
 
     def encode(self, event: RowChangedEvent) -> tuple[str, str]:
         """The key and value JSON of a row (``Unplanned`` for a value the plan leaves)."""
@@ -112,6 +104,41 @@ class RowPlan:
             if row_id:
                 key += f',"rid":{row_id}'
         return key + self.key_end, value
+
+
+def _image_function(
+    template: str, columns: Sequence[tuple[int, Writer]]
+) -> Callable[[tuple[Value, ...]], str]:
+    """A function writing an image's JSON: ``template`` filled with each column's text.
+
+    Made as Python source and compiled once per plan, so each value costs its writer's call
+    only where its quick form (``quick_form``), tested inline, does not take it. The source
+    holds positions, integer bounds and local names only: no name, type or value of the
+    table's, which reach the function as objects.
+    """
+    names: dict[str, object] = {"template": template}
+    lines = ["def image(image):"]
+    for j, (position, writer) in enumerate(columns):
+        names[f"w{j}"] = writer
+        quick = quick_form(writer)
+        lines.append(f"    v = image[{position}]")
+        if isinstance(quick, tuple):
+            lines.append(f"    if type(v) is int and {quick[0]} <= v < {quick[1]}:")
+            lines.append(f"        t{j} = str(v)")
+        elif quick is not None:
+            names[f"m{j}"] = quick.fullmatch
+            lines.append(f"    if type(v) is str and m{j}(v) is not None:")
+            lines.append(f"        t{j} = '\"' + v + '\"'")
+        else:
+            lines.append(f"    t{j} = w{j}(v)")
+            continue
+        lines.append("    else:")
+        lines.append(f"        t{j} = w{j}(v)")
+    lines.append(f"    return template.format({', '.join(f't{j}' for j in range(len(columns)))})")
+    source = "\n".join(lines)  # positions, bounds and local names: nothing of the table's
+    exec(compile(source, "<open-protocol row plan>", "exec"), names)  # noqa: S102
+    function: Callable[[tuple[Value, ...]], str] = names["image"]  # type: ignore[assignment]
+    return function
 
 
 def _row_id_column(table: TableInfo) -> int | None:
