@@ -232,7 +232,9 @@ def _planned_row(
         except Unplanned:
             pass
         else:
-            key, value = to_bytes(key_json), to_bytes(value_json)
+            # to_bytes, without its call: JSON text to bytes, surrogate escapes as raw bytes
+            key = key_json.encode("utf-8", "surrogateescape")
+            value = value_json.encode("utf-8", "surrogateescape")
             if config.large_message_handle_compression != "none":
                 value = compress(config.large_message_handle_compression, value)
             if len(key) + len(value) + _ROW_OVERHEAD <= config.max_message_bytes:
