@@ -17,7 +17,9 @@ import tempfile
 import weakref
 from array import array
 from pathlib import Path
+from typing import Any
 
+from ticdc_conformance.generators._draws import below
 from ticdc_conformance.reference import DecimalValue, TimestampValue, Value
 
 __all__ = ["STORE_BUFFER", "ImageStore", "LiveRows", "packed", "unpacked"]
@@ -101,8 +103,8 @@ class LiveRows:
         return None if span < 0 else unpacked(self.store.get(span))
 
     def put(self, key: int, image: tuple[Value, ...]) -> None:
-        if key >= len(self.spans):
-            grow = key + 1 - len(self.spans)
+        if key >= len(self.spans):  # keys come from counters: grow ahead, not by one
+            grow = max(key + 1 - len(self.spans), len(self.spans) // 2, 1024)
             self.spans.extend(itertools.repeat(-1, grow))
             self.where.extend(itertools.repeat(-1, grow))
         if self.spans[key] < 0:
@@ -118,28 +120,48 @@ class LiveRows:
         self.spans[key] = -1
 
     def pick(self, rng: random.Random) -> int:
-        return self.keys[rng.randrange(len(self.keys))]
+        """A live key at random: ``rng.randrange(len(self))``'s draw, made directly."""
+        keys = self.keys
+        return keys[below(rng.getrandbits, len(keys))]
+
+
+_TAGGED = (DecimalValue, TimestampValue)
 
 
 def packed(image: tuple[Value, ...]) -> bytes:
     """An image as ``marshal`` bytes: DECIMAL and TIMESTAMP values as tagged tuples."""
+    for v in image:
+        if isinstance(v, _TAGGED):
+            break
+    else:  # nothing to tag: marshal writes the image as it is
+        return marshal.dumps(image)  # type: ignore[arg-type] # plain values only, as checked
     return marshal.dumps(
         tuple(
-            ("d", v.text)
-            if isinstance(v, DecimalValue)
-            else ("t", v.text, v.zone)
-            if isinstance(v, TimestampValue)
-            else v
-            for v in image
+            [
+                ("d", v.text)
+                if isinstance(v, DecimalValue)
+                else ("t", v.text, v.zone)
+                if isinstance(v, TimestampValue)
+                else v
+                for v in image
+            ]
         )
     )
 
 
 def unpacked(packed: bytes) -> tuple[Value, ...]:
     """The image ``packed`` gave ``packed`` for (no ``Value`` is a tuple: tags are plain)."""
+    image: tuple[Any, ...] = marshal.loads(packed)  # noqa: S302 - bytes packed wrote here
+    for v in image:
+        if type(v) is tuple:
+            break
+    else:  # no tags: the image as it was
+        return image
     return tuple(
-        (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
-        if type(v) is tuple
-        else v
-        for v in marshal.loads(packed)  # noqa: S302 - bytes _packed wrote in this process
+        [
+            (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
+            if type(v) is tuple
+            else v
+            for v in image
+        ]
     )

@@ -51,7 +51,7 @@ from ticdc_conformance.generators._settings import (
 )
 from ticdc_conformance.generators._topics import Topics
 from ticdc_conformance.reference import Message, simple
-from ticdc_conformance.reference.dispatch import partition_of
+from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
 from ticdc_conformance.reference.message import ClaimCheckObject, SchemaCodec
@@ -156,7 +156,7 @@ class TopicLog:
                 yield from _records(topic, partition, deliveries, 0)
 
     def __len__(self) -> int:
-        return sum(len(d) for partitions in self.topics.values() for d in partitions)
+        return sum(sum(map(len, partitions)) for partitions in self.topics.values())
 
 
 _DEFAULT_MAX_BYTES = 10 * 1024 * 1024
@@ -183,6 +183,10 @@ class _Producer:
             else None
         )
         self.max_bytes: int = getattr(self.config, "max_message_bytes", _DEFAULT_MAX_BYTES)
+        self.renames = router.renames
+        """Whether rows change their table's names on the way (``Topics.renamed_row``)."""
+        self.fixed: dict[tuple[str, str], tuple[DispatchRule, int]] = {}
+        """A table's rule and partition, for rules whose partition is the table's alone."""
 
     def sendable(self, messages: list[Message]) -> list[Message]:
         """``messages``, unless the producer refuses one as too large (§1.5)."""
@@ -211,8 +215,22 @@ class _Producer:
                     self.flush()
                     self.send_bootstrap(row.table, now)
             topic, rule = self.topics.row(row)
-            partition = partition_of(row, settings.partitions, rule, settings.profile)
-            self.queued.of(topic)[partition].append(self.topics.renamed_row(row))
+            partition = self.partition(row, rule)
+            self.queued.of(topic)[partition].append(
+                self.topics.renamed_row(row) if self.renames else row
+            )
+
+    def partition(self, row: RowChangedEvent, rule: DispatchRule) -> int:
+        """``partition_of`` the row: once per table when the rule hashes its names alone."""
+        settings = self.settings
+        name = (row.table.schema, row.table.name)
+        held = self.fixed.get(name)
+        if held is not None and held[0] is rule:
+            return held[1]
+        partition = partition_of(row, settings.partitions, rule, settings.profile)
+        if rule.kind == "table":
+            self.fixed[name] = (rule, partition)
+        return partition
 
     def tick(self, now: int) -> None:
         """The bootstrap ticker with commit time as its clock (``simple.BootstrapSchedule``)."""
@@ -371,6 +389,8 @@ def stream_records(
     for _ in run:
         for topic, partitions in log.topics.items():
             for partition, deliveries in enumerate(partitions):
+                if not deliveries:
+                    continue
                 first = offsets.get((topic, partition), 0)
                 yield from _records(topic, partition, deliveries, first)
                 offsets[topic, partition] = first + len(deliveries)

@@ -33,6 +33,7 @@ __all__ = [
     "checking_values",
     "code_check",
     "code_type",
+    "column_checks",
     "finding",
     "info_type",
     "raise_findings",
@@ -151,8 +152,8 @@ handful); past this many it starts again."""
 _types_by_table: dict[int, tuple[TableInfo, tuple[tuple[ColumnType, Check], ...]]] = {}
 
 
-def _column_types(table: TableInfo) -> tuple[tuple[ColumnType, Check], ...]:
-    """Each column's type and check, worked out once per ``TableInfo`` object.
+def column_checks(table: TableInfo) -> tuple[tuple[ColumnType, Check], ...]:
+    """Each column's type and check, as ``check_row`` uses them; once per ``TableInfo`` object.
 
     Kept by the object's identity, the object itself beside them, so a new table that takes
     a collected one's ``id`` is never mistaken for it (hashing a ``TableInfo`` per row would
@@ -183,7 +184,7 @@ def check_row(event: RowChangedEvent, protocol: str) -> None:
     if not _CHECKING.get():
         return
     columns = event.table.columns
-    types = _column_types(event.table)
+    types = column_checks(event.table)
     for image in (event.before, event.after):
         for column, (ctype, check), value in zip(columns, types, image or (), strict=False):
             if value is None:

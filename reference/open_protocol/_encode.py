@@ -20,6 +20,7 @@ from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChanged
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
 from ticdc_conformance.reference.open_protocol._columns import write_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL, Config
+from ticdc_conformance.reference.open_protocol._row_plan import Unplanned, column_prefix, plan_of
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import TimestampValue, Value, string_bytes
@@ -56,8 +57,10 @@ class _Batch:
         return self.rows < config.max_batch_size and length + row_bytes <= config.batch_limit
 
     def add(self, key: bytes, value: bytes, claim_check: ClaimCheckObject | None) -> None:
-        self.key += _entry(key)
-        self.value += _entry(value)
+        self.key += len(key).to_bytes(LENGTH_BYTES, "big")
+        self.key += key
+        self.value += len(value).to_bytes(LENGTH_BYTES, "big")
+        self.value += value
         self.rows += 1
         if claim_check is not None:
             self.claim_checks.append(claim_check)
@@ -81,7 +84,6 @@ def _columns_json(
         # classic TiCDC builds a Go map, and encoding/json sorts map keys (§2.4)
         positions = sorted(positions, key=lambda i: columns[i].name)
     parts = []
-    prefixes = _PREFIXES[style]
     for i in positions:
         column = columns[i]
         type_code = column.effective_type_code
@@ -89,28 +91,9 @@ def _columns_json(
             value = write_value(type_code, image[i], flags[i], style)
         except ValueError as error:
             raise EncodeError(f"column {column.name!r}: {error}", protocol=PROTOCOL) from None
-        kind = (column.name, type_code, flags[i])
-        prefix = prefixes.get(kind)
-        if prefix is None:
-            prefix = _prefix(kind, style)
+        prefix = column_prefix((column.name, type_code, flags[i]), style)
         parts.append(f"{prefix}{value}}}")
     return "{" + ",".join(parts) + "}"
-
-
-_PREFIXES: dict[JsonStyle, dict[tuple[str, int, int], str]] = {style: {} for style in JsonStyle}
-"""A column's JSON up to its value, by style, then name, type code and flags."""
-_MAX_PREFIXES = 4096
-"""Prefixes kept per style: the names are the events' to choose, the memory is not."""
-
-
-def _prefix(kind: tuple[str, int, int], style: JsonStyle) -> str:
-    """The JSON of a column up to its value: ``"name":{"t":…,["h":true,]"f":…,"v":``."""
-    name, type_code, flags = kind
-    handle = '"h":true,' if flags & HANDLE_KEY_FLAG else ""
-    prefix = f'{quote(name, style)}:{{"t":{type_code},{handle}"f":{flags},"v":'
-    if len(_PREFIXES[style]) < _MAX_PREFIXES:
-        _PREFIXES[style][kind] = prefix
-    return prefix
 
 
 def _same(old: Value, new: Value) -> bool:
@@ -228,7 +211,36 @@ def _encode_row(
 
 def _single_row_length(key: bytes, value: bytes) -> int:
     # one key and value, the record overhead, two length prefixes and the version (§2.2)
-    return len(key) + len(value) + RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
+    return len(key) + len(value) + _ROW_OVERHEAD
+
+
+_ROW_OVERHEAD = RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
+
+
+def _planned_row(
+    event: RowChangedEvent, config: Config
+) -> tuple[bytes, bytes, ClaimCheckObject | None]:
+    """``check_row`` then ``_fit_row``, through the table's plan where it takes the row.
+
+    A plan writes only values that pass the checks, the same bytes as the full path; a row
+    it leaves, or one too large for a message (§2.6), takes the full path.
+    """
+    plan = plan_of(event.table, config)
+    if plan is not None:
+        try:
+            key_json, value_json = plan.encode(event)
+        except Unplanned:
+            pass
+        else:
+            # to_bytes, without its call: JSON text to bytes, surrogate escapes as raw bytes
+            key = key_json.encode("utf-8", "surrogateescape")
+            value = value_json.encode("utf-8", "surrogateescape")
+            if config.large_message_handle_compression != "none":
+                value = compress(config.large_message_handle_compression, value)
+            if len(key) + len(value) + _ROW_OVERHEAD <= config.max_message_bytes:
+                return key, value, None
+    check_row(event, PROTOCOL)
+    return _fit_row(event, config)
 
 
 def _fit_row(
@@ -287,8 +299,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
-                check_row(event, PROTOCOL)
-                key, value, claim_check = _fit_row(event, config)
+                key, value, claim_check = _planned_row(event, config)
                 if batch is not None and not batch.fits(key, value, config):
                     messages.append(batch.message())
                     batch = None
