@@ -148,6 +148,7 @@ class TableInfo:
     """Table default charset (Debezium ``defaultCharsetName``)."""
     _positions: dict[str, int] = field(init=False, repr=False, compare=False)
     _flags: dict[str, tuple[int, ...]] = field(init=False, repr=False, compare=False)
+    _primary: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         positions = {column.name: i for i, column in enumerate(self.columns)}
@@ -159,6 +160,14 @@ class TableInfo:
                 raise ValueError(f"index {index.name!r} names unknown columns {missing}")
         object.__setattr__(self, "_positions", positions)
         object.__setattr__(self, "_flags", {})  # per profile, filled on first use
+        primary = next((index.columns for index in self.indexes if index.primary), None)
+        object.__setattr__(
+            self,
+            "_primary",
+            tuple(i for i, column in enumerate(self.columns) if column.key == "primary")
+            if primary is None
+            else tuple(positions[name] for name in primary),
+        )
 
     def position(self, name: str) -> int | None:
         """Index of the column called ``name``, or ``None``."""
@@ -166,10 +175,7 @@ class TableInfo:
 
     def primary_key(self) -> tuple[int, ...]:
         """Positions of the primary key columns (primary index first, then column keys)."""
-        for index in self.indexes:
-            if index.primary:
-                return tuple(self._positions[name] for name in index.columns)
-        return tuple(i for i, column in enumerate(self.columns) if column.key == "primary")
+        return self._primary  # worked out once: every row's RowID asks (events.effective_row_id)
 
     def _not_null(self, position: int, primary: tuple[int, ...]) -> bool:
         column = self.columns[position]

@@ -43,6 +43,7 @@ from ticdc_conformance.reference.tables import (
     PRIMARY_KEY_FLAG,
     UNIQUE_KEY_FLAG,
     Profile,
+    TableInfo,
 )
 
 __all__ = ["changes_key", "sink_order", "split_key_updates"]
@@ -55,6 +56,31 @@ def changes_key(row: RowChangedEvent, profile: Profile) -> bool:
     if row.op != "update" or row.before is None or row.after is None:
         return False
     table = row.table
+    for i in _watched(table, profile):
+        column, old, new = table.columns[i], row.before[i], row.after[i]
+        if profile == "tiflow":
+            if column_value_string(column, old) != column_value_string(column, new):
+                return True
+        elif old != new:
+            return True
+    return False
+
+
+_WATCHED_KEPT = 64
+"""Tables (per profile) whose watched key columns ``_watched`` keeps; past this many it starts
+again."""
+_watched_by_table: dict[tuple[int, str], tuple[TableInfo, tuple[int, ...]]] = {}
+
+
+def _watched(table: TableInfo, profile: Profile) -> tuple[int, ...]:
+    """The positions whose change splits an UPDATE, in order; once per table object and profile.
+
+    Kept by the object's identity with the object beside them (as ``validation.column_checks``
+    keeps column types), so a new table taking a collected one's ``id`` is never mistaken for it.
+    """
+    kept = _watched_by_table.get((id(table), profile))
+    if kept is not None and kept[0] is table:
+        return kept[1]
     flags = table.column_flags(profile)
     if profile == "tiflow":
         watched = {i for i, bits in enumerate(flags) if bits & (UNIQUE_KEY_FLAG | HANDLE_KEY_FLAG)}
@@ -63,14 +89,11 @@ def changes_key(row: RowChangedEvent, profile: Profile) -> bool:
         for index in table.indexes:
             if index.unique or index.primary:
                 watched.update(p for n in index.columns if (p := table.position(n)) is not None)
-    for i in sorted(watched):
-        column, old, new = table.columns[i], row.before[i], row.after[i]
-        if profile == "tiflow":
-            if column_value_string(column, old) != column_value_string(column, new):
-                return True
-        elif old != new:
-            return True
-    return False
+    if len(_watched_by_table) >= _WATCHED_KEPT:
+        _watched_by_table.clear()
+    positions = tuple(sorted(watched))
+    _watched_by_table[(id(table), profile)] = (table, positions)
+    return positions
 
 
 def _halves(row: RowChangedEvent) -> tuple[RowChangedEvent, RowChangedEvent]:
