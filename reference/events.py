@@ -10,7 +10,7 @@ The classes are frozen and slotted and are not meant for subclassing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
@@ -25,6 +25,7 @@ __all__ = [
     "ResolvedEvent",
     "RowChangedEvent",
     "operation",
+    "valid_row_event",
 ]
 
 Operation = Literal["insert", "update", "delete"]
@@ -111,6 +112,45 @@ class RowChangedEvent:
         if column.type in INTEGER_TYPES and isinstance(value, int):
             return wrap_int64(value)
         return 0
+
+
+(
+    _set_commit_ts,
+    _set_table,
+    _set_op,
+    _set_before,
+    _set_after,
+    _set_row_id,
+    _set_start_ts,
+) = (vars(RowChangedEvent)[f.name].__set__ for f in fields(RowChangedEvent))
+
+
+def valid_row_event(  # noqa: PLR0917 - RowChangedEvent's members by position
+    commit_ts: int,
+    table: TableInfo,
+    op: Operation,
+    before: tuple[Value, ...] | None = None,
+    after: tuple[Value, ...] | None = None,
+    row_id: int | None = None,
+    start_ts: int | None = None,
+) -> RowChangedEvent:
+    """``RowChangedEvent`` of its members by position, **without the constructor's checks**.
+
+    For a producer whose rows hold the checks by construction (the generators' workload,
+    whose every row the checks cost a fifth of its time): the same object the constructor
+    makes of valid members, through the slots' own setters on a bare instance (the members in
+    declaration order; a test holds this signature to the class's fields). Anything else
+    builds events with the constructor.
+    """
+    event = object.__new__(RowChangedEvent)
+    _set_commit_ts(event, commit_ts)
+    _set_table(event, table)
+    _set_op(event, op)
+    _set_before(event, before)
+    _set_after(event, after)
+    _set_row_id(event, row_id)
+    _set_start_ts(event, start_ts)
+    return event
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import inspect
 
+import pytest
+from hypothesis import given
+
+from ticdc_conformance.generators.strategies import row_changed_events
 from ticdc_conformance.reference import (
     ColumnInfo,
     DDLEvent,
@@ -14,6 +19,7 @@ from ticdc_conformance.reference import (
     TableInfo,
     TimestampValue,
 )
+from ticdc_conformance.reference.events import valid_row_event
 from ticdc_conformance.reference.values import check_value
 
 INT_PK = TableInfo(
@@ -89,3 +95,26 @@ def test_invalid_events_are_rejected(make: object) -> None:
 def test_check_value(value: object, problem: str | None) -> None:
     result = check_value(value)
     assert (result is None) if problem is None else (problem in (result or ""))
+
+
+def test_valid_row_event_takes_the_members_in_order_with_their_defaults() -> None:
+    parameters = list(inspect.signature(valid_row_event).parameters.values())
+    members = dataclasses.fields(RowChangedEvent)
+    assert [p.name for p in parameters] == [m.name for m in members]
+    for parameter, member in zip(parameters, members, strict=True):
+        default = member.default
+        assert parameter.default == (
+            inspect.Parameter.empty if default is dataclasses.MISSING else default
+        )
+
+
+@given(row_changed_events())
+def test_valid_row_event_makes_the_event_the_constructor_makes(event: RowChangedEvent) -> None:
+    members = [getattr(event, m.name) for m in dataclasses.fields(RowChangedEvent)]
+    made = valid_row_event(*members)
+    assert made == event
+    assert hash(made) == hash(event)
+    assert repr(made) == repr(event)
+    assert [getattr(made, m.name) for m in dataclasses.fields(RowChangedEvent)] == members
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.op = "delete"  # type: ignore[misc]

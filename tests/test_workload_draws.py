@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ticdc_conformance.generators import _draws, _live_rows
 from ticdc_conformance.generators.simulator import Transaction
-from ticdc_conformance.generators.workload import _row_event, shop_workload
+from ticdc_conformance.generators.workload import shop_workload
 from ticdc_conformance.reference import DecimalValue, RowChangedEvent, TimestampValue, Value
 
 _NOTES = ("", "gift <wrap> & card", "leave at door", "call first", "fragile")
@@ -97,16 +97,6 @@ def test_row_events_are_the_constructors() -> None:
                 row_id=row.row_id,
             )
             assert row == built
-            again = _row_event(
-                row.commit_ts,
-                row.table,
-                row.op,
-                before=row.before,
-                after=row.after,
-                row_id=row.row_id,
-            )
-            assert again == built
-            assert again.start_ts is None
 
 
 @given(
