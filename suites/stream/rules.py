@@ -49,7 +49,7 @@ message; a missing record is reported with offset ``None``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ticdc_conformance.generators.simulator import DDL_TO_PARTITION_ZERO
@@ -139,7 +139,8 @@ class PartitionChecker(MessageFindings):
         self._order = RowOrder(tracker)
         self._bootstraps: dict[str, int] = {}
         """BOOTSTRAPs seen per table schema version."""
-        self._max_bytes = settings.max_message_bytes
+        self._max_payload = settings.max_message_bytes - RECORD_OVERHEAD
+        """The most key and value bytes a record may hold (``message-size``)."""
         self._max_batch = settings.max_batch_size
         self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
         self._claim_checks = ClaimChecks(
@@ -168,8 +169,7 @@ class PartitionChecker(MessageFindings):
     def check(self, offset: int, key: bytes | None, value: bytes | None, out: list[Item]) -> None:
         """``feed``, its items appended to ``out``: no list and no object per watermark."""
         self.read += 1
-        size = (len(key) if key else 0) + (len(value) if value else 0)
-        oversized = size + RECORD_OVERHEAD > self._max_bytes
+        oversized = (len(key) if key else 0) + (len(value) if value else 0) > self._max_payload
         message = Message(key=key, value=value)
         invalid = None
         try:
@@ -187,9 +187,27 @@ class PartitionChecker(MessageFindings):
         self.decoded += 1
         if oversized or invalid is not None or self._schemas is not None:
             self._noted(offset, key, events, invalid, oversized=oversized, out=out)
-        if len(events) == 1 and type(events[0]) is DecodedResolved:  # a watermark alone
-            self._watermark_seen(offset, key, events[0].commit_ts, out)
+        if len(events) == 1 and type(mark := events[0]) is DecodedResolved:  # a watermark alone
+            ts = mark.commit_ts
+            if self._watermark is None or ts >= self._watermark:  # ``_watermark_seen`` inline
+                out.append(ts)
+                self._watermark = ts
+                if (redeliveries := self._order.redeliveries).runs:
+                    redeliveries.clear()
+            else:
+                self._watermark_seen(offset, key, ts, out)
             return
+        self._events(offset, key, value, events, out)
+
+    def _events(
+        self,
+        offset: int,
+        key: bytes | None,
+        value: bytes | None,
+        events: Sequence[DecodedEvent],
+        out: list[Item],
+    ) -> None:
+        """The rules of a decoded message's events, in order: claim checks, control, rows."""
         rows = [e for e in events if type(e) is DecodedRow]
         for row in rows:
             if row.claim_check_location is not None:  # a reference: the rule reads it
