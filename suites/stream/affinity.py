@@ -73,6 +73,23 @@ class Affinity:
             self._by_table[name] = all(self._rule_of(s).kind == "table" for s in sources)
         return self._by_table[name]
 
+    def all_here(self, rows: Sequence[DecodedRow], here: int) -> bool:
+        """Whether every row is known to be placed on ``here`` alone (tables placed before).
+
+        Then ``partitions`` picks ``here`` and no row it cannot recompute; ``False`` says
+        nothing (ask ``partitions``).
+        """
+        if self.settings.partitions is None:
+            return True
+        placed, only = self._placed, {here}
+        schema = table = None
+        for r in rows:
+            if r.table != table or r.schema != schema:
+                schema, table = r.schema, r.table
+                if placed.get(((schema, table), here)) != only:
+                    return False
+        return True
+
     def partitions(
         self, rows: Sequence[DecodedRow], here: int | None = None
     ) -> tuple[set[int], list[DecodedRow]]:

@@ -305,6 +305,8 @@ class PartitionChecker(MessageFindings):
     def _affinity(
         self, offset: int, key: bytes | None, rows: list[DecodedRow], out: list[Item]
     ) -> None:
+        if self._dispatch.all_here(rows, self.partition):  # tables placed before, here
+            return
         chosen, unverifiable = self._dispatch.partitions(rows, self.partition)
         if unverifiable:
             detail = "hashed text holds U+FFFD"
