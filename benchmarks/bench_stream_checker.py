@@ -18,11 +18,20 @@ result ends with the largest partition's share.
     python benchmarks/bench_stream_checker.py --messages 1000000 --write  # generate, then run
     python benchmarks/bench_stream_checker.py --input DUMP --shuffle  # the shuffle path
     python benchmarks/bench_stream_checker.py --input DUMP --repeat 3  # best of 3 runs each
+    python benchmarks/bench_stream_checker.py --messages 200000 --in-process --repeat 5
+
+``--in-process`` measures the rules' own cost without Spark: in one Python process, the CPU
+time of ``check_records`` (``suites/stream/plain.py``) over every record of the dump against
+the bare decode loop of the Spark floor's tasks (``tasks.decode_task``: a ``Message`` and a
+stateless ``decode`` per record, events counted) over the same records, already in memory;
+the two alternate and each keeps its best run. A subset of a dump would not do: its
+partitions would miss each other's watermarks, and the broadcast findings would be measured.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import platform
 import sys
 import tempfile
@@ -35,6 +44,8 @@ import pyarrow.parquet as pq
 from ticdc_conformance.generators.dump import read_labels
 from ticdc_conformance.generators.generate import generate
 from ticdc_conformance.generators.simulator import StreamSettings
+from ticdc_conformance.reference import CODECS, DecodeError, Message
+from ticdc_conformance.suites.stream.plain import check_records
 from ticdc_conformance.suites.stream.rules import CheckSettings
 from ticdc_conformance.suites.stream.spark import bare_decode_count, check_dump, session
 
@@ -108,6 +119,58 @@ def measure(
     return "\n".join(lines)
 
 
+def measure_in_process(folder: Path, *, repeat: int = 3) -> str:
+    """CPU time of ``check_records`` against the bare decode loop, same records (Markdown)."""
+    settings = CheckSettings.from_labels(read_labels(folder)["settings"])
+    columns = ("topic", "partition", "offset", "key", "value")
+    records: list[tuple[Any, ...]] = []
+    for part in sorted(folder.glob("*.parquet")):
+        table = pq.read_table(part, columns=list(columns))
+        records.extend(zip(*(table[name].to_pylist() for name in columns), strict=True))
+    codec = CODECS[settings.protocol]
+
+    def bare() -> int:
+        events = 0
+        for _, _, _, key, value in records:
+            try:
+                events += len(codec.decode(Message(key=key, value=value)))
+            except DecodeError:
+                continue
+        return events
+
+    def check() -> int:
+        outcome = check_records(records, settings)
+        assert outcome.read == len(records)
+        return len(outcome.findings)
+
+    best = {"bare": float("inf"), "check": float("inf")}
+    found = events = 0
+    for _ in range(repeat):
+        for job, run in (("bare", bare), ("check", check)):
+            gc.collect()
+            started = time.process_time()
+            got = run()
+            best[job] = min(best[job], time.process_time() - started)
+            events, found = (got, found) if job == "bare" else (events, got)
+    messages, bare_s, check_s = len(records), best["bare"], best["check"]
+    return "\n".join(
+        [
+            "| job (one process, CPU time) | messages | events | seconds | messages/s | ratio |",
+            "|---|---:|---:|---:|---:|---:|",
+            (
+                f"| bare decode + count | {messages} | {events} | {bare_s:.2f} | "
+                f"{messages / bare_s:,.0f} | 1.00× |"
+            ),
+            (
+                f"| full rule catalog (check_records) | {messages} | {events} | {check_s:.2f} | "
+                f"{messages / check_s:,.0f} | **{check_s / bare_s:.2f}×** |"
+            ),
+            "",
+            f"Findings: {found}. Best of {repeat} runs each, alternating.",
+        ]
+    )
+
+
 def _skew(folder: Path) -> str:
     """How much of the dump its largest Kafka partition holds (records, value bytes)."""
     records: dict[int, int] = {}
@@ -137,7 +200,17 @@ def main() -> None:
     parser.add_argument("--shuffle", action="store_true", help="force the shuffle path")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each job; best kept")
     parser.add_argument("--write", action="store_true", help=f"write {RESULTS.name}")
+    parser.add_argument(
+        "--in-process", action="store_true", help="check_records against a bare decode, no Spark"
+    )
     args = parser.parse_args()
+    if args.in_process:
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = Path(args.input) if args.input else Path(scratch) / "dump"
+            if not args.input:
+                write_bench_dump(folder, args.messages)
+            sys.stdout.write(measure_in_process(folder, repeat=max(1, args.repeat)) + "\n")
+        return
 
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(args.input) if args.input else Path(scratch) / "dump"

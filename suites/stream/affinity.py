@@ -53,6 +53,8 @@ class Affinity:
         self._rules: dict[tuple[str, str], DispatchRule] = {}
         self._by_table: dict[tuple[str, str], bool] = {}
         """Per name a message carries: whether every source's rule is the table dispatcher."""
+        self._placed: dict[tuple[tuple[str, str], int | None], set[int | None]] = {}
+        """Per name under table dispatchers and ``here``: what its rows add to the picks."""
 
     def rule(self, row: DecodedRow) -> DispatchRule:
         """The partition rule of a row's table (under its source names)."""
@@ -71,6 +73,23 @@ class Affinity:
             self._by_table[name] = all(self._rule_of(s).kind == "table" for s in sources)
         return self._by_table[name]
 
+    def all_here(self, rows: Sequence[DecodedRow], here: int) -> bool:
+        """Whether every row is known to be placed on ``here`` alone (tables placed before).
+
+        Then ``partitions`` picks ``here`` and no row it cannot recompute; ``False`` says
+        nothing (ask ``partitions``).
+        """
+        if self.settings.partitions is None:
+            return True
+        placed, only = self._placed, {here}
+        schema = table = None
+        for r in rows:
+            if r.table != table or r.schema != schema:
+                schema, table = r.schema, r.table
+                if placed.get(((schema, table), here)) != only:
+                    return False
+        return True
+
     def partitions(
         self, rows: Sequence[DecodedRow], here: int | None = None
     ) -> tuple[set[int], list[DecodedRow]]:
@@ -84,17 +103,25 @@ class Affinity:
         chosen: set[int | None] = set()
         unverifiable: list[DecodedRow] = []
         done: set[tuple[str, str]] = set()
+        placed = self._placed
         for r in rows:
             name = (r.schema, r.table)
             if name in done:  # a table dispatcher's table already placed: the same answer
+                continue
+            known = placed.get((name, here))
+            if known is not None:  # placed in an earlier message: the same answer
+                chosen |= known
+                done.add(name)
                 continue
             sources = self._sources.of(*name)
             if sources is None:  # the rules cannot give its source back: not recomputed
                 continue
             picks = {self._partition(r, source, unverifiable) for source in sources}
-            chosen |= {here} if here is not None and here in picks else picks
+            adds: set[int | None] = {here} if here is not None and here in picks else picks
+            chosen |= adds
             if self._table_wide(name, sources):
                 done.add(name)
+                placed[name, here] = adds
         return {p for p in chosen if p is not None}, unverifiable
 
     def _partition(

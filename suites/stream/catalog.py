@@ -11,8 +11,9 @@ watermark one partition saw, which every partition of the topic must see.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ticdc_conformance.reference.compression import Compression, compression_of
@@ -29,6 +30,9 @@ __all__ = [
     "CheckSettings",
     "Finding",
     "Rule",
+    "Seen",
+    "broadcast",
+    "broadcast_gaps",
     "missing_broadcasts",
     "watermark_series",
 ]
@@ -261,6 +265,29 @@ class Broadcast:
     """What tells two broadcasts of one commit ts apart (a DDL's query)."""
 
 
+_SETTERS = tuple(vars(Broadcast)[f.name].__set__ for f in fields(Broadcast))
+
+
+def broadcast(kind: str, topic: str, partition: int, commit_ts: int, ident: str) -> Broadcast:
+    """``Broadcast`` of its members by position: the same object as the keyword constructor's.
+
+    A checker makes one per watermark of a partition; a frozen dataclass's ``__init__`` sets
+    each member through ``object.__setattr__``, this calls the slots' own setters.
+    """
+    made = object.__new__(Broadcast)
+    set_kind, set_topic, set_partition, set_commit_ts, set_ident = _SETTERS
+    set_kind(made, kind)
+    set_topic(made, topic)
+    set_partition(made, partition)
+    set_commit_ts(made, commit_ts)
+    set_ident(made, ident)
+    return made
+
+
+Seen = defaultdict[tuple[str, str, int, str], set[int]]
+"""Broadcasts grouped: (kind, topic, commit ts, ident) → the partitions that carried one."""
+
+
 def missing_broadcasts(
     broadcasts: Iterable[Broadcast], partitions: Mapping[str, int], default: str | None = None
 ) -> Iterator[Finding]:
@@ -270,14 +297,23 @@ def missing_broadcasts(
     every partition of the default topic too (TiCDC sends each checkpoint there, tiflow
     ``cdc/sink/ddlsink/mq/mq_ddl_sink.go``, ticdc ``downstreamadapter/sink/kafka/sink.go``).
     """
-    seen: dict[tuple[str, str, int, str], set[int]] = {}
+    seen: Seen = defaultdict(set)
     for b in broadcasts:
-        seen.setdefault((b.kind, b.topic, b.commit_ts, b.ident), set()).add(b.partition)
+        seen[b.kind, b.topic, b.commit_ts, b.ident].add(b.partition)
+    return broadcast_gaps(seen, partitions, default)
+
+
+def broadcast_gaps(
+    seen: Seen, partitions: Mapping[str, int], default: str | None = None
+) -> Iterator[Finding]:
+    """``missing_broadcasts`` of broadcasts already grouped (``seen``, which it may extend)."""
     if default is not None and default in partitions:
         for kind, _, ts, ident in list(seen):
             if kind == "watermark-broadcast":
-                seen.setdefault((kind, default, ts, ident), set())
-    for (kind, topic, ts, ident), where in sorted(seen.items()):
+                seen[kind, default, ts, ident]  # owed to the default topic: an empty group
+    every = {topic: set(range(n)) for topic, n in partitions.items()}
+    gaps = [(group, where) for group, where in seen.items() if not every[group[1]] <= where]
+    for (kind, topic, ts, ident), where in sorted(gaps):
         for p in range(partitions[topic]):
             if p not in where:
                 yield Finding(

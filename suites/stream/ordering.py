@@ -26,8 +26,9 @@ row for row (``duplicate-identical``: ``Redeliveries``).
 from __future__ import annotations
 
 from ticdc_conformance.reference.decoded import DecodedDDL, DecodedRow
+from ticdc_conformance.suites.stream.range_state import RangeTracker
 
-__all__ = ["BROKEN_AFTER_ORDER", "ORDER_DETAILS", "Redeliveries", "TableOrder"]
+__all__ = ["BROKEN_AFTER_ORDER", "ORDER_DETAILS", "Redeliveries", "RowOrder", "TableOrder"]
 
 _Table = tuple[str, str]
 
@@ -110,20 +111,37 @@ def _fingerprint(row: DecodedRow) -> int:
         return hash(repr(whole))
 
 
+_HELD = 65_536
+"""Rows ``Redeliveries`` holds unhashed at most; past that it hashes them all."""
+
+
+def _fingerprint_of(first: DecodedRow | int) -> int:
+    return first if type(first) is int else _fingerprint(first)  # type: ignore[arg-type]
+
+
 class Redeliveries:
-    """The first delivery of each transaction since the last watermark, row by row."""
+    """The first delivery of each transaction since the last watermark, row by row.
+
+    A first run's rows are held as they are and fingerprinted only when a redelivery is
+    compared with them (most runs never are), or when more than ``_HELD`` rows are held
+    (a partition with few watermarks), so memory stays bounded.
+    """
 
     def __init__(self) -> None:
-        self._runs: dict[int, list[int]] = {}
-        """Commit ts → row fingerprints of its first delivery since the last watermark."""
+        self.runs: dict[int, list[DecodedRow | int]] = {}
+        """Commit ts → the rows (or their fingerprints) of its first delivery since the last
+        watermark."""
         self._run_ts: int | None = None
         self._run_position = 0
         self._replaying = False
+        self._held = 0
+        """Rows in ``runs`` not yet fingerprinted."""
 
     def clear(self) -> None:
         """Forget every run: a watermark passed, rows above it were never delivered before."""
-        self._runs.clear()
+        self.runs.clear()
         self._run_ts = None
+        self._held = 0
 
     def same_as_first(self, row: DecodedRow, ts: int) -> bool:
         """Whether ``row`` of a transaction delivered again repeats its first delivery.
@@ -134,13 +152,151 @@ class Redeliveries:
         """
         if ts != self._run_ts:
             self._run_ts, self._run_position = ts, 0
-            self._replaying = ts in self._runs
+            self._replaying = ts in self.runs
             if not self._replaying:
-                self._runs[ts] = []
-        first = self._runs[ts]
-        fingerprint = _fingerprint(row)
+                self.runs[ts] = []
+        first = self.runs[ts]
         if not self._replaying:
-            first.append(fingerprint)
+            first.append(row)
+            self._held += 1
+            if self._held > _HELD:
+                self._fingerprint_held()
             return True
         position, self._run_position = self._run_position, self._run_position + 1
-        return position < len(first) and first[position] == fingerprint
+        return position < len(first) and _fingerprint_of(first[position]) == _fingerprint(row)
+
+    @property
+    def run_ts(self) -> int | None:
+        """The commit ts of the run the last row belonged to."""
+        return self._run_ts
+
+    def recording(self) -> list[DecodedRow | int] | None:
+        """The current run's first delivery while it is being recorded (not a redelivery).
+
+        A caller may append the run's next rows to it itself, then say so with ``held``.
+        """
+        if self._run_ts is None or self._replaying:
+            return None
+        return self.runs[self._run_ts]
+
+    def held(self, count: int) -> None:
+        """``count`` rows were appended to the run ``recording`` gave."""
+        self._held += count
+        if self._held > _HELD:
+            self._fingerprint_held()
+
+    def _fingerprint_held(self) -> None:
+        for first in self.runs.values():
+            first[:] = [_fingerprint_of(held) for held in first]
+        self._held = 0
+
+
+_BEFORE_DDL = ("row-before-ddl",)
+_OLDER = ("commit-ts-order",)
+
+
+class RowOrder:
+    """The order rules of one partition's first deliveries, a message's rows at a time.
+
+    ``row-before-ddl`` and ``commit-ts-order`` first; a row breaking neither is the newest of
+    its table and goes on to ``split-update-order`` (``TableOrder``) and
+    ``duplicate-identical`` (``Redeliveries``), as ``BROKEN_AFTER_ORDER`` says. One loop per
+    message rather than a call per rule and row: this runs for every row of a dump.
+    """
+
+    __slots__ = ("newest", "redeliveries", "tables", "tracker")
+
+    def __init__(self, tracker: RangeTracker | None = None) -> None:
+        self.tables = TableOrder()
+        self.redeliveries = Redeliveries()
+        self.newest: dict[_Table, int] = {}
+        """(schema, table) → the newest commit ts of a first delivery in order."""
+        self.tracker = tracker
+        """Of a range of the partition: what its rows assumed (``range_state.py``)."""
+
+    def broken(  # noqa: C901, PLR0912, PLR0915 - one loop per message: the hottest of the rules
+        self, rows: list[DecodedRow], *, misplaced: bool
+    ) -> dict[str, list[DecodedRow]] | None:
+        """The rules ``rows`` (first deliveries, in order) break, each with its rows.
+
+        ``misplaced``: the message is on a partition its dispatcher does not pick, so its
+        rows are no redelivery (a redelivery goes where the first delivery went).
+        """
+        tables, redeliveries, newest = self.tables, self.redeliveries, self.newest
+        barriers, inserted = tables._barrier, tables._inserted  # noqa: SLF001 - one module's
+        tracker = self.tracker
+        floors = None if tracker is None else tracker.floors
+        broken: dict[str, list[DecodedRow]] | None = None
+        # the row before, when it was in order: a row of its table and commit ts is too
+        last_ts: int | None = None
+        last_schema = last_name = ""
+        table: _Table = ("", "")
+        # the first run ``redeliveries`` is recording (``same_as_first`` inline: per row)
+        runs = redeliveries.runs
+        run = None if misplaced else redeliveries.recording()
+        run_ts = redeliveries.run_ts
+        held = 0
+        for row in rows:
+            ts = row.commit_ts
+            if ts is None:
+                continue
+            if ts != last_ts or row.table != last_name or row.schema != last_schema:
+                table = (row.schema, row.table)
+                if floors is not None:
+                    floor = floors.get(table)
+                    if floor is None or ts < floor:
+                        floors[table] = ts
+                barrier = barriers.get(table)
+                rules: tuple[str, ...]
+                if barrier is not None and ts < barrier:
+                    rules = _BEFORE_DDL
+                elif (top := newest.get(table)) is not None and ts < top:
+                    rules = _OLDER
+                else:
+                    rules = ()
+                if rules:
+                    last_ts = None
+                    if broken is None:
+                        broken = {}
+                    broken.setdefault(rules[0], []).append(row)
+                    continue
+                last_ts, last_schema, last_name = ts, row.schema, row.table
+                newest[table] = ts
+                if tracker is not None and tracker.first_run_ts is None:
+                    tracker.first_run_ts = ts
+                if ts != tables._run_ts:  # noqa: SLF001 - TableOrder.delete_after_insert
+                    tables._run_ts = ts  # noqa: SLF001
+                    if inserted:
+                        inserted.clear()
+            op = row.op
+            if op == "insert":
+                inserted.add(table)
+                split = False
+            else:
+                split = op == "delete" and table in inserted
+            if misplaced:
+                same = True
+            elif ts == run_ts and run is not None:  # the first run goes on
+                run.append(row)
+                held += 1
+                same = True
+            elif ts != run_ts and ts not in runs:  # a first run starts
+                # ``same_as_first`` starting a first run
+                redeliveries._run_ts, redeliveries._run_position = ts, 0  # noqa: SLF001
+                redeliveries._replaying = False  # noqa: SLF001
+                run = runs[ts] = [row]
+                run_ts = ts
+                held += 1
+                same = True
+            else:
+                same = redeliveries.same_as_first(row, ts)
+                run, run_ts = redeliveries.recording(), ts
+            if same and not split:
+                continue
+            if broken is None:
+                broken = {}
+            for rule in BROKEN_AFTER_ORDER[split, same]:
+                broken.setdefault(rule, []).append(row)
+        if held:
+            redeliveries.held(held)
+        return broken

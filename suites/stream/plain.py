@@ -10,7 +10,8 @@ report but for ``plan`` (tested on every stream fixture).
 
 from __future__ import annotations
 
-from collections import Counter
+import operator
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +25,11 @@ from ticdc_conformance.suites.stream.catalog import (
     Broadcast,
     CheckResult,
     Finding,
-    missing_broadcasts,
+    Seen,
+    broadcast_gaps,
     watermark_series,
 )
-from ticdc_conformance.suites.stream.rules import CheckSettings, PartitionChecker
+from ticdc_conformance.suites.stream.rules import CheckSettings, Item, PartitionChecker
 
 __all__ = [
     "SPARK_ABOVE_RECORDS",
@@ -49,6 +51,10 @@ _DETAIL = 300
 _PROGRESS_EVERY = 256
 """Records between two progress calls of ``check_records``."""
 
+_Record = tuple[str, int, int, bytes | None, bytes | None]
+_offset = operator.itemgetter(2)
+_WATERMARK = "watermark-broadcast"
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Outcome:
@@ -63,7 +69,7 @@ class Outcome:
 
 
 def check_records(
-    records: Iterable[tuple[str, int, int, bytes | None, bytes | None]],
+    records: Iterable[_Record],
     settings: CheckSettings,
     *,
     progress: Callable[[int], None] | None = None,
@@ -72,20 +78,31 @@ def check_records(
 
     ``progress`` is told the records checked so far, every ``_PROGRESS_EVERY`` and at the end.
     """
-    by_partition: dict[tuple[str, int], list[tuple[int, bytes | None, bytes | None]]] = {}
-    for topic, partition, offset, key, value in records:
-        by_partition.setdefault((topic, partition), []).append((offset, key, value))
+    by_partition: defaultdict[tuple[str, int], list[_Record]] = defaultdict(list)
+    for record in records:  # kept as they are: no tuple per record
+        by_partition[record[0], record[1]].append(record)
     findings: list[Finding] = []
-    broadcasts: list[Broadcast] = []
+    seen: Seen = defaultdict(set)
+    watermarks: dict[tuple[str, int], list[int]] = {}
     read = decoded = undecodable = fed = 0
     for (topic, partition), messages in sorted(by_partition.items()):
         checker = PartitionChecker(settings, topic, partition)
-        for offset, key, value in sorted(messages, key=lambda m: m[0]):
-            for item in checker.feed(offset, key, value):
-                (findings if isinstance(item, Finding) else broadcasts).append(item)  # type: ignore[arg-type]
-            fed += 1
-            if progress is not None and fed % _PROGRESS_EVERY == 0:
-                progress(fed)
+        check = checker.check
+        messages.sort(key=_offset)
+        out: list[Item] = []
+        if progress is None:
+            for _, _, offset, key, value in messages:
+                check(offset, key, value, out)
+            fed += len(messages)
+        else:
+            for _, _, offset, key, value in messages:
+                check(offset, key, value, out)
+                fed += 1
+                if fed % _PROGRESS_EVERY == 0:
+                    progress(fed)
+        stamps = _taken(out, checker, findings, seen)
+        if stamps:
+            watermarks[topic, partition] = stamps
         findings.extend(checker.finish())
         read, decoded = read + checker.read, decoded + checker.decoded
         undecodable += checker.undecodable
@@ -95,11 +112,7 @@ def check_records(
     if progress is not None:
         progress(fed)
     default = settings.topic if settings.routes else None
-    findings.extend(missing_broadcasts(broadcasts, counts, default))
-    watermarks: dict[tuple[str, int], list[int]] = {}
-    for b in broadcasts:
-        if b.kind == "watermark-broadcast":
-            watermarks.setdefault((b.topic, b.partition), []).append(b.commit_ts)
+    findings.extend(broadcast_gaps(seen, counts, default))
     return Outcome(
         findings=tuple(findings),
         read=read,
@@ -107,6 +120,23 @@ def check_records(
         undecodable=undecodable,
         watermarks=watermarks,
     )
+
+
+def _taken(
+    items: list[Item], checker: PartitionChecker, findings: list[Finding], seen: Seen
+) -> list[int]:
+    """Sort a partition's items into ``findings`` and ``seen``; its watermarks' commit ts."""
+    topic, partition = checker.topic, checker.partition
+    stamps: list[int] = []
+    for item in items:
+        if type(item) is int:
+            seen[_WATERMARK, topic, item, ""].add(partition)
+            stamps.append(item)
+        elif type(item) is Broadcast:
+            seen[item.kind, topic, item.commit_ts, item.ident].add(partition)
+        else:
+            findings.append(item)  # type: ignore[arg-type]
+    return stamps
 
 
 def input_files(inputs: Sequence[str]) -> list[Path]:

@@ -21,7 +21,6 @@ pyarrow and the rules only: no Spark here.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ticdc_conformance.reference import CODECS, DecodeError, Message
@@ -30,7 +29,7 @@ from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.suites.stream.catalog import Broadcast, CheckSettings, Finding
 from ticdc_conformance.suites.stream.layout import Unit
 from ticdc_conformance.suites.stream.range_state import RangeState, RangeTracker
-from ticdc_conformance.suites.stream.rules import PartitionChecker
+from ticdc_conformance.suites.stream.rules import Item, PartitionChecker
 
 __all__ = ["Piece", "RangeChecker", "split", "splittable"]
 
@@ -113,8 +112,14 @@ class RangeChecker:
 
     def feed(
         self, offset: int, key: bytes | None, value: bytes | None
-    ) -> Iterator[Finding | Broadcast]:
+    ) -> list[Finding | Broadcast]:
         """Check the next record if it is the range's; ``done`` says when the range ended."""
+        out: list[Item] = []
+        self.check(offset, key, value, out)
+        return [self.checker.item(i) for i in out]
+
+    def check(self, offset: int, key: bytes | None, value: bytes | None, out: list[Item]) -> None:
+        """``feed``, its items appended to ``out`` (``PartitionChecker.check``)."""
         position, self._position = self._position, self._position + 1
         last = self.piece.index == self.piece.count - 1
         if not self._started:
@@ -128,7 +133,7 @@ class RangeChecker:
         elif not last and position >= self.piece.stop and self._watermark(key, value) is not None:
             self.done = True
             return
-        yield from self.checker.feed(offset, key, value)
+        self.checker.check(offset, key, value, out)
 
     def state(self) -> RangeState:
         """What the range assumed and leaves (``suites/stream/range_state.py``)."""

@@ -49,7 +49,7 @@ message; a missing record is reported with offset ``None``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ticdc_conformance.generators.simulator import DDL_TO_PARTITION_ZERO
@@ -69,15 +69,12 @@ from ticdc_conformance.suites.stream.catalog import (
     CheckSettings,
     Finding,
     Rule,
+    broadcast,
     missing_broadcasts,
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
-from ticdc_conformance.suites.stream.ordering import (
-    BROKEN_AFTER_ORDER,
-    ORDER_DETAILS,
-    Redeliveries,
-    TableOrder,
-)
+from ticdc_conformance.suites.stream.messages import Item, MessageFindings
+from ticdc_conformance.suites.stream.ordering import ORDER_DETAILS, RowOrder
 from ticdc_conformance.suites.stream.range_state import RangeState, RangeTracker
 from ticdc_conformance.suites.stream.routing import TopicRouting
 from ticdc_conformance.suites.stream.schemas import SchemaWatch
@@ -87,6 +84,7 @@ __all__ = [
     "Broadcast",
     "CheckSettings",
     "Finding",
+    "Item",
     "PartitionChecker",
     "Rule",
     "missing_broadcasts",
@@ -98,7 +96,7 @@ def _min_ts(rows: Iterable[DecodedRow]) -> int | None:
     return min(stamps) if stamps else None
 
 
-class PartitionChecker:
+class PartitionChecker(MessageFindings):
     """The sequential rules of one Kafka partition; feed records in offset order."""
 
     def __init__(
@@ -136,13 +134,13 @@ class PartitionChecker:
         self.read = self.decoded = self.undecodable = 0
         self._watermark: int | None = None
         self._delivered: set[int] = set()
-        self._newest: dict[tuple[str, str], int] = {}
-        self._redeliveries = Redeliveries()
+        """``hash`` of the key and value of every row message so far."""
         self._dispatch = Affinity(settings, self._schemas and self._schemas.decoder)
-        self._order = TableOrder()
+        self._order = RowOrder(tracker)
         self._bootstraps: dict[str, int] = {}
         """BOOTSTRAPs seen per table schema version."""
-        self._max_bytes = settings.max_message_bytes
+        self._max_payload = settings.max_message_bytes - RECORD_OVERHEAD
+        """The most key and value bytes a record may hold (``message-size``)."""
         self._max_batch = settings.max_batch_size
         self._ddl_to_zero = settings.protocol in DDL_TO_PARTITION_ZERO
         self._claim_checks = ClaimChecks(
@@ -154,226 +152,170 @@ class PartitionChecker:
         )
         self._routing = TopicRouting.of(settings, topic)
 
-    def _decode(
-        self, message: Message, offset: int
-    ) -> tuple[list[DecodedEvent], InvalidValueError | None]:
-        """The message's events, and its invalid values (its events then decoded leniently)."""
-        try:
-            return self._decoded(message, offset), None
-        except InvalidValueError as error:
-            events = list(error.events)
-            if self._schemas is not None and events and not isinstance(events[0], DecodedRow):
-                events = events[:1]  # rows released by a schema message belong to earlier offsets
-            return events, error
-
-    def _decoded(self, message: Message, offset: int) -> list[DecodedEvent]:
-        if self._schemas is None:
-            return list(
-                self._codec.decode(message, message_index=offset, compression=self._compression)
-            )
-        return self._schemas.decode(message, offset)
-
     def feed(
         self, offset: int, key: bytes | None, value: bytes | None
-    ) -> Iterator[Finding | Broadcast]:
-        """Check one record; yield its findings and the broadcasts it carries."""
+    ) -> list[Finding | Broadcast]:
+        """Check one record: its findings and the broadcasts it carries, in that order."""
+        out: list[Item] = []
+        self.check(offset, key, value, out)
+        return [self.item(i) for i in out]
+
+    def item(self, item: Item) -> Finding | Broadcast:
+        """An item of ``check`` as ``feed`` gives it: a watermark's commit ts as its broadcast."""
+        if type(item) is int:
+            return broadcast("watermark-broadcast", self.topic, self.partition, item, "")
+        return item  # type: ignore[return-value]
+
+    def check(self, offset: int, key: bytes | None, value: bytes | None, out: list[Item]) -> None:
+        """``feed``, its items appended to ``out``: no list and no object per watermark."""
         self.read += 1
+        oversized = (len(key) if key else 0) + (len(value) if value else 0) > self._max_payload
         message = Message(key=key, value=value)
-        oversized = len(key or b"") + len(value or b"") + RECORD_OVERHEAD > self._max_bytes
+        invalid = None
         try:
-            events, invalid = self._decode(message, offset)
+            if self._schemas is None:
+                events = self._codec.decode(
+                    message, message_index=offset, compression=self._compression
+                )
+            else:
+                events = self._schemas.decode(message, offset)
+        except InvalidValueError as error:
+            events, invalid = self._lenient(error), error
         except DecodeError as error:
-            if oversized:
-                yield self._finding("message-size", offset, key, None, "over max-message-bytes")
-            self.undecodable += 1
-            yield self._finding("undecodable", offset, key, None, str(error))
+            self._undecodable(offset, key, error, oversized=oversized, out=out)
             return
-        if oversized:  # reported with the commit ts it carries, when the message decodes
-            stamps = [e.commit_ts for e in events if e.commit_ts]
-            yield self._finding(
-                "message-size", offset, key, min(stamps, default=None), "over max-message-bytes"
-            )
         self.decoded += 1
-        if self._schemas is not None:
-            for u in self._schemas.news(offset, events):
-                yield self._finding(u.rule, u.offset, u.key, u.commit_ts, u.detail)
-        if invalid is not None:
-            yield self._invalid_found(offset, key, events, invalid)
-        rows = [e for e in events if isinstance(e, DecodedRow)]
-        if (stored := self._claim_checks.problems(offset, rows)) is not None:
-            yield self._finding("claim-check", offset, key, *stored)
-        for event in events:
-            if not isinstance(event, DecodedRow):
-                yield from self._control(offset, key, event)
+        if oversized or invalid is not None or self._schemas is not None:
+            self._noted(offset, key, events, invalid, oversized=oversized, out=out)
+        if len(events) == 1 and type(mark := events[0]) is DecodedResolved:  # a watermark alone
+            ts = mark.commit_ts
+            if self._watermark is None or ts >= self._watermark:  # ``_watermark_seen`` inline
+                out.append(ts)
+                self._watermark = ts
+                if (redeliveries := self._order.redeliveries).runs:
+                    redeliveries.clear()
+            else:
+                self._watermark_seen(offset, key, ts, out)
+            return
+        self._events(offset, key, value, events, out)
+
+    def _events(
+        self,
+        offset: int,
+        key: bytes | None,
+        value: bytes | None,
+        events: Sequence[DecodedEvent],
+        out: list[Item],
+    ) -> None:
+        """The rules of a decoded message's events, in order: claim checks, control, rows."""
+        rows = [e for e in events if type(e) is DecodedRow]
+        for row in rows:
+            if row.claim_check_location is not None:  # a reference: the rule reads it
+                self._claim_checked(offset, key, rows, out)
+                break
+        if len(rows) < len(events):
+            for event in events:
+                if type(event) is not DecodedRow:
+                    self._control(offset, key, event, out)
         if rows:
-            yield from self._rows(offset, key, value, rows)
+            self._rows(offset, key, value, rows, out)
 
     def _control(
-        self, offset: int, key: bytes | None, event: DecodedEvent
-    ) -> Iterator[Finding | Broadcast]:
+        self, offset: int, key: bytes | None, event: DecodedEvent, out: list[Item]
+    ) -> None:
         """A watermark, DDL or BOOTSTRAP: its broadcast, and what it changes for later rows."""
         if isinstance(event, DecodedDDL) and self._routing is not None:
-            yield from self._routed(offset, key, self._routing.ddl(event), event.commit_ts)
+            self._routed(offset, key, self._routing.ddl(event), event.commit_ts, out)
         if isinstance(event, DecodedResolved):
-            yield from self._watermark_seen(offset, key, event.commit_ts)
+            self._watermark_seen(offset, key, event.commit_ts, out)
         elif isinstance(event, DecodedBootstrap) and self._bootstrap_everywhere:
             # each sending goes to every partition at once, so every partition has as many
             # of one schema version (§6.6): the n-th is one broadcast
             name = f"{event.schema}.{event.table} schema version {event.table_info.schema_version}"
             sent = self._bootstraps[name] = self._bootstraps.get(name, 0) + 1
-            yield Broadcast(
-                kind="bootstrap-broadcast",
-                topic=self.topic,
-                partition=self.partition,
-                commit_ts=event.commit_ts,
-                ident=f"BOOTSTRAP {name}, #{sent}",
+            out.append(
+                broadcast(
+                    "bootstrap-broadcast",
+                    self.topic,
+                    self.partition,
+                    event.commit_ts,
+                    f"BOOTSTRAP {name}, #{sent}",
+                )
             )
         elif isinstance(event, DecodedDDL) and self._ddl_to_zero:
-            self._order.ddl(event)
+            self._order.tables.ddl(event)
             if self.partition != 0:
-                yield self._finding(
-                    "ddl-broadcast",
-                    offset,
-                    key,
-                    event.commit_ts,
-                    "canal-json writes a DDL to partition 0 only",
-                )
+                detail = "canal-json writes a DDL to partition 0 only"
+                out.append(self._finding("ddl-broadcast", offset, key, event.commit_ts, detail))
         elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
-            self._order.ddl(event)
-            yield Broadcast(
-                kind="ddl-broadcast",
-                topic=self.topic,
-                partition=self.partition,
-                commit_ts=event.commit_ts,
-                ident=event.query,
+            self._order.tables.ddl(event)
+            out.append(
+                broadcast("ddl-broadcast", self.topic, self.partition, event.commit_ts, event.query)
             )
 
-    def _invalid_found(
-        self, offset: int, key: bytes | None, events: list[DecodedEvent], error: InvalidValueError
-    ) -> Finding:
-        stamps = [e.commit_ts for e in events if e.commit_ts]
-        columns = sorted({getattr(f, "column", None) or "?" for f in error.findings})
-        detail = f"columns {', '.join(columns)}: {error}"
-        return self._finding("invalid-value", offset, key, min(stamps, default=None), detail)
-
-    def _finding(
-        self, rule: str, offset: int | None, key: bytes | None, ts: int | None, detail: str
-    ) -> Finding:
-        return Finding(
-            rule=rule,
-            topic=self.topic,
-            partition=self.partition,
-            offset=offset,
-            key=key,
-            commit_ts=ts,
-            detail=detail,
-        )
-
-    def _watermark_seen(
-        self, offset: int, key: bytes | None, ts: int
-    ) -> Iterator[Finding | Broadcast]:
-        yield Broadcast(
-            kind="watermark-broadcast",
-            topic=self.topic,
-            partition=self.partition,
-            commit_ts=ts,
-            ident="",
-        )
+    def _watermark_seen(self, offset: int, key: bytes | None, ts: int, out: list[Item]) -> None:
+        out.append(ts)  # the watermark's broadcast (``Item``)
         if self._watermark is not None and ts < self._watermark:
-            yield self._finding(
-                "watermark-monotonic", offset, key, ts, f"watermark {ts} after {self._watermark}"
-            )
+            detail = f"watermark {ts} after {self._watermark}"
+            out.append(self._finding("watermark-monotonic", offset, key, ts, detail))
             return
         self._watermark = ts
         # a row above this watermark cannot have been delivered before it (§6.2)
-        self._redeliveries.clear()
+        if (redeliveries := self._order.redeliveries).runs:  # none since the last one: as clear
+            redeliveries.clear()
 
     def _rows(
-        self, offset: int, key: bytes | None, value: bytes | None, rows: list[DecodedRow]
-    ) -> Iterator[Finding]:
+        self,
+        offset: int,
+        key: bytes | None,
+        value: bytes | None,
+        rows: list[DecodedRow],
+        out: list[Item],
+    ) -> None:
         if self._max_batch is not None and len(rows) > self._max_batch:
-            yield self._finding(
-                "batch-size",
-                offset,
-                key,
-                _min_ts(rows),
-                f"{len(rows)} rows, max-batch-size {self._max_batch}",
-            )
-        misplaced = list(self._affinity(offset, key, rows))
+            detail = f"{len(rows)} rows, max-batch-size {self._max_batch}"
+            out.append(self._finding("batch-size", offset, key, _min_ts(rows), detail))
+        before = len(out)
+        self._affinity(offset, key, rows, out)
         if self._routing is not None:
-            misplaced += self._routed(offset, key, self._routing.rows(rows), _min_ts(rows))
-        yield from misplaced
+            self._routed(offset, key, self._routing.rows(rows), _min_ts(rows), out)
+        misplaced = len(out) > before
         digest = hash((key, value))
         if self.tracker is not None:
             self.tracker.delivered(key, value)
-        repeat = digest in self._delivered
-        self._delivered.add(digest)
-        if repeat:
-            yield self._finding("allowed-duplicate", offset, key, _min_ts(rows), "exact repeat")
-            return
-        mark = self._watermark
-        late = [
-            r for r in rows if mark is not None and r.commit_ts is not None and r.commit_ts <= mark
-        ]
-        if late:
-            yield self._finding(
-                "row-after-watermark", offset, key, _min_ts(late), f"at or below watermark {mark}"
+        if digest in self._delivered:
+            out.append(
+                self._finding("allowed-duplicate", offset, key, _min_ts(rows), "exact repeat")
             )
             return
-        broken: dict[str, list[DecodedRow]] = {}
-        for row in rows:
-            for rule in self._row_rules(row, misplaced=bool(misplaced)):
-                broken.setdefault(rule, []).append(row)
-        for rule, detail in ORDER_DETAILS.items():
-            if rule in broken:
-                yield self._finding(rule, offset, key, _min_ts(broken[rule]), detail)
-
-    def _row_rules(self, row: DecodedRow, *, misplaced: bool) -> tuple[str, ...]:
-        """The order rules a first delivery of ``row`` breaks (``ORDER_DETAILS``)."""
-        if row.commit_ts is None:
-            return ()
-        table = (row.schema, row.table)
-        if self.tracker is not None:
-            self.tracker.ordered(table, row.commit_ts)
-        if self._order.before_ddl(row) is not None:
-            return ("row-before-ddl",)
-        newest = self._newest.get(table)
-        if newest is not None and row.commit_ts < newest:
-            return ("commit-ts-order",)
-        self._newest[table] = row.commit_ts
-        if self.tracker is not None:
-            self.tracker.run(row.commit_ts)
-        split = self._order.delete_after_insert(row)
-        # a redelivery goes where the first delivery went: a misplaced row is no repeat
-        same = misplaced or self._redeliveries.same_as_first(row, row.commit_ts)
-        return BROKEN_AFTER_ORDER[split, same]
+        self._delivered.add(digest)
+        mark = self._watermark
+        if mark is not None:
+            late = [r for r in rows if r.commit_ts is not None and r.commit_ts <= mark]
+            if late:
+                detail = f"at or below watermark {mark}"
+                out.append(self._finding("row-after-watermark", offset, key, _min_ts(late), detail))
+                return
+        broken = self._order.broken(rows, misplaced=misplaced)
+        if broken:
+            for rule, detail in ORDER_DETAILS.items():
+                if rule in broken:
+                    out.append(self._finding(rule, offset, key, _min_ts(broken[rule]), detail))
 
     def _affinity(
-        self, offset: int, key: bytes | None, rows: list[DecodedRow]
-    ) -> Iterator[Finding]:
+        self, offset: int, key: bytes | None, rows: list[DecodedRow], out: list[Item]
+    ) -> None:
+        if self._dispatch.all_here(rows, self.partition):  # tables placed before, here
+            return
         chosen, unverifiable = self._dispatch.partitions(rows, self.partition)
         if unverifiable:
-            yield self._finding(
-                "affinity-unverifiable",
-                offset,
-                key,
-                _min_ts(unverifiable),
-                "hashed text holds U+FFFD",
+            detail = "hashed text holds U+FFFD"
+            out.append(
+                self._finding("affinity-unverifiable", offset, key, _min_ts(unverifiable), detail)
             )
-        if chosen - {self.partition}:
-            yield self._finding(
-                "partition-affinity",
-                offset,
-                key,
-                _min_ts(rows),
-                f"dispatcher picks partition(s) {sorted(chosen)}",
-            )
-
-    def _routed(
-        self, offset: int, key: bytes | None, wrong: str | None, ts: int | None
-    ) -> Iterator[Finding]:
-        if wrong is not None:
-            yield self._finding("topic-routing", offset, key, ts, wrong)
+        if chosen and (len(chosen) > 1 or self.partition not in chosen):
+            detail = f"dispatcher picks partition(s) {sorted(chosen)}"
+            out.append(self._finding("partition-affinity", offset, key, _min_ts(rows), detail))
 
     def range_state(self, index: int, first_watermark: int | None) -> RangeState:
         """What this checker of a range (``tracker``) assumed and leaves."""
@@ -385,9 +327,9 @@ class PartitionChecker:
             first_run_ts=tracker.first_run_ts,
             hashes=frozenset(tracker.hashes),
             watermark=self._watermark,
-            newest=dict(self._newest),
-            barriers=self._order.barriers,
-            last_run_ts=self._order.run_ts,
+            newest=dict(self._order.newest),
+            barriers=self._order.tables.barriers,
+            last_run_ts=self._order.tables.run_ts,
             checked=self.read,
         )
 

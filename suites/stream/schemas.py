@@ -20,7 +20,7 @@ own offset (``Unresolved``):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,7 +80,7 @@ class SchemaWatch:
             return events[:1]
         return events
 
-    def news(self, offset: int, events: list[DecodedEvent]) -> Iterator[Unresolved]:
+    def news(self, offset: int, events: Sequence[DecodedEvent]) -> Iterator[Unresolved]:
         """DMLs rejected since the last call, and those a schema message at ``offset`` released."""
         rejected = self.decoder.rejected()
         for pending in rejected[self._rejections :]:

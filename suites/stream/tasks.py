@@ -31,6 +31,7 @@ from ticdc_conformance.suites.stream.rules import (
     Broadcast,
     CheckSettings,
     Finding,
+    Item,
     PartitionChecker,
 )
 
@@ -56,6 +57,7 @@ OUT_DDL = (
     "commit_ts long, detail string, count long"
 )
 _FLUSH = 4096
+_WATERMARK = "watermark-broadcast"
 
 
 def _rows(items: list[dict[str, Any]]) -> pa.RecordBatch:
@@ -105,6 +107,8 @@ class _Collector:
         self.seen: list[dict[str, Any]] = []
         # broadcasts are many (one per watermark per partition): kept as columns, not dicts
         self.broadcasts: tuple[list[Any], ...] = ([], [], [], [], [])
+        self.items: list[Item] = []
+        """What the checkers report, taken after each batch."""
 
     def take(self, item: Finding | Broadcast) -> None:
         if isinstance(item, Broadcast):
@@ -117,14 +121,31 @@ class _Collector:
         if len(sample) < self.samples:
             sample.append(_finding_row(item))
 
+    def take_all(self, checker: PartitionChecker, items: list[Item]) -> None:
+        """``take`` each item of ``checker.check``; a watermark's stays columns, no object."""
+        kinds, topics, partitions, stamps, idents = self.broadcasts
+        topic, partition = checker.topic, checker.partition
+        for item in items:
+            if type(item) is int:
+                kinds.append(_WATERMARK)
+                topics.append(topic)
+                partitions.append(partition)
+                stamps.append(item)
+                idents.append("")
+            else:
+                self.take(item)  # type: ignore[arg-type]
+        items.clear()
+
     def feed(self, checker: PartitionChecker, batch: pa.RecordBatch) -> None:
         """Feed a batch of ``offset``, ``key``, ``value`` of ``checker``'s partition."""
         offsets, keys, values = (batch.column(i).to_pylist() for i in range(3))
+        check, out = checker.check, self.items
         for offset, key, value in zip(offsets, keys, values, strict=True):
-            for item in checker.feed(offset, key, value):
-                self.take(item)
+            check(offset, key, value, out)
+        self.take_all(checker, out)
 
     def close(self, done: PartitionChecker) -> None:
+        self.take_all(done, self.items)
         for item in done.finish():
             self.take(item)
         self.counts["_read"] += done.read
@@ -168,8 +189,9 @@ def shuffle_task(settings: CheckSettings, samples: int) -> Task:
                     where = f"{topic}/{partition}: offset {offset}"
                     raise ValueError(f"not a topic dump: {where} twice")
                 previous = offset
-                for item in checker.feed(offset, key, value):
-                    collector.take(item)
+                checker.check(offset, key, value, collector.items)
+            if checker is not None:
+                collector.take_all(checker, collector.items)
             yield from collector.flush()
         if checker is not None:
             collector.close(checker)
@@ -193,13 +215,14 @@ def _check_piece(
     collector: _Collector, settings: CheckSettings, piece: Piece
 ) -> Iterator[pa.RecordBatch]:
     ranged = RangeChecker(settings, piece)
+    check, out = ranged.check, collector.items
     for records in read_unit(piece.unit, start=piece.start):
         offsets, keys, values = (records.column(i).to_pylist() for i in range(3))
         for offset, key, value in zip(offsets, keys, values, strict=True):
-            for item in ranged.feed(offset, key, value):
-                collector.take(item)
+            check(offset, key, value, out)
             if ranged.done:
                 break
+        collector.take_all(ranged.checker, out)
         yield from collector.flush()
         if ranged.done:
             break
