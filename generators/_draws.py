@@ -4,9 +4,10 @@
 ``_randbelow(n)``: ``getrandbits(k)`` with ``k = n.bit_length()``, drawn again while the
 result is ``n`` or more; ``uniform(a, b)`` is ``a + (b - a) * random()``. Through those
 helpers a value costs three Python calls and ``randrange``'s argument checks; the makers here
-call ``getrandbits`` and ``random`` themselves, the same calls in the same order, so a seed
-gives exactly the values the helpers gave (``tests/test_workload_draws.py`` keeps the helper
-form of every maker and compares values and generator state).
+call ``getrandbits`` (through ``below``) and ``random`` themselves, the same calls in the
+same order, so a seed gives exactly the values the helpers gave
+(``tests/test_workload_draws.py`` keeps the helper form of every maker and compares values
+and generator state).
 
 Each maker gives a row's values after its key columns (``workload.py``): ``orders``
 customer, amount, status, note, created, updated; ``customers`` name, balance, flags,
@@ -53,55 +54,27 @@ def below(bits: Callable[[int], int], n: int) -> int:
 
 def _datetime(bits: Callable[[int], int], fsp: int) -> str:
     """``2026-MM-DD hh:mm:ss[.f…]``: month 1..12, day 1..28, ``fsp`` fractional digits."""
-    month = bits(4)
-    while month >= 12:
-        month = bits(4)
-    day = bits(5)
-    while day >= 28:
-        day = bits(5)
-    hour = bits(5)
-    while hour >= 24:
-        hour = bits(5)
-    minute = bits(6)
-    while minute >= 60:
-        minute = bits(6)
-    second = bits(6)
-    while second >= 60:
-        second = bits(6)
+    month = below(bits, 12)
+    day = below(bits, 28)
+    hour = below(bits, 24)
+    minute = below(bits, 60)
+    second = below(bits, 60)
     text = f"2026-{_TWO[month + 1]}-{_TWO[day + 1]} {_TWO[hour]}:{_TWO[minute]}:{_TWO[second]}"
     if not fsp:
         return text
-    digits = []
-    for _ in range(fsp):
-        digit = bits(4)
-        while digit >= 10:
-            digit = bits(4)
-        digits.append(_DIGITS[digit])
-    return text + "." + "".join(digits)
+    return text + "." + "".join([_DIGITS[below(bits, 10)] for _ in range(fsp)])
 
 
 def _orders(rng: random.Random) -> tuple[Value, ...]:
     bits = rng.getrandbits
-    customer = bits(13)
-    while customer >= 5000:
-        customer = bits(13)
-    whole = bits(17)
-    while whole >= 100000:
-        whole = bits(17)
-    cents = bits(7)
-    while cents >= 100:
-        cents = bits(7)
-    status = bits(2)
-    while status >= 3:
-        status = bits(2)
-    note = bits(3)
-    while note >= 6:
-        note = bits(3)
+    customer = below(bits, 5000)
+    whole = below(bits, 100000)
+    cents = below(bits, 100)
+    status = below(bits, 3)
+    note = below(bits, 6)
     created = _datetime(bits, 3)
     stamp = _datetime(bits, 6)  # drawn whether or not the choice below keeps it
-    kept = bits(2)
-    while kept >= 2:
-        kept = bits(2)
+    kept = below(bits, 2)
     return (
         customer + 1,
         DecimalValue(f"{whole}.{_TWO[cents]}"),
@@ -114,44 +87,25 @@ def _orders(rng: random.Random) -> tuple[Value, ...]:
 
 def _customers(rng: random.Random) -> tuple[Value, ...]:
     bits = rng.getrandbits
-    name = bits(3)
-    while name >= 7:
-        name = bits(3)
+    name = below(bits, 7)
     balance = -1e6 + 2e6 * rng.random()  # uniform(-1e6, 1e6): a + (b - a) * random()
-    flags = bits(9)
-    while flags >= 256:
-        flags = bits(9)
-    size = bits(5)
-    while size >= 24:
-        size = bits(5)
-    data = bytearray(size + 1)
-    for i in range(size + 1):
-        byte = bits(9)
-        while byte >= 256:
-            byte = bits(9)
-        data[i] = byte
-    avatar = bits(2)
-    while avatar >= 3:
-        avatar = bits(2)
+    flags = below(bits, 256)
+    size = below(bits, 24)
+    data = bytes([below(bits, 256) for _ in range(size + 1)])
+    avatar = below(bits, 3)
     return (
         _NAMES[name],
         balance,
         flags,
-        None if avatar == 0 else b"" if avatar == 1 else bytes(data),
+        None if avatar == 0 else b"" if avatar == 1 else data,
     )
 
 
 def _samples(rng: random.Random) -> tuple[Value, ...]:
     bits = rng.getrandbits
-    drawn = bits(65)
-    while drawn >= _UINT64_END:
-        drawn = bits(65)
-    counter = bits(3)
-    while counter >= 4:
-        counter = bits(3)
-    value = bits(3)
-    while value >= 4:
-        value = bits(3)
+    drawn = below(bits, _UINT64_END)
+    counter = below(bits, 4)
+    value = below(bits, 4)
     return (_SAMPLE_VALUES[value], drawn if counter == 3 else _COUNTERS[counter])
 
 
