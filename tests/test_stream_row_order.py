@@ -9,6 +9,10 @@ and a redelivery matched against eagerly fingerprinted first runs.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -167,10 +171,28 @@ def test_a_broadcast_by_position_is_the_broadcast_by_keyword() -> None:
 
 @given(st.one_of(st.none(), st.binary()), st.one_of(st.none(), st.binary()))
 def test_equal_records_have_equal_message_hashes(key: bytes | None, value: bytes | None) -> None:
-    copy = (None if key is None else bytes(bytearray(key)), None if value is None else value[:])
+    copy = (
+        None if key is None else bytes(bytearray(key)),
+        None if value is None else bytes(bytearray(value)),
+    )
     assert message_hash(key, value) == message_hash(*copy)
 
 
 def test_a_missing_key_or_value_is_not_an_empty_one() -> None:
     assert len({message_hash(None, None), message_hash(b"", None), message_hash(None, b"")}) == 3
     assert message_hash(b"", b"") not in {message_hash(None, b""), message_hash(b"", None)}
+
+
+def test_message_hashes_are_the_same_in_every_process() -> None:
+    """Ranges are checked in other processes (Spark's workers): their hashes must agree."""
+    program = (
+        "from ticdc_conformance.suites.stream.range_state import message_hash;"
+        "print(message_hash(b'key', b'value'), message_hash(None, b'value'))"
+    )
+    expected = f"{message_hash(b'key', b'value')} {message_hash(None, b'value')}"
+    for seed in ("1", "2"):
+        environment = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-c", program], env=environment, capture_output=True, check=True
+        )
+        assert done.stdout.decode().strip() == expected

@@ -111,8 +111,9 @@ def _fingerprint(row: DecodedRow) -> int:
         return hash(repr(whole))
 
 
-_HELD = 65_536
-"""Rows ``Redeliveries`` holds unhashed at most; past that it hashes them all."""
+_HELD = 4_096
+"""Rows ``Redeliveries`` holds unhashed at most (whole decoded rows: a few kilobytes each);
+past that it fingerprints them."""
 
 
 def _fingerprint_of(first: DecodedRow | int) -> int:
@@ -124,7 +125,8 @@ class Redeliveries:
 
     A first run's rows are held as they are and fingerprinted only when a redelivery is
     compared with them (most runs never are), or when more than ``_HELD`` rows are held
-    (a partition with few watermarks), so memory stays bounded.
+    (a partition with few watermarks): the rows held whole stay bounded, each fingerprinted at
+    most once. The fingerprints themselves stay until the next watermark.
     """
 
     def __init__(self) -> None:
@@ -136,12 +138,28 @@ class Redeliveries:
         self._replaying = False
         self._held = 0
         """Rows in ``runs`` not yet fingerprinted."""
+        self._pending: list[list[DecodedRow | int]] = []
+        """The runs that may hold rows not yet fingerprinted: those started since the last
+        pass of ``_fingerprint_held``, and the run it found being recorded."""
 
     def clear(self) -> None:
         """Forget every run: a watermark passed, rows above it were never delivered before."""
         self.runs.clear()
+        self._pending.clear()
         self._run_ts = None
         self._held = 0
+
+    def start(self, ts: int, row: DecodedRow) -> list[DecodedRow | int]:
+        """The first run of ``ts`` starts with ``row``.
+
+        The caller may go on appending to it (``recording``) and counts the rows with ``held``,
+        this first one too.
+        """
+        self._run_ts, self._run_position, self._replaying = ts, 0, False
+        run: list[DecodedRow | int] = [row]
+        self.runs[ts] = run
+        self._pending.append(run)
+        return run
 
     def same_as_first(self, row: DecodedRow, ts: int) -> bool:
         """Whether ``row`` of a transaction delivered again repeats its first delivery.
@@ -151,16 +169,15 @@ class Redeliveries:
         by key.
         """
         if ts != self._run_ts:
-            self._run_ts, self._run_position = ts, 0
-            self._replaying = ts in self.runs
-            if not self._replaying:
-                self.runs[ts] = []
+            if ts not in self.runs:
+                self.start(ts, row)
+                self.held(1)
+                return True
+            self._run_ts, self._run_position, self._replaying = ts, 0, True
         first = self.runs[ts]
         if not self._replaying:
             first.append(row)
-            self._held += 1
-            if self._held > _HELD:
-                self._fingerprint_held()
+            self.held(1)
             return True
         position, self._run_position = self._run_position, self._run_position + 1
         return position < len(first) and _fingerprint_of(first[position]) == _fingerprint(row)
@@ -186,8 +203,14 @@ class Redeliveries:
             self._fingerprint_held()
 
     def _fingerprint_held(self) -> None:
-        for first in self.runs.values():
-            first[:] = [_fingerprint_of(held) for held in first]
+        for run in self._pending:
+            # rows are appended at a run's end: its rows not yet fingerprinted are its last
+            start = len(run)
+            while start and type(run[start - 1]) is not int:
+                start -= 1
+            run[start:] = [_fingerprint_of(held) for held in run[start:]]
+        recording = self.recording()
+        self._pending = [] if recording is None else [recording]
         self._held = 0
 
 
@@ -281,11 +304,7 @@ class RowOrder:
                 held += 1
                 same = True
             elif ts != run_ts and ts not in runs:  # a first run starts
-                # ``same_as_first`` starting a first run
-                redeliveries._run_ts, redeliveries._run_position = ts, 0  # noqa: SLF001
-                redeliveries._replaying = False  # noqa: SLF001
-                run = runs[ts] = [row]
-                run_ts = ts
+                run, run_ts = redeliveries.start(ts, row), ts
                 held += 1
                 same = True
             else:

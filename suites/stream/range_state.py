@@ -31,6 +31,7 @@ import dataclasses
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from hashlib import blake2b
 
 __all__ = ["RangeState", "RangeTracker", "chain_problem", "message_hash"]
 
@@ -41,12 +42,16 @@ def message_hash(key: bytes | None, value: bytes | None) -> int:
     """A fingerprint of a record's key and value that every process computes alike (not ``hash``).
 
     Equal records have equal fingerprints. Two that differ share one only by chance: it holds
-    a CRC-32 of the key and one of the value, and the value's length (cheap, a row message is
-    kilobytes). A shared fingerprint can only make ``chain_problem`` see a repeat where there
-    is none, which sends the dump back to the unsplit check: never another finding.
+    a CRC-32 of the key and a 64-bit BLAKE2b digest of the value. The value's digest is the
+    one that counts: Craft and Canal-JSON messages have no key, and a 32-bit CRC of values
+    alone would make a false repeat likely among millions of rows. A shared fingerprint can
+    only make ``chain_problem`` see a repeat where there is none, which sends the dump back
+    to the unsplit check: never another finding.
     """
     keyed = 0 if key is None else 1 << 32 | zlib.crc32(key)
-    valued = 0 if value is None else (len(value) + 1) << 32 | zlib.crc32(value)
+    if value is None:
+        return keyed
+    valued = int.from_bytes(blake2b(value, digest_size=8).digest(), "little") | 1 << 64
     return valued << 33 | keyed
 
 
