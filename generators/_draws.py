@@ -41,7 +41,7 @@ _DIGITS = "0123456789"
 
 
 def below(bits: Callable[[int], int], n: int) -> int:
-    """``Random._randbelow(n)``: what ``randrange(n)`` and ``choice`` draw.
+    """``Random._randbelow(n)``: what ``randrange(n)`` and ``choice`` draw, for ``n > 0``.
 
     ``bits`` is the generator's ``getrandbits``.
     """

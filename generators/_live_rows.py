@@ -122,6 +122,8 @@ class LiveRows:
     def pick(self, rng: random.Random) -> int:
         """A live key at random: ``rng.randrange(len(self))``'s draw, made directly."""
         keys = self.keys
+        if not keys:  # as randrange(0) refuses; below(bits, 0) would draw forever
+            raise IndexError("no live rows to pick from")
         return keys[below(rng.getrandbits, len(keys))]
 
 

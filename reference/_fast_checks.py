@@ -11,15 +11,15 @@ Dates and date-times are judged by one regular expression each, which states wha
 months 01–12, days 01–28 of any month, 29 and 30 of any month but February, 31 of the months
 that have it, February 29 of leap years (divisible by 4 and not by 100, or by 400), hours
 00–23, minutes and seconds 00–59, ASCII digits only. The patterns run in C, with no parse
-and no ``datetime`` built; the tests hold them to the parse they replace (``_parsed_datetime``,
-still the answer for fsp outside 0–6).
+and no ``datetime`` built; the tests hold them to that parse. A precision outside 0–6 has no
+pattern: its values are never proven here (MySQL has no such precision; the full path says
+what is wrong).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import datetime
 
 from ticdc_conformance.reference._gojson import json_accelerator
 
@@ -40,7 +40,6 @@ MAX_FSP = 6
 _MAX_OPENINGS = 64
 """Arrays and objects a JSON text may open for orjson's verdict to stand: deeper nesting is
 left to the full path, whose limits differ."""
-_from_datetime = datetime.fromisoformat
 
 _MONTH_DAY = (
     "(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"  # days every month has
@@ -93,9 +92,7 @@ def is_datetime(raw: str, fsp: int | None = None) -> bool:
     ``fsp``: exactly that many fractional digits (0: none); ``None``: none or 1 to 6.
     """
     test = _DATETIMES.get(fsp)
-    if test is None:
-        return _parsed_datetime(raw, fsp)
-    return test(raw) is not None
+    return test is not None and test(raw) is not None
 
 
 def date_test() -> Callable[[str], object]:
@@ -108,40 +105,14 @@ def datetime_test(fsp: int | None, *, timestamp: bool = False) -> Callable[[str]
 
     ``timestamp``: and the year 1970–2037 (``"1970" <= raw[:4] <= "2037"``) as well.
     """
-    tests = _TIMESTAMPS if timestamp else _DATETIMES
-    test = tests.get(fsp)
-    if test is not None:
-        return test
-
-    def parsed(raw: str) -> bool:
-        return (not timestamp or "1970" <= raw[:4] <= "2037") and _parsed_datetime(raw, fsp)
-
-    return parsed
+    test = (_TIMESTAMPS if timestamp else _DATETIMES).get(fsp)
+    return _never if test is None else test
 
 
-def _parsed_datetime(raw: str, fsp: int | None) -> bool:
-    """``is_datetime`` by the shape and ``datetime.fromisoformat``, for any ``fsp``.
-
-    Hours up to 23 are checked here (newer Pythons read 24:00 as the next midnight), the rest
-    by ``datetime.fromisoformat`` once the shape is that one.
-    """
-    size = len(raw)
-    if fsp is None:
-        shaped = size == 19 or (21 <= size <= 20 + MAX_FSP and raw[19] == ".")
-    else:
-        shaped = size == 19 if fsp == 0 else (size == 20 + fsp and raw[19] == ".")
-    if (
-        not shaped
-        or raw[4:17:3] != "-- ::"  # the separators at 4, 7, 10, 13 and 16 in one slice
-        or raw[11:13] > "23"
-        or not raw.isascii()
-        or (size > 19 and not raw[20:].isdigit())
-    ):
-        return False
-    try:
-        return _from_datetime(raw).tzinfo is None
-    except ValueError:
-        return False
+def _never(raw: str) -> bool:
+    """A precision without a pattern: nothing is proven here (module docstring)."""
+    del raw
+    return False
 
 
 def json_reads(raw: str) -> bool | None:

@@ -291,3 +291,15 @@ def test_a_json_update_typed_as_parsed_is_the_update_read_in_full(
     with mock.patch.object(_decoder, "parse", _full_parse):
         expected_outcome = _feed_outcome(full, message)
     assert _feed_outcome(lazy, message) == expected_outcome
+
+
+def test_an_avro_plan_never_types_an_update_from_equal_values() -> None:
+    """Avro's numbers are equal across kinds (0.0 == -0.0, 1 == True): no reuse for them."""
+    table = TableInfo(
+        schema="s", name="t", columns=(ColumnInfo(name="d", type="double", key="primary"),)
+    )
+    assert Plan(table, avro=True).parsed_update({"d": 0.0}, {"d": -0.0}) is None
+    json_plan = Plan(table, avro=False)
+    typed = json_plan.parsed_update({"d": "1.5"}, {"d": "1.5"})
+    assert typed is not None
+    assert typed[0] == typed[1]

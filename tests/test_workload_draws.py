@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from itertools import islice
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -119,3 +120,10 @@ def test_packed_images_come_back(image: tuple[Value, ...]) -> None:
     back = _live_rows.unpacked(_live_rows.packed(image))
     assert back == image
     assert [type(v) for v in back] == [type(v) for v in image]
+
+
+def test_picking_from_no_live_rows_is_refused_as_randrange_refuses() -> None:
+    live = _live_rows.LiveRows(_live_rows.ImageStore())
+    rng = random.Random(1)  # noqa: S311 - seeded, not secret
+    with pytest.raises(IndexError, match="no live rows"):
+        live.pick(rng)

@@ -180,7 +180,7 @@ ZIGZAG = [(r >> 1) ^ -(r & 1) for r in range(SMALL)]
 
 def zigzag_deltas(raw: Sequence[int]) -> list[int]:
     """The int64 values of a delta varint chunk from its uvarints (ZigZag, int64 wrap)."""
-    if raw and max(raw) < SMALL and min(raw) >= 0:
+    if raw and max(raw) < SMALL:  # uvarints: never negative
         # each delta under 2^13 in size: their sums cannot leave int64 (no wrap), so summed
         # as they are, in C
         return list(accumulate(map(ZIGZAG.__getitem__, raw)))

@@ -152,9 +152,8 @@ def fast_group(
     except (ValueError, Invalid):
         return None
     nones = header.nones
-    # every list holds a member per column (the header's, the lengths'): no check of lengths
     columns = zip(
-        group_names, values, header.types, header.flags, header.handles, nones, nones, strict=False
+        group_names, values, header.types, header.flags, header.handles, nones, nones, strict=True
     )
     return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
 

@@ -109,7 +109,8 @@ class _UvarintBytes(dict[int, bytes]):
 
 
 UVARINT_BYTES = _UvarintBytes()
-"""Uvarints' bytes by value, for ``int`` values only (a ``float`` key finds its ``int``'s)."""
+"""Uvarints' bytes by value. ``int`` keys only: an equal ``bool`` or ``float`` would find an
+``int``'s bytes, so callers check the type first."""
 
 
 def read_uvarint(buffer: Buffer, offset: int, end: int | None = None) -> tuple[int, int]:

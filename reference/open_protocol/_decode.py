@@ -7,7 +7,7 @@ JSON Pointer of the member at fault. Being a reference, it is stricter than TiCD
 decoder: it rejects unknown members, value entries without a key entry, a resolved event with
 value bytes, and a key entry without a value entry (where TiCDC's decoder panics, §2.8 O4).
 
-A message of five rows or more is first tried column by column across its images
+A message of five key entries or more is first tried column by column across its images
 (``_batch``); it gives exactly what the entry-by-entry path below gives, or leaves the
 message to it.
 """

@@ -178,8 +178,9 @@ _PLANS_KEPT = 64
 def plan_of(table: TableInfo, config: Config) -> RowPlan | None:
     """The plan of ``table``'s rows under ``config``; ``None`` when rows need the full path.
 
-    Kept by the table's and the config's identity, both held beside the plan, so a new
-    object that takes a collected one's ``id`` is never mistaken for it.
+    Kept by the table's identity, the table and the config held beside the plan: the table
+    lives as long as its entry, so no other object takes its ``id`` meanwhile, and another
+    config's plan replaces it.
     """
     kept = _PLANS.get(id(table))
     if kept is not None and kept[0] is table and kept[1] is config:

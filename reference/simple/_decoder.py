@@ -72,7 +72,7 @@ def parse(
 ) -> Wire:
     """The members of one message (nil key expected; the value, decompressed, is the message).
 
-    ``lazy``: JSON DML images may stay unchecked (``_json.parse``).
+    ``lazy``: JSON DML images may stay unchecked (``_lazy.parse``).
     """
     if message.key:
         raise DecodeError(

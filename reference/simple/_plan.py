@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from itertools import compress, repeat
-from operator import call, eq, itemgetter, ne
+from operator import call, itemgetter, ne
 
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Fail, JsonObject
@@ -92,6 +92,7 @@ class Plan:
         "_columns",
         "_count",
         "_indexes",
+        "_json",
         "_names",
         "_objects",
         "_order",
@@ -121,6 +122,8 @@ class Plan:
         self._count = len(self._order)  # distinct names: TableInfo refuses a name twice
         self._pick = _picker(self._order)
         self._indexes = range(self._count)
+        self._json = not avro
+        """JSON images: equal values are equally valid (``parsed_update``)."""
 
     def image(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found
@@ -150,8 +153,12 @@ class Plan:
         An UPDATE mostly changes a few columns: where the old image holds the very value the
         new one does (equal JSON: a string, null or the same TIMESTAMP object), the old column
         is the new one, typed once. Only when most of them differ are both typed in full.
+
+        JSON only: its readers take strings, null and TIMESTAMP objects of strings, where equal
+        means the same value. Avro's numbers are equal across kinds (``0.0 == -0.0``,
+        ``1 == True``), so an Avro plan answers ``None``.
         """
-        if len(data) != self._count or len(old) != self._count:
+        if not self._json or len(data) != self._count or len(old) != self._count:
             return None
         try:
             news, olds = self._pick(data), self._pick(old)
@@ -160,10 +167,10 @@ class Plan:
         after = self._typed(news, self._objects)
         if after is None:
             return None
-        if sum(map(eq, olds, news)) * 2 < self._count:
+        changed = tuple(map(ne, olds, news))
+        if sum(changed) * 2 > self._count:
             before = self._typed(olds, self._objects)
             return None if before is None else (after, before)
-        changed = tuple(map(ne, olds, news))
         typed = list(after)
         try:  # a value equal to a valid one is valid: only the changed ones are read
             values = map(call, compress(self._objects, changed), compress(olds, changed))
