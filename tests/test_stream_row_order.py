@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from ticdc_conformance.reference import DecodedColumn, DecodedDDL, DecodedRow
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.suites.stream import ordering
-from ticdc_conformance.suites.stream.catalog import Broadcast, broadcast
 from ticdc_conformance.suites.stream.ordering import (
     BROKEN_AFTER_ORDER,
     RowOrder,
@@ -151,22 +150,6 @@ def _compare(steps: list[tuple[str, object, object]]) -> None:
         assert fast.tracker is not None
         assert fast.tracker.floors == slow.tracker.floors
         assert fast.tracker.first_run_ts == slow.tracker.first_run_ts
-
-
-def test_a_broadcast_by_position_is_the_broadcast_by_keyword() -> None:
-    made = broadcast("ddl-broadcast", "t", 2, 5, "CREATE TABLE a (x INT)")
-    assert made == Broadcast(
-        kind="ddl-broadcast", topic="t", partition=2, commit_ts=5, ident="CREATE TABLE a (x INT)"
-    )
-    assert hash(made) == hash(
-        Broadcast(
-            kind="ddl-broadcast",
-            topic="t",
-            partition=2,
-            commit_ts=5,
-            ident="CREATE TABLE a (x INT)",
-        )
-    )
 
 
 @given(st.one_of(st.none(), st.binary()), st.one_of(st.none(), st.binary()))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from ticdc_conformance.reference.compression import Compression, compression_of
@@ -24,6 +24,7 @@ from ticdc_conformance.reference.tables import Profile
 __all__ = [
     "ACCOUNTING",
     "RULES",
+    "WATERMARK_BROADCAST",
     "WATERMARK_POINTS",
     "Broadcast",
     "CheckResult",
@@ -31,11 +32,15 @@ __all__ = [
     "Finding",
     "Rule",
     "Seen",
-    "broadcast",
     "broadcast_gaps",
     "missing_broadcasts",
     "watermark_series",
 ]
+
+
+WATERMARK_BROADCAST = "watermark-broadcast"
+"""The rule (and broadcast kind) of watermarks: checkers hand a watermark on as its commit ts
+alone, most messages of a dump being watermarks."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,7 +90,7 @@ _CATALOG = (
         description="every DDL reaches every partition of its topic (Canal-JSON: partition 0 only)",
     ),
     Rule(
-        id="watermark-broadcast",
+        id=WATERMARK_BROADCAST,
         severity="error",
         description="every watermark reaches every partition of its topic and the default topic",
     ),
@@ -265,25 +270,6 @@ class Broadcast:
     """What tells two broadcasts of one commit ts apart (a DDL's query)."""
 
 
-_SETTERS = tuple(vars(Broadcast)[f.name].__set__ for f in fields(Broadcast))
-
-
-def broadcast(kind: str, topic: str, partition: int, commit_ts: int, ident: str) -> Broadcast:
-    """``Broadcast`` of its members by position: the same object as the keyword constructor's.
-
-    A checker makes one per watermark of a partition; a frozen dataclass's ``__init__`` sets
-    each member through ``object.__setattr__``, this calls the slots' own setters.
-    """
-    made = object.__new__(Broadcast)
-    set_kind, set_topic, set_partition, set_commit_ts, set_ident = _SETTERS
-    set_kind(made, kind)
-    set_topic(made, topic)
-    set_partition(made, partition)
-    set_commit_ts(made, commit_ts)
-    set_ident(made, ident)
-    return made
-
-
 Seen = defaultdict[tuple[str, str, int, str], set[int]]
 """Broadcasts grouped: (kind, topic, commit ts, ident) → the partitions that carried one."""
 
@@ -309,7 +295,7 @@ def broadcast_gaps(
     """``missing_broadcasts`` of broadcasts already grouped (``seen``, which it may extend)."""
     if default is not None and default in partitions:
         for kind, _, ts, ident in list(seen):
-            if kind == "watermark-broadcast":
+            if kind == WATERMARK_BROADCAST:
                 seen[kind, default, ts, ident]  # owed to the default topic: an empty group
     every = {topic: set(range(n)) for topic, n in partitions.items()}
     gaps = [(group, where) for group, where in seen.items() if not every[group[1]] <= where]

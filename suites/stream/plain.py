@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import dump_files
 from ticdc_conformance.suites.stream.catalog import (
+    WATERMARK_BROADCAST,
     Broadcast,
     CheckResult,
     Finding,
@@ -53,7 +54,6 @@ _PROGRESS_EVERY = 256
 
 _Record = tuple[str, int, int, bytes | None, bytes | None]
 _offset = operator.itemgetter(2)
-_WATERMARK = "watermark-broadcast"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,7 +130,7 @@ def _taken(
     stamps: list[int] = []
     for item in items:
         if type(item) is int:
-            seen[_WATERMARK, topic, item, ""].add(partition)
+            seen[WATERMARK_BROADCAST, topic, item, ""].add(partition)
             stamps.append(item)
         elif type(item) is Broadcast:
             seen[item.kind, topic, item.commit_ts, item.ident].add(partition)

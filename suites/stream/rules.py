@@ -41,10 +41,10 @@ Across partitions, every DDL and watermark reaches every partition of its topic
 (``ddl-broadcast``, ``watermark-broadcast``, §6.2), every watermark reaches the default topic
 when routing rules name it, and with Simple's
 ``send-bootstrap-to-all-partition=true`` (the default) every BOOTSTRAP of a table's schema
-version (``bootstrap-broadcast``, §6.6): checkers emit ``Broadcast`` records and
-``missing_broadcasts`` finds the gaps. Canal-JSON writes a DDL to partition 0 alone, so there
-a DDL on any other partition breaks ``ddl-broadcast``. Findings are counted per Kafka
-message; a missing record is reported with offset ``None``.
+version (``bootstrap-broadcast``, §6.6): checkers emit ``Broadcast`` records (a watermark
+as its commit ts alone) and ``broadcast_gaps`` finds the gaps. Canal-JSON writes a DDL to
+partition 0 alone, so there a DDL on any other partition breaks ``ddl-broadcast``. Findings
+are counted per Kafka message; a missing record is reported with offset ``None``.
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ from ticdc_conformance.reference.validation import InvalidValueError
 from ticdc_conformance.suites.stream.affinity import Affinity
 from ticdc_conformance.suites.stream.catalog import (
     RULES,
+    WATERMARK_BROADCAST,
     Broadcast,
     CheckSettings,
     Finding,
     Rule,
-    broadcast,
     missing_broadcasts,
 )
 from ticdc_conformance.suites.stream.claim_checks import ClaimChecks
@@ -163,7 +163,13 @@ class PartitionChecker(MessageFindings):
     def item(self, item: Item) -> Finding | Broadcast:
         """An item of ``check`` as ``feed`` gives it: a watermark's commit ts as its broadcast."""
         if type(item) is int:
-            return broadcast("watermark-broadcast", self.topic, self.partition, item, "")
+            return Broadcast(
+                kind=WATERMARK_BROADCAST,
+                topic=self.topic,
+                partition=self.partition,
+                commit_ts=item,
+                ident="",
+            )
         return item  # type: ignore[return-value]
 
     def check(self, offset: int, key: bytes | None, value: bytes | None, out: list[Item]) -> None:
@@ -234,12 +240,12 @@ class PartitionChecker(MessageFindings):
             name = f"{event.schema}.{event.table} schema version {event.table_info.schema_version}"
             sent = self._bootstraps[name] = self._bootstraps.get(name, 0) + 1
             out.append(
-                broadcast(
-                    "bootstrap-broadcast",
-                    self.topic,
-                    self.partition,
-                    event.commit_ts,
-                    f"BOOTSTRAP {name}, #{sent}",
+                Broadcast(
+                    kind="bootstrap-broadcast",
+                    topic=self.topic,
+                    partition=self.partition,
+                    commit_ts=event.commit_ts,
+                    ident=f"BOOTSTRAP {name}, #{sent}",
                 )
             )
         elif isinstance(event, DecodedDDL) and self._ddl_to_zero:
@@ -250,7 +256,13 @@ class PartitionChecker(MessageFindings):
         elif isinstance(event, DecodedDDL) and event.commit_ts is not None:
             self._order.tables.ddl(event)
             out.append(
-                broadcast("ddl-broadcast", self.topic, self.partition, event.commit_ts, event.query)
+                Broadcast(
+                    kind="ddl-broadcast",
+                    topic=self.topic,
+                    partition=self.partition,
+                    commit_ts=event.commit_ts,
+                    ident=event.query,
+                )
             )
 
     def _watermark_seen(self, offset: int, key: bytes | None, ts: int, out: list[Item]) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ticdc_conformance.suites.stream.catalog import WATERMARK_BROADCAST
 from ticdc_conformance.suites.stream.layout import Unit, read_unit
 from ticdc_conformance.suites.stream.range_state import RangeState
 from ticdc_conformance.suites.stream.ranges import Piece, RangeChecker
@@ -57,7 +58,6 @@ OUT_DDL = (
     "commit_ts long, detail string, count long"
 )
 _FLUSH = 4096
-_WATERMARK = "watermark-broadcast"
 
 
 def _rows(items: list[dict[str, Any]]) -> pa.RecordBatch:
@@ -127,7 +127,7 @@ class _Collector:
         topic, partition = checker.topic, checker.partition
         for item in items:
             if type(item) is int:
-                kinds.append(_WATERMARK)
+                kinds.append(WATERMARK_BROADCAST)
                 topics.append(topic)
                 partitions.append(partition)
                 stamps.append(item)
