@@ -82,7 +82,11 @@ class TableOrder:
         self._barrier[table] = max(self._barrier.get(table, 0), event.commit_ts)
 
     def before_ddl(self, row: DecodedRow) -> int | None:
-        """The commit ts of a DDL of the row's table already seen that is newer than the row."""
+        """The commit ts of a DDL of the row's table already seen that is newer than the row.
+
+        The rule's definition, row by row: ``RowOrder.broken`` applies it inline, and
+        ``tests/test_stream_row_order.py`` holds the two to the same answers.
+        """
         barrier = self._barrier.get((row.schema, row.table))
         if barrier is None or row.commit_ts is None or row.commit_ts >= barrier:
             return None
@@ -92,6 +96,7 @@ class TableOrder:
         """Whether ``row`` is a DELETE after an INSERT of its table at its commit ts.
 
         Feed a partition's rows (first deliveries) in order; a new commit ts starts a new run.
+        The rule's definition, row by row, as ``before_ddl``'s.
         """
         if row.commit_ts != self._run_ts:
             self._run_ts = row.commit_ts

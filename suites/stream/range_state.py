@@ -71,13 +71,19 @@ class RangeTracker:
         self.hashes.add(message_hash(key, value))
 
     def ordered(self, table: _Table, commit_ts: int) -> None:
-        """A first delivery of ``table`` reaching the order rules."""
+        """A first delivery of ``table`` reaching the order rules.
+
+        The definition, row by row, that ``RowOrder.broken`` applies inline.
+        """
         floor = self.floors.get(table)
         if floor is None or commit_ts < floor:
             self.floors[table] = commit_ts
 
     def run(self, commit_ts: int | None) -> None:
-        """A row reaching ``split-update-order``: the first one starts the first run."""
+        """A row reaching ``split-update-order``: the first one starts the first run.
+
+        The definition, row by row, that ``RowOrder.broken`` applies inline.
+        """
         if self.first_run_ts is None:
             self.first_run_ts = commit_ts
 
