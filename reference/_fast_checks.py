@@ -25,9 +25,12 @@ from ticdc_conformance.reference._gojson import json_accelerator
 
 __all__ = [
     "DATETIME_BYTES",
+    "DATETIME_PATTERN",
     "DATE_BYTES",
+    "DATE_PATTERN",
     "MAX_FSP",
     "TIMESTAMP_BYTES",
+    "TIMESTAMP_PATTERN",
     "date_test",
     "datetime_test",
     "is_date",
@@ -61,6 +64,13 @@ def _datetime(fsp: int | None) -> str:
     return f"{_DAY} {_TIME}{fraction}"
 
 
+DATE_PATTERN = _DAY
+"""``is_date``'s pattern, as text: for a caller that builds a larger pattern of it."""
+DATETIME_PATTERN = _datetime(None)
+"""``is_datetime``'s pattern with any fsp, as text."""
+TIMESTAMP_PATTERN = _TIMESTAMP_YEARS + DATETIME_PATTERN
+"""``DATETIME_PATTERN`` of years 1970–2037 only, as text."""
+
 _DATE = re.compile(_DAY).fullmatch
 _DATETIMES: dict[int | None, Callable[[str], object]] = {
     fsp: re.compile(_datetime(fsp)).fullmatch for fsp in (None, *range(MAX_FSP + 1))
@@ -73,11 +83,9 @@ _TIMESTAMPS: dict[int | None, Callable[[str], object]] = {
 
 DATE_BYTES: Callable[[bytes], object] = re.compile(_DAY.encode()).fullmatch
 """``is_date`` of bytes (a match or ``None``): a match is ASCII, so it decodes to the text."""
-DATETIME_BYTES: Callable[[bytes], object] = re.compile(_datetime(None).encode()).fullmatch
+DATETIME_BYTES: Callable[[bytes], object] = re.compile(DATETIME_PATTERN.encode()).fullmatch
 """``is_datetime`` of bytes with any fsp (a match or ``None``)."""
-TIMESTAMP_BYTES: Callable[[bytes], object] = re.compile(
-    (_TIMESTAMP_YEARS + _datetime(None)).encode()
-).fullmatch
+TIMESTAMP_BYTES: Callable[[bytes], object] = re.compile(TIMESTAMP_PATTERN.encode()).fullmatch
 """``DATETIME_BYTES`` of years 1970–2037 only."""
 
 
