@@ -111,7 +111,8 @@ def date_test() -> Callable[[str], object]:
 def datetime_test(fsp: int | None, *, timestamp: bool = False) -> Callable[[str], object]:
     """``is_datetime(raw, fsp)`` as one call that answers a truthy value or a falsy one.
 
-    ``timestamp``: and the year 1970–2037 (``"1970" <= raw[:4] <= "2037"``) as well.
+    ``timestamp``: and the year 1970–2037 as well (TIMESTAMP's years: the readers of
+    TIMESTAMP columns ask this one test).
     """
     test = (_TIMESTAMPS if timestamp else _DATETIMES).get(fsp)
     return _never if test is None else test

@@ -35,7 +35,12 @@ import sys
 from codecs import escape_decode
 from collections.abc import Callable
 
-from ticdc_conformance.reference._fast_checks import is_date, is_datetime, json_reads
+from ticdc_conformance.reference._fast_checks import (
+    datetime_test,
+    is_date,
+    is_datetime,
+    json_reads,
+)
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.mysql import (
     BINARY_TYPES,
@@ -261,9 +266,10 @@ _set_decimal_text: Callable[[object, object], None] = vars(DecimalValue)["text"]
 
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del ctype, flags
+    test = datetime_test(None, timestamp=True)
 
     def read(raw: Json) -> Value:
-        if type(raw) is str and "1970" <= raw[:4] <= "2037" and is_datetime(raw):
+        if type(raw) is str and test(raw):
             # the text has TimestampValue's own shape (is_datetime): built directly
             value = _new(TimestampValue)
             _set_timestamp_text(value, raw)

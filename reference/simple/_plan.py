@@ -57,7 +57,7 @@ def _picker(names: tuple[str, ...]) -> Callable[[Columns], tuple[Raw, ...]]:
     return lambda _: ()
 
 
-def _from_object(read: Reader, test: Callable[[str], bool] | None) -> Reader:
+def _from_object(read: Reader, test: Callable[[str], object] | None) -> Reader:
     """``read`` of a TIMESTAMP column taking its JSON ``{location, value}`` object as parsed.
 
     An object whose text passes the reader's ``test`` is the value as it is: it is built at

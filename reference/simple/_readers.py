@@ -37,7 +37,13 @@ import sys
 from collections.abc import Callable
 from math import frexp
 
-from ticdc_conformance.reference._fast_checks import MAX_FSP, is_date, is_datetime, json_reads
+from ticdc_conformance.reference._fast_checks import (
+    MAX_FSP,
+    datetime_test,
+    is_date,
+    is_datetime,
+    json_reads,
+)
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, integer_range
 from ticdc_conformance.reference.simple._values import READERS, Raw, Unsigned, reader_of
 from ticdc_conformance.reference.tables import ColumnInfo
@@ -285,7 +291,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool
 
         return read_datetime
 
-    test = _timestamp_test(fsp)
+    test = datetime_test(fsp, timestamp=True)
 
     def read_timestamp(raw: Raw) -> Value:
         if type(raw) is TimestampValue and test(raw.text):
@@ -295,14 +301,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool
     return read_timestamp
 
 
-def _timestamp_test(fsp: int | None) -> Callable[[str], bool]:
-    def test(text: str) -> bool:
-        return "1970" <= text[:4] <= "2037" and is_datetime(text, fsp)
-
-    return test
-
-
-def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], bool] | None:
+def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], object] | None:
     """The test a TIMESTAMP column's reader returns a ``TimestampValue`` as it is after.
 
     ``None`` when the column's reader has no such test. Text that passes it also has
@@ -311,7 +310,7 @@ def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], boo
     if ctype.name != "timestamp" or reader_of(column) is not READERS.get(column.type):
         return None
     fsp = ctype.scale
-    return None if fsp is not None and fsp > MAX_FSP else _timestamp_test(fsp)
+    return None if fsp is not None and fsp > MAX_FSP else datetime_test(fsp, timestamp=True)
 
 
 def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
