@@ -36,15 +36,10 @@ from ticdc_conformance.reference.craft._encode import (
     RESOLVED,
     ROW,
 )
-from ticdc_conformance.reference.craft._fast_groups import (
-    Names,
-    fast_group,
-    fast_size_tables,
-    terms_at_once,
-    uvarints_filling,
-)
+from ticdc_conformance.reference.craft._fast_groups import Names, fast_group, terms_at_once
 from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
 from ticdc_conformance.reference.craft._readers import KINDS_SEEN, Invalid, reader
+from ticdc_conformance.reference.craft._uvarints import fast_size_tables, uvarints_filling
 from ticdc_conformance.reference.craft.primitives import (
     Buffer,
     fail,

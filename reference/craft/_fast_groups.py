@@ -19,7 +19,7 @@ message and header; a lookup that succeeded leaves every ID below ``Terms.next_n
 full way's lookup of the same IDs, should it read the group again, finds the same names.
 
 Regions that hold only uvarints — the size tables, the five header chunks — are read by
-``_uvarints`` (``uvarints_filling``, ``fast_size_tables``, offered here too); both answer
+``_uvarints`` (``uvarints_filling``, ``fast_size_tables``); both answer
 ``None`` where the full read would raise, and the decoder then takes it. The term dictionary
 is sliced the same way (``terms_at_once``) where its lengths take one byte each.
 """
@@ -30,11 +30,7 @@ from itertools import accumulate, pairwise, repeat
 
 from ticdc_conformance.reference.craft._groups import Terms
 from ticdc_conformance.reference.craft._readers import Invalid, Reader, bulk_reader
-from ticdc_conformance.reference.craft._uvarints import (
-    fast_size_tables,
-    leading_uvarints,
-    uvarints_filling,
-)
+from ticdc_conformance.reference.craft._uvarints import leading_uvarints
 from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
@@ -44,9 +40,7 @@ __all__ = [
     "Header",
     "Names",
     "fast_group",
-    "fast_size_tables",
     "terms_at_once",
-    "uvarints_filling",
 ]
 
 _new = tuple.__new__

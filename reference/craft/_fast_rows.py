@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import Config
-from ticdc_conformance.reference.craft._puts import UVARINTS, Put, Slow, put_of
+from ticdc_conformance.reference.craft._puts import Put, Slow, put_of
 from ticdc_conformance.reference.craft._rows import (
     HEADER_ESTIMATE,
     NEW_GROUP,
@@ -35,6 +35,7 @@ from ticdc_conformance.reference.craft._rows import (
     Row,
     layout,
 )
+from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft._values import Writer
 from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.mysql import INT64
@@ -53,7 +54,7 @@ class _Lengths(dict[int, bytes]):
     """A value length's ZigZag varint (``2 × length`` as a uvarint), by the length."""
 
     def __missing__(self, length: int) -> bytes:
-        made = UVARINTS[length << 1]
+        made = UVARINT_BYTES[length << 1]
         if length < 1 << 13:  # the ones of one and two bytes, kept
             self[length] = made
         return made

@@ -60,7 +60,7 @@ from ticdc_conformance.reference.validity import (
 )
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["UVARINTS", "Put", "Slow", "put_of"]
+__all__ = ["Put", "Slow", "put_of"]
 
 
 class Slow(Exception):  # noqa: N818 - a signal to take the full way, not an error shown
@@ -72,10 +72,6 @@ Put = Callable[[Value], bytes | None]
 
 _FLOAT64 = struct.Struct("<d")
 _FLOAT32 = struct.Struct("<f")
-
-
-UVARINTS = UVARINT_BYTES
-"""Uvarints' bytes by value (``_scalars.UVARINT_BYTES``), the short ones made once."""
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
@@ -123,7 +119,7 @@ def _integer(ctype: ColumnType, write: Writer, flag: int) -> Put | None:
             raise Slow
         if zigzag:
             value = (value << 1) ^ (value >> 63)
-        return UVARINTS[value]
+        return UVARINT_BYTES[value]
 
     return put
 

@@ -42,7 +42,6 @@ __all__ = [
     "Writer",
     "decode_value",
     "encode_value",
-    "uvarint_bytes",
     "value_writer",
 ]
 
@@ -54,11 +53,6 @@ _TEXT: frozenset[MySQLType] = frozenset({"date", "time", "datetime", "json"})
 _NULL_ONLY: frozenset[MySQLType] = frozenset({"null", "geometry"})
 """Types whose values TiCDC always writes as NULL (§3.3)."""
 _FLOAT32 = struct.Struct("<f")
-
-
-def uvarint_bytes(value: int) -> bytes:
-    """``value``'s uvarint (``primitives.write_uvarint``) for an ``int``, from ``UVARINT_BYTES``."""
-    return UVARINT_BYTES[value]
 
 
 def _float64(value: float) -> bytes:
@@ -76,7 +70,7 @@ def _int(value: Value, allowed: range, what: str) -> int:
 
 
 def _zigzag(value: int) -> bytes:
-    return uvarint_bytes((value << 1) ^ (value >> 63))
+    return UVARINT_BYTES[(value << 1) ^ (value >> 63)]
 
 
 def _write_text(value: Value, flags: int) -> bytes:
@@ -97,12 +91,12 @@ def _write_decimal(value: Value, flags: int) -> bytes:
 
 def _write_uvarint(value: Value, flags: int) -> bytes:
     del flags
-    return uvarint_bytes(_int(value, UINT64, "a uint64"))
+    return UVARINT_BYTES[_int(value, UINT64, "a uint64")]
 
 
 def _write_integer(value: Value, flags: int) -> bytes:
     if flags & UNSIGNED_FLAG:
-        return uvarint_bytes(_int(value, UINT64, "an unsigned 64-bit integer"))
+        return UVARINT_BYTES[_int(value, UINT64, "an unsigned 64-bit integer")]
     return _zigzag(_int(value, INT64, "a signed 64-bit integer"))
 
 
