@@ -22,7 +22,15 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["DecimalValue", "TimestampValue", "Value", "check_value", "string_bytes"]
+__all__ = [
+    "DecimalValue",
+    "TimestampValue",
+    "Value",
+    "check_value",
+    "string_bytes",
+    "valid_decimal",
+    "valid_timestamp",
+]
 
 _DECIMAL_TEXT = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 _TIMESTAMP_TEXT = re.compile(
@@ -54,6 +62,31 @@ class TimestampValue:
     def __post_init__(self) -> None:
         if not _TIMESTAMP_TEXT.fullmatch(self.text):
             raise ValueError(f"not a timestamp text: {self.text!r}")
+
+
+_new = object.__new__
+_set_decimal_text = vars(DecimalValue)["text"].__set__
+_set_timestamp_text = vars(TimestampValue)["text"].__set__
+_set_timestamp_zone = vars(TimestampValue)["zone"].__set__
+
+
+def valid_decimal(text: str) -> DecimalValue:
+    """``DecimalValue(text)`` **without the constructor's check**.
+
+    For a reader whose own test of ``text`` implies it: the same object, through the slot's
+    setter (a test holds it to the constructor).
+    """
+    value = _new(DecimalValue)
+    _set_decimal_text(value, text)
+    return value
+
+
+def valid_timestamp(text: str, zone: str | None = None) -> TimestampValue:
+    """``TimestampValue(text, zone)`` **without the constructor's check**, as ``valid_decimal``."""
+    value = _new(TimestampValue)
+    _set_timestamp_text(value, text)
+    _set_timestamp_zone(value, zone)
+    return value
 
 
 Value = None | int | float | str | bytes | DecimalValue | TimestampValue

@@ -48,7 +48,11 @@ from ticdc_conformance.reference.mysql import (
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG
 from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
-from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+from ticdc_conformance.reference.values import (
+    Value,
+    valid_decimal,
+    valid_timestamp,
+)
 
 __all__ = ["KINDS_SEEN", "Invalid", "Reader", "bulk_reader", "reader"]
 
@@ -293,14 +297,6 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
-_new = object.__new__
-# the slots' own setters: a frozen dataclass's members set on a bare instance, as its
-# __init__ sets them but without the frozen __setattr__'s detour
-_set_stamp_text = TimestampValue.__dict__["text"].__set__
-_set_stamp_zone = TimestampValue.__dict__["zone"].__set__
-_set_decimal_text = DecimalValue.__dict__["text"].__set__
-
-
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del flags
     if ctype.name != "timestamp":
@@ -309,10 +305,7 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     def read(data: bytes) -> Value:
         if TIMESTAMP_BYTES(data):  # years 1970-2037
             # the text has TimestampValue's own shape (a date-time): built directly
-            value = _new(TimestampValue)
-            _set_stamp_text(value, data.decode())
-            _set_stamp_zone(value, None)
-            return value
+            return valid_timestamp(data.decode())
         return general(data)
 
     return read
@@ -331,9 +324,7 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
     def read(data: bytes) -> Value:
         if len(data) <= _DECIMAL_CHARACTERS and matches(data):
-            value = _new(DecimalValue)
-            _set_decimal_text(value, data.decode())
-            return value
+            return valid_decimal(data.decode())
         return general(data)
 
     return read

@@ -26,7 +26,6 @@ from codecs import escape_decode
 from collections import deque
 from collections.abc import Callable, Sequence
 from functools import partial
-from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
@@ -57,7 +56,11 @@ from ticdc_conformance.reference.open_protocol._readers import (
 from ticdc_conformance.reference.tables import BINARY_FLAG
 from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
-from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+from ticdc_conformance.reference.values import (
+    Value,
+    valid_decimal,
+    valid_timestamp,
+)
 
 __all__ = ["Many", "many"]
 
@@ -262,27 +265,14 @@ def _timestamp(ctype: ColumnType, flags: int) -> Test | None:
     return test
 
 
-_new = object.__new__
-# the slots' own setters, as the single readers use them (frozen values built without
-# __init__'s checks, done here)
-_set_timestamp_text: Callable[[object, object], None] = vars(TimestampValue)["text"].__set__
-_set_timestamp_zone: Callable[[object, object], None] = vars(TimestampValue)["zone"].__set__
-_set_decimal_text: Callable[[object, object], None] = vars(DecimalValue)["text"].__set__
-
-
 def timestamp_values(texts: Sequence[str]) -> list[Value]:
     """``TimestampValue(text, None)`` of each text, which has the value's shape."""
-    values: list[Value] = list(map(_new, repeat(TimestampValue, len(texts))))
-    deque(map(_set_timestamp_text, values, texts), 0)
-    deque(map(_set_timestamp_zone, values, repeat(None)), 0)
-    return values
+    return list(map(valid_timestamp, texts))
 
 
 def decimal_values(texts: Sequence[str]) -> list[Value]:
     """``DecimalValue(text)`` of each text, which has the value's shape."""
-    values: list[Value] = list(map(_new, repeat(DecimalValue, len(texts))))
-    deque(map(_set_decimal_text, values, texts), 0)
-    return values
+    return list(map(valid_decimal, texts))
 
 
 def _json_reads(values: Values) -> bool:

@@ -53,7 +53,11 @@ from ticdc_conformance.reference.open_protocol._columns import form_of, is_known
 from ticdc_conformance.reference.tables import BINARY_FLAG
 from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType
-from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+from ticdc_conformance.reference.values import (
+    Value,
+    valid_decimal,
+    valid_timestamp,
+)
 
 __all__ = ["KINDS_SEEN", "Invalid", "Reader", "integer_bounds", "reader"]
 
@@ -257,13 +261,6 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read_json
 
 
-_new = object.__new__
-# the slots' own setters: a frozen value built without __init__'s checks (done by the reader)
-_set_timestamp_text: Callable[[object, object], None] = vars(TimestampValue)["text"].__set__
-_set_timestamp_zone: Callable[[object, object], None] = vars(TimestampValue)["zone"].__set__
-_set_decimal_text: Callable[[object, object], None] = vars(DecimalValue)["text"].__set__
-
-
 def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del ctype, flags
     test = datetime_test(None, timestamp=True)
@@ -271,10 +268,7 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     def read(raw: Json) -> Value:
         if type(raw) is str and test(raw):
             # the text has TimestampValue's own shape (is_datetime): built directly
-            value = _new(TimestampValue)
-            _set_timestamp_text(value, raw)
-            _set_timestamp_zone(value, None)
-            return value
+            return valid_timestamp(raw)
         return general(raw)
 
     return read
@@ -291,9 +285,7 @@ def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
     def read(raw: Json) -> Value:
         if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
-            value = _new(DecimalValue)
-            _set_decimal_text(value, raw)
-            return value
+            return valid_decimal(raw)
         return general(raw)
 
     return read

@@ -29,7 +29,7 @@ from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.simple._wire import Columns
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.validation import info_type
-from ticdc_conformance.reference.values import TimestampValue, Value
+from ticdc_conformance.reference.values import Value, valid_timestamp
 
 __all__ = ["Found", "Plan", "decoded_column"]
 
@@ -69,20 +69,12 @@ def _from_object(read: Reader, test: Callable[[str], object] | None) -> Reader:
             # two members, both there and strings: exactly location and value
             text, zone = raw.get("value"), raw.get("location")
             if type(text) is str and type(zone) is str and test(text):
-                value = _new(TimestampValue)
-                _set_text(value, text)
-                _set_zone(value, zone)
-                return value
+                return valid_timestamp(text, zone)
         if isinstance(raw, dict):
             return read(timestamp_object(raw))
         return read(raw)
 
     return read_object
-
-
-_new = object.__new__
-_set_text = vars(TimestampValue)["text"].__set__
-_set_zone = vars(TimestampValue)["zone"].__set__
 
 
 class Plan:

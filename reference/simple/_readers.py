@@ -48,7 +48,11 @@ from ticdc_conformance.reference.mysql import INTEGER_TYPES, integer_range
 from ticdc_conformance.reference.simple._values import READERS, Raw, Unsigned, reader_of
 from ticdc_conformance.reference.tables import ColumnInfo
 from ticdc_conformance.reference.validity import FLOAT32_MAX, ColumnType, check_of
-from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
+from ticdc_conformance.reference.values import (
+    TimestampValue,
+    Value,
+    valid_decimal,
+)
 
 __all__ = ["Invalid", "Reader", "column_reader", "timestamp_test"]
 
@@ -204,8 +208,6 @@ def _avro_float(name: str, general: Reader) -> Reader:
 
 _DECIMAL_CHARACTERS = 31
 """At most 30 digits: within DECIMAL's 65 digits and 30 decimals."""
-_new = object.__new__
-_set_decimal = vars(DecimalValue)["text"].__set__
 
 
 def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
@@ -221,9 +223,7 @@ def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool)
 
     def read(raw: Raw) -> Value:
         if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
-            value = _new(DecimalValue)  # the text has DecimalValue's own pattern
-            _set_decimal(value, raw)
-            return value
+            return valid_decimal(raw)  # the text has DecimalValue's own pattern
         return general(raw)
 
     return read
