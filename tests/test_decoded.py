@@ -54,6 +54,7 @@ def test_its_parameters_are_the_members_in_order_with_their_defaults() -> None:
 def test_it_makes_the_row_the_constructor_makes(members: dict[str, Any]) -> None:
     row = decoded_row(*(members[m.name] for m in dataclasses.fields(DecodedRow)))
     expected = DecodedRow(**members)
+    assert type(row) is DecodedRow
     assert row == expected
     assert hash(row) == hash(expected)
     assert repr(row) == repr(expected)
