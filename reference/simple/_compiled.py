@@ -1,0 +1,181 @@
+"""Typing functions compiled once per table schema: a plan's one-pass image, written out.
+
+``image_function`` and ``update_function`` are ``Plan``'s one-pass typing (``Plan._typed``,
+``Plan.parsed_update``) made as Python source and compiled once per plan, unrolled per
+column: each value's reader is called only where its fast test (``_readers.Quick``), written
+inline, does not take it. The source holds positions, integer bounds and local names only:
+no name, type or value of the table's, which reach the function as objects. What they answer
+is what the plan's readers answer, value by value: the typed columns in schema order, or
+``None`` when an image lacks a column or has another, or a reader refuses a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from ticdc_conformance.reference.decoded import DecodedColumn
+from ticdc_conformance.reference.simple._readers import Invalid, Quick, Reader
+from ticdc_conformance.reference.simple._values import Unsigned
+from ticdc_conformance.reference.simple._wire import Columns
+from ticdc_conformance.reference.values import TimestampValue, valid_decimal, valid_timestamp
+
+__all__ = ["Column", "Image", "Update", "image_function", "update_function"]
+
+Image = Callable[[Columns], "tuple[DecodedColumn, ...] | None"]
+Update = Callable[
+    [Columns, Columns], "tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None"
+]
+
+_DECIMAL_CHARACTERS = 31
+"""``_readers``' longest DECIMAL text taken by its test."""
+
+
+class Column(NamedTuple):
+    """One column as a typing function sees it."""
+
+    name: str
+    mysql_type: str
+    read: Reader
+    """The column's reader (for a JSON image as parsed, the one taking its TIMESTAMP object)."""
+    quick: Quick | None
+    """The fast test written inline; ``None``: every value is ``read``."""
+
+
+_TESTS: dict[str, tuple[str, ...]] = {
+    # the test of raw value {v}, its value {x} when it passes, and the value's check if any
+    "digits": (
+        "type({v}) is str and {v}.isdigit() and {v}.isascii()",
+        "int({v})",
+        "{a} <= {x} < {b}",
+    ),
+    "float": ("type({v}) is str and {a}({v})", "float({v})", "-{b} <= {x} <= {b}"),
+    "decimal": (
+        f"type({{v}}) is str and len({{v}}) <= {_DECIMAL_CHARACTERS} and {{a}}({{v}})",
+        "dec({v})",
+    ),
+    "ascii": ("type({v}) is str and {v}.isascii()", "{v}"),
+    "ascii_limit": ("type({v}) is str and {v}.isascii() and len({v}) <= {a}", "{v}"),
+    "match": ("type({v}) is str and {a}({v})", "{v}"),
+    "long": ("type({v}) is int and {a} <= {v} < {b}", "{v}"),
+    "unsigned": ("type({v}) is U and {a} <= {v}.value < {b}", "{v}.value"),
+    "double": ("type({v}) is float and -{a} <= {v} <= {a}", "{v}"),
+    "bytes": ("type({v}) is bytes", "{v}"),
+    "bytes_limit": ("type({v}) is bytes and len({v}) <= {a}", "{v}"),
+    "timestamp": ("type({v}) is TS and {a}({v}.text)", "{v}"),
+}
+"""Each form's source: ``{a}`` and ``{b}`` name its arguments, per column."""
+
+
+def _read_value(j: int, column: Column, names: dict[str, object], v: str, x: str) -> list[str]:
+    """Lines setting ``x`` to column ``j``'s value of raw value ``v``."""
+    names[f"r{j}"] = column.read
+    quick = column.quick
+    if quick is None:
+        return [f"{x} = r{j}({v})"]
+    form, args = quick
+    for letter, arg in zip("ab", args, strict=False):
+        names[f"{letter}{j}"] = arg
+    if form == "object":  # a TIMESTAMP object of exactly location and value
+        return [
+            f"if type({v}) is dict and len({v}) == 2:",
+            f"    t = {v}.get('value')",
+            f"    z = {v}.get('location')",
+            f"    if type(t) is str and type(z) is str and a{j}(t):",
+            f"        {x} = ts(t, z)",
+            "    else:",
+            f"        {x} = r{j}({v})",
+            "else:",
+            f"    {x} = r{j}({v})",
+        ]
+    if form in ("ascii", "bytes") and args[0] is not None:
+        form += "_limit"
+    test, value, *check = (part.format(v=v, x=x, a=f"a{j}", b=f"b{j}") for part in _TESTS[form])
+    lines = [f"if {test}:", f"    {x} = {value}"]
+    if check:
+        lines += [f"    if not ({check[0]}):", f"        {x} = r{j}({v})"]
+    # every reader reads null as None
+    return [*lines, f"elif {v} is None:", f"    {x} = None", "else:", f"    {x} = r{j}({v})"]
+
+
+def _names(columns: Sequence[Column]) -> dict[str, object]:
+    names: dict[str, object] = {
+        "C": DecodedColumn,
+        "new": tuple.__new__,
+        "Invalid": Invalid,
+        "U": Unsigned,
+        "TS": TimestampValue,
+        "dec": valid_decimal,
+        "ts": valid_timestamp,
+        "count": len(columns),
+    }
+    for j, column in enumerate(columns):
+        names[f"n{j}"] = column.name
+        names[f"m{j}"] = column.mysql_type
+    return names
+
+
+def _picks(image: str, prefix: str, count: int) -> list[str]:
+    """Lines taking every column's raw value of ``image`` (``KeyError`` if one is missing)."""
+    return [f"{prefix}{j} = {image}[n{j}]" for j in range(count)] or ["pass"]
+
+
+def _column(j: int, x: str) -> str:
+    return f"new(C, (n{j}, {x}, None, None, None, m{j}, None))"
+
+
+def _compile(source: list[str], names: dict[str, object], function: str) -> object:
+    text = "\n".join(source)  # positions and local names: nothing of the table's
+    exec(compile(text, "<simple typing plan>", "exec"), names)  # noqa: S102
+    return names[function]
+
+
+def _indent(lines: list[str], depth: int) -> list[str]:
+    return [" " * depth + line for line in lines]
+
+
+def image_function(columns: Sequence[Column]) -> Image:
+    """``Plan._at_once`` of an image, written out: the typed columns, or ``None``."""
+    names = _names(columns)
+    count = len(columns)
+    body = ["def image(raw):", "    if len(raw) != count:", "        return None", "    try:"]
+    body += _indent(_picks("raw", "v", count), 8)
+    body += ["    except KeyError:", "        return None", "    try:"]
+    for j, column in enumerate(columns):
+        body += _indent(_read_value(j, column, names, f"v{j}", f"x{j}"), 8)
+    body += ["        pass", "    except (Invalid, ValueError, KeyError):", "        return None"]
+    body.append(f"    return ({''.join(_column(j, f'x{j}') + ', ' for j in range(count))})")
+    function: Image = _compile(body, names, "image")  # type: ignore[assignment]
+    return function
+
+
+def update_function(columns: Sequence[Column]) -> Update:
+    """``Plan.parsed_update``'s two images, written out: (new, old) typed, or ``None``.
+
+    The new image is typed first, then each column of the old one: the new column itself
+    where the old value equals the new one (equal JSON values are equally read), else read.
+    """
+    names = _names(columns)
+    count = len(columns)
+    body = [
+        "def update(data, old):",
+        "    if len(data) != count or len(old) != count:",
+        "        return None",
+        "    try:",
+    ]
+    body += _indent(_picks("data", "v", count) + _picks("old", "o", count), 8)
+    body += ["    except KeyError:", "        return None", "    try:"]
+    for j, column in enumerate(columns):
+        body += _indent(_read_value(j, column, names, f"v{j}", f"x{j}"), 8)
+    for j in range(count):
+        body.append(f"        c{j} = {_column(j, f'x{j}')}")
+    for j, column in enumerate(columns):
+        body += [f"        if o{j} == v{j}:", f"            d{j} = c{j}", "        else:"]
+        body += _indent(_read_value(j, column, names, f"o{j}", f"y{j}"), 12)
+        body.append(f"            d{j} = {_column(j, f'y{j}')}")
+    body += ["        pass", "    except (Invalid, ValueError, KeyError):", "        return None"]
+    new = "".join(f"c{j}, " for j in range(count))
+    old = "".join(f"d{j}, " for j in range(count))
+    body.append(f"    return ({new}), ({old})")
+    function: Update = _compile(body, names, "update")  # type: ignore[assignment]
+    return function
