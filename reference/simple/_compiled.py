@@ -11,6 +11,7 @@ is what the plan's readers answer, value by value: the typed columns in schema o
 
 from __future__ import annotations
 
+import binascii
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -45,7 +46,10 @@ class Column(NamedTuple):
 _TESTS: dict[str, tuple[str, ...]] = {
     # the test of raw value {v}, its value {x} when it passes, and the value's check if any
     "digits": (
-        "type({v}) is str and {v}.isdigit() and {v}.isascii()",
+        (
+            "type({v}) is str and {v}.isascii()"
+            " and ({v}.isdigit() or ({v}[:1] == '-' and {v}[1:].isdigit()))"
+        ),
         "int({v})",
         "{a} <= {x} < {b}",
     ),
@@ -88,6 +92,21 @@ def _read_value(j: int, column: Column, names: dict[str, object], v: str, x: str
             "else:",
             f"    {x} = r{j}({v})",
         ]
+    if form == "base64":  # binascii's strict read, as ``b64decode(validate=True)``
+        limit = [] if args[0] is None else ["    else:", f"        if len({x}) > a{j}:"]
+        return [
+            f"if type({v}) is str:",
+            "    try:",
+            f"        {x} = b64({v}, strict_mode=True)",
+            "    except ValueError:",  # binascii.Error is one
+            f"        {x} = r{j}({v})",
+            *limit,
+            *([f"            {x} = r{j}({v})"] if limit else []),
+            f"elif {v} is None:",
+            f"    {x} = None",
+            "else:",
+            f"    {x} = r{j}({v})",
+        ]
     if form in ("ascii", "bytes") and args[0] is not None:
         form += "_limit"
     test, value, *check = (part.format(v=v, x=x, a=f"a{j}", b=f"b{j}") for part in _TESTS[form])
@@ -106,6 +125,7 @@ def _names(columns: Sequence[Column]) -> dict[str, object]:
         "U": Unsigned,
         "TS": TimestampValue,
         "dec": valid_decimal,
+        "b64": binascii.a2b_base64,
         "ts": valid_timestamp,
         "count": len(columns),
     }

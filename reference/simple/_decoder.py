@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import NoReturn
 
 from ticdc_conformance.reference.compression import Compression, decompress
@@ -337,33 +338,39 @@ class SimpleDecoder:
         Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
         DML's values do not fit its already known schema.
         """
-
-        def full() -> Wire:
-            return parse(message, self.encoding, message_index, self.compression)
-
+        full = partial(parse, message, self.encoding, message_index, self.compression)
+        value = message.value
         try:  # a JSON DML's images are checked as they are typed
-            wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
+            if value and not message.key and self.compression == "none" and self.encoding == "json":
+                wire = _lazy.parse(value, message_index)  # ``parse`` of a plain JSON value
+            else:
+                wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
         except DecodeError:
             wire = full()  # a lazy read refuses only what a full read refuses: it words why
+        if wire.kind != "DML":
+            return self._released(wire)
+        planned = self._plans.get((wire.database, wire.table, wire.schema_version))
+        if planned is None:  # its first DML: the plan is made now, if the schema is known
+            planned = self._planned(wire)
+        if planned is None:
+            self._held.append((message_index, full() if wire.unchecked else wire))
+            return []
+        if wire.unchecked and (wire.checksum is None or not self.verify_checksums):
+            # the usual DML: typed at once, or else read again in full (``_typed``)
+            row = _at_once(wire, planned[1])
+            if row is not None:
+                return [row]
+            wire = full()
         found: list[DecodeError] = []
-        if wire.kind == "DML":
-            planned = self._plans.get((wire.database, wire.table, wire.schema_version))
-            if planned is None:  # its first DML: the plan is made now, if the schema is known
-                planned = self._planned(wire)
-            if planned is None:
-                self._held.append((message_index, full() if wire.unchecked else wire))
-                return []
-            if wire.unchecked and (wire.checksum is None or not self.verify_checksums):
-                # the usual DML: typed at once, or else read again in full (``_typed``)
-                row = _at_once(wire, planned[1])
-                if row is not None:
-                    return [row]
-                wire = full()
-            row = self._resolve(wire, planned, message_index, found, full=full)
-            rows: list[DecodedEvent] = [] if row is None else [row]
-            if found:
-                raise_findings(found, rows)
-            return rows
+        row = self._resolve(wire, planned, message_index, found, full=full)
+        rows: list[DecodedEvent] = [] if row is None else [row]
+        if found:
+            raise_findings(found, rows)
+        return rows
+
+    def _released(self, wire: Wire) -> list[DecodedEvent]:
+        """A schema message's event, then the held DMLs its schema releases (``feed``)."""
+        found: list[DecodeError] = []
         events = [_schema_event(wire)]
         self._remember(wire.table_schema)
         self._remember(wire.pre_table_schema)

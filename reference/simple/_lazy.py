@@ -9,7 +9,7 @@
   from the full read (``_json.document``) only where it reads ``-0`` as the integer 0: an
   integer beyond 64 bits (orjson's is a float) is no member's type either way, nor is
   anything nested deeper. orjson's read is taken unless an integer member it read as 0 may
-  have been written ``-0`` (``_zeros_written_so``); any other document is read in full.
+  have been written ``-0`` (``_ordinary``); any other document is read in full.
 * A DML whose members all have the types and ranges §4.2 states, and only the images its
   type carries, is taken in one pass (``_ordinary``); any other message is read by
   ``_json.read``, which refuses it with its reason or reads what it holds.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from ticdc_conformance.reference._gojson import json_accelerator
-from ticdc_conformance.reference.jsondoc import Json, JsonObject
+from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.mysql import INT64, UINT64
 from ticdc_conformance.reference.simple._json import (
     DML_MEMBERS,
@@ -44,43 +44,14 @@ _new_tuple = tuple.__new__
 tuple's ``__new__``."""
 
 
-def _accelerated(value: bytes) -> JsonObject | None:
-    """The document of a DML as orjson reads it; ``None``: no orjson, not JSON, not a DML."""
-    loads = json_accelerator()
-    if loads is None:
-        return None
-    try:
-        raw = loads(value)
-    except ValueError:  # orjson.JSONDecodeError: the full read words the error
-        return None
-    if type(raw) is not dict:
-        return None
-    kind = raw.get("type")
-    return raw if type(kind) is str and kind in IMAGES else None
-
-
-def _zeros_written_so(value: bytes, raw: JsonObject) -> bool:
-    """Whether no integer member orjson read as 0 may have been written ``-0``.
-
-    Only a member read as 0 can have been (orjson reads every other ``-0`` as the full read
-    does not, but no other number is a member's); with none, or no ``-0`` standing as a
-    number anywhere in the text, none was.
-    """
-    get = raw.get
-    if "checksum" in raw or 0 in (
-        get("commitTs"),
-        get("buildTs"),
-        get("tableID"),
-        get("schemaVersion"),
-    ):
-        return b"-0" not in value or _NEGATIVE_ZERO.search(value) is None
-    return True
-
-
-def _ordinary(raw: Json, message_index: int) -> Wire | None:
+def _ordinary(raw: Json, message_index: int, text: bytes | None) -> Wire | None:
     """The DML in ``raw`` if every member is as §4.2 states it, else ``None``.
 
-    What ``_json.read`` returns for it, lazily: ``data`` and ``old`` as parsed.
+    What ``_json.read`` returns for it, lazily: ``data`` and ``old`` as parsed. ``text``:
+    ``raw`` is orjson's read of it, which stands unless an integer member it read as 0 may
+    have been written ``-0``: only a member read as 0 can have been (orjson reads every
+    other ``-0`` as the full read does not, but no other number is a member's); with none,
+    or no ``-0`` standing as a number anywhere in the text, none was.
     """
     if type(raw) is not dict:
         return None
@@ -94,8 +65,7 @@ def _ordinary(raw: Json, message_index: int) -> Wire | None:
     data, old = get("data"), get("old")
     if (
         images is None
-        or type(version) is not int
-        or version != VERSION
+        or version is not VERSION  # the int 1 itself (1.0 and True are other objects)
         or type(commit_ts) is not int
         or commit_ts not in UINT64
         or type(build_ts) is not int
@@ -116,6 +86,18 @@ def _ordinary(raw: Json, message_index: int) -> Wire | None:
     checksum = None
     if "checksum" in raw:
         checksum = read_checksum(raw["checksum"], failer(PROTOCOL, message_index))
+    if (
+        text is not None
+        and (
+            "checksum" in raw
+            or not commit_ts
+            or not build_ts
+            or (not table_id and "tableID" in raw)
+            or (not schema_version and "schemaVersion" in raw)
+        )
+        and _NEGATIVE_ZERO.search(text) is not None  # its scan: faster than ``in``'s
+    ):
+        return None
     return _new_tuple(
         Wire,
         (
@@ -142,11 +124,15 @@ def _ordinary(raw: Json, message_index: int) -> Wire | None:
 
 def parse(value: bytes, message_index: int) -> Wire:
     """``_json.parse(value, message_index, lazy=True)``, faster (module docstring)."""
-    accelerated = _accelerated(value)
-    if accelerated is not None:
-        wire = _ordinary(accelerated, message_index)
-        if wire is not None and _zeros_written_so(value, accelerated):
+    loads = json_accelerator()
+    if loads is not None:
+        try:
+            raw = loads(value)
+        except ValueError:  # orjson.JSONDecodeError: the full read words the error
+            raw = None
+        wire = _ordinary(raw, message_index, value)
+        if wire is not None:
             return wire
     raw = document(value, message_index)
-    wire = _ordinary(raw, message_index)
+    wire = _ordinary(raw, message_index, None)
     return read(raw, message_index, lazy=True) if wire is None else wire

@@ -47,6 +47,11 @@ decoded_column = partial(tuple.__new__, DecodedColumn)
 _ABSENT = object()
 
 
+def _no_update(data: Columns, old: Columns) -> None:
+    """An Avro plan's ``parsed_update``: none (``Plan.parsed_update``)."""
+    del data, old
+
+
 def _object_column(reader: Column, column: ColumnInfo, ctype: ColumnType) -> Column:
     """A TIMESTAMP column of a JSON image as parsed: its reader takes the JSON object."""
     test = timestamp_test(column, ctype)
@@ -80,7 +85,7 @@ class Plan:
     The one-pass typing of images is compiled for the schema (``_compiled``).
     """
 
-    __slots__ = ("_columns", "_image", "_names", "_parsed_image", "_parsed_update")
+    __slots__ = ("_columns", "_image", "_names", "parsed_image", "parsed_update")
 
     def __init__(self, table: TableInfo, *, avro: bool) -> None:
         columns = table.columns
@@ -96,41 +101,15 @@ class Plan:
         self._columns = tuple((c.name, c.mysql_type, c.read) for c in readers)
         self._names = frozenset(column.name for column in columns)
         self._image = image_function(readers)
-        self._parsed_image: Image | None = None
-        self._parsed_update: Update | None = None
-        if not avro:
-            # a JSON image as parsed holds TIMESTAMP as its {location, value} object
-            objects = [
-                _object_column(reader, column, ctype) if column.type == "timestamp" else reader
-                for column, ctype, reader in zip(columns, ctypes, readers, strict=True)
-            ]
-            self._parsed_image = image_function(objects)
-            self._parsed_update = update_function(objects)
-
-    def image(
-        self, member: str, raw: Columns, version: int, fail: Fail, found: Found
-    ) -> tuple[DecodedColumn, ...]:
-        """The typed columns of one image in schema order; invalid values go to ``found``.
-
-        ``fail`` is called for an unknown column or a value its column cannot hold.
-        """
-        typed = self._image(raw)
-        return self._full(member, raw, version, fail, found) if typed is None else typed
-
-    def parsed_image(self, raw: Columns) -> tuple[DecodedColumn, ...] | None:
+        self.parsed_image: Image = self._image
         """A JSON image as parsed (``Wire.unchecked``) typed at once, or ``None``.
 
         ``None`` unless the image holds every column and every value is valid: the message is
         then read in full, which words any error. Every reader refuses a JSON array, number,
         boolean or object (but a TIMESTAMP column's object), so no value the full read would
-        refuse passes.
+        refuse passes. (An Avro image as read is its own: the plan's one-pass image.)
         """
-        assert self._parsed_image is not None, "JSON plans only"
-        return self._parsed_image(raw)
-
-    def parsed_update(
-        self, data: Columns, old: Columns
-    ) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None:
+        self.parsed_update: Update = _no_update
         """An UPDATE's two JSON images as parsed, typed at once (``parsed_image``): new, old.
 
         An UPDATE mostly changes a few columns: where the old image holds the very value the
@@ -141,8 +120,24 @@ class Plan:
         means the same value. Avro's numbers are equal across kinds (``0.0 == -0.0``,
         ``1 == True``), so an Avro plan answers ``None``.
         """
-        update = self._parsed_update
-        return None if update is None else update(data, old)
+        if not avro:
+            # a JSON image as parsed holds TIMESTAMP as its {location, value} object
+            objects = [
+                _object_column(reader, column, ctype) if column.type == "timestamp" else reader
+                for column, ctype, reader in zip(columns, ctypes, readers, strict=True)
+            ]
+            self.parsed_image = image_function(objects)
+            self.parsed_update = update_function(objects)
+
+    def image(
+        self, member: str, raw: Columns, version: int, fail: Fail, found: Found
+    ) -> tuple[DecodedColumn, ...]:
+        """The typed columns of one image in schema order; invalid values go to ``found``.
+
+        ``fail`` is called for an unknown column or a value its column cannot hold.
+        """
+        typed = self._image(raw)
+        return self._full(member, raw, version, fail, found) if typed is None else typed
 
     def _full(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found

@@ -66,10 +66,11 @@ class Quick(NamedTuple):
     """A reader's fast test in a form ``_compiled`` writes out inline, by name.
 
     ``form`` names the test, ``args`` are its objects: ``digits`` (low, high), ``float``
-    (fullmatch, largest), ``decimal`` (fullmatch), ``ascii`` (limit or ``None``), ``match``
-    (fullmatch: the text is the value), ``long`` and ``unsigned`` (low, high), ``double``
-    (largest), ``bytes`` (limit or ``None``), ``timestamp`` (test of the text). The reader
-    answers exactly what the form's test and value answer where the test passes.
+    (fullmatch, largest), ``decimal`` (fullmatch), ``ascii`` and ``base64`` (limit or
+    ``None``), ``match`` (a test such as a fullmatch: the text is the value), ``long`` and
+    ``unsigned`` (low, high), ``double`` (largest), ``bytes`` (limit or ``None``),
+    ``timestamp`` (test of the text). Where the test passes, the form's value is the
+    reader's answer.
     """
 
     form: str
@@ -287,7 +288,7 @@ def _string(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) 
                     return data
             return general(raw)
 
-        return read_bytes, None
+        return read_bytes, Quick("base64", (limit,))
 
     def read_text(raw: Raw) -> Value:
         if type(raw) is str and raw.isascii() and (limit is None or len(raw) <= limit):
@@ -349,7 +350,7 @@ def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) ->
             return raw
         return general(raw)
 
-    return read, None
+    return read, Quick("match", (json_reads,))
 
 
 _FAST: dict[str, Callable[[ColumnInfo, ColumnType, Reader, bool], Made | None]] = {
