@@ -75,16 +75,16 @@ def _read_value(j: int, column: Column, names: dict[str, object], v: str, x: str
     """Lines setting ``x`` to column ``j``'s value of raw value ``v``."""
     names[f"r{j}"] = column.read
     quick = column.quick
-    if quick is None:
-        return [f"{x} = r{j}({v})"]
+    if quick is None:  # every reader reads null as None
+        return [f"{x} = None if {v} is None else r{j}({v})"]
     form, args = quick
     for letter, arg in zip("ab", args, strict=False):
         names[f"{letter}{j}"] = arg
     if form == "object":  # a TIMESTAMP object of exactly location and value
         return [
             f"if type({v}) is dict and len({v}) == 2:",
-            f"    t = {v}.get('value')",
-            f"    z = {v}.get('location')",
+            f"    t = {v}['value']",  # a KeyError: the reader refuses it too (ValueError)
+            f"    z = {v}['location']",
             f"    if type(t) is str and type(z) is str and a{j}(t):",
             f"        {x} = ts(t, z)",
             "    else:",

@@ -338,7 +338,6 @@ class SimpleDecoder:
         Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
         DML's values do not fit its already known schema.
         """
-        full = partial(parse, message, self.encoding, message_index, self.compression)
         value = message.value
         try:  # a JSON DML's images are checked as they are typed
             if value and not message.key and self.compression == "none" and self.encoding == "json":
@@ -346,27 +345,34 @@ class SimpleDecoder:
             else:
                 wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
         except DecodeError:
-            wire = full()  # a lazy read refuses only what a full read refuses: it words why
+            wire = self._full(message, message_index)  # a lazy read refuses only what a full
+            # read refuses: it words why
         if wire.kind != "DML":
             return self._released(wire)
         planned = self._plans.get((wire.database, wire.table, wire.schema_version))
         if planned is None:  # its first DML: the plan is made now, if the schema is known
             planned = self._planned(wire)
         if planned is None:
-            self._held.append((message_index, full() if wire.unchecked else wire))
+            held = self._full(message, message_index) if wire.unchecked else wire
+            self._held.append((message_index, held))
             return []
         if wire.unchecked and (wire.checksum is None or not self.verify_checksums):
             # the usual DML: typed at once, or else read again in full (``_typed``)
             row = _at_once(wire, planned[1])
             if row is not None:
                 return [row]
-            wire = full()
+            wire = self._full(message, message_index)
         found: list[DecodeError] = []
+        full = partial(self._full, message, message_index)
         row = self._resolve(wire, planned, message_index, found, full=full)
         rows: list[DecodedEvent] = [] if row is None else [row]
         if found:
             raise_findings(found, rows)
         return rows
+
+    def _full(self, message: Message, message_index: int) -> Wire:
+        """The message read in full (``parse``, not lazily)."""
+        return parse(message, self.encoding, message_index, self.compression)
 
     def _released(self, wire: Wire) -> list[DecodedEvent]:
         """A schema message's event, then the held DMLs its schema releases (``feed``)."""

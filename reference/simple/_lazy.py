@@ -10,7 +10,7 @@
   integer beyond 64 bits (orjson's is a float) is no member's type either way, nor is
   anything nested deeper. orjson's read is taken unless an integer member it read as 0 may
   have been written ``-0`` (``_ordinary``); any other document is read in full.
-* A DML whose members all have the types and ranges §4.2 states, and only the images its
+* A DML whose members all have the types and ranges §4.2 states, and exactly the images its
   type carries, is taken in one pass (``_ordinary``); any other message is read by
   ``_json.read``, which refuses it with its reason or reads what it holds.
 
@@ -39,6 +39,10 @@ __all__ = ["parse"]
 
 _NEGATIVE_ZERO = re.compile(rb"-0(?![0-9.eE])")
 """Where ``-0`` may stand as a number (it may also match inside a string: harmless)."""
+_UINT64_END, _INT64_START, _INT64_END = UINT64.stop, INT64.start, INT64.stop
+_ASKED = 4
+"""``version``, ``type``, ``commitTs``, ``buildTs``: members ``_ordinary`` finds or refuses.
+Those, the images and the names it counts are every member when there are as many."""
 _new_tuple = tuple.__new__
 """``_new_tuple(Wire, members)``: a ``Wire`` of all its members in order, without the named
 tuple's ``__new__``."""
@@ -58,34 +62,40 @@ def _ordinary(raw: Json, message_index: int, text: bytes | None) -> Wire | None:
     get = raw.get
     kind = get("type")
     images = IMAGES.get(kind) if type(kind) is str else None
-    version, commit_ts, build_ts = get("version"), get("commitTs"), get("buildTs")
+    commit_ts, build_ts = get("commitTs"), get("buildTs")
     database, table = get("database", ""), get("table", "")
     table_id, schema_version = get("tableID", 0), get("schemaVersion", 0)
-    location, handle_key_only = get("claimCheckLocation", ""), get("handleKeyOnly", False)
     data, old = get("data"), get("old")
-    if (
+    if (  # the ranges compared, not asked of a range: faster
         images is None
-        or version is not VERSION  # the int 1 itself (1.0 and True are other objects)
+        or get("version") is not VERSION  # the int 1 itself (1.0 and True are other objects)
         or type(commit_ts) is not int
-        or commit_ts not in UINT64
+        or not 0 <= commit_ts < _UINT64_END
         or type(build_ts) is not int
-        or build_ts not in INT64
+        or not _INT64_START <= build_ts < _INT64_END
         or type(database) is not str
         or type(table) is not str
         or type(table_id) is not int
-        or table_id not in INT64
+        or not _INT64_START <= table_id < _INT64_END
         or type(schema_version) is not int
-        or schema_version not in UINT64
-        or type(location) is not str
-        or type(handle_key_only) is not bool
-        or ("data" in raw and (type(data) is not dict or "data" not in images))
-        or ("old" in raw and (type(old) is not dict or "old" not in images))
-        or not raw.keys() <= DML_MEMBERS
+        or not 0 <= schema_version < _UINT64_END
+        # an image the type carries is an object (one it leaves out: read in full)
+        or (type(data) is not dict if "data" in images else "data" in raw)
+        or (type(old) is not dict if "old" in images else "old" in raw)
     ):
         return None
-    checksum = None
-    if "checksum" in raw:
-        checksum = read_checksum(raw["checksum"], failer(PROTOCOL, message_index))
+    named = ("database" in raw) + ("table" in raw) + ("tableID" in raw) + ("schemaVersion" in raw)
+    location, handle_key_only, checksum = "", False, None
+    if len(raw) != _ASKED + len(images) + named:  # another member, maybe unknown
+        location, handle_key_only = get("claimCheckLocation", ""), get("handleKeyOnly", False)
+        if (
+            type(location) is not str
+            or type(handle_key_only) is not bool
+            or not raw.keys() <= DML_MEMBERS
+        ):
+            return None
+        if "checksum" in raw:
+            checksum = read_checksum(raw["checksum"], failer(PROTOCOL, message_index))
     if (
         text is not None
         and (
