@@ -15,15 +15,16 @@ import binascii
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ticdc_conformance.reference.decoded import DecodedColumn
+from ticdc_conformance.reference.decoded import DecodedColumn, DecodedRow, decoded_row
 from ticdc_conformance.reference.simple._readers import Invalid, Quick, Reader
 from ticdc_conformance.reference.simple._values import Unsigned
-from ticdc_conformance.reference.simple._wire import Columns
+from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.values import TimestampValue, valid_decimal, valid_timestamp
 
-__all__ = ["Column", "Image", "Update", "image_function", "update_function"]
+__all__ = ["Column", "Image", "Row", "Update", "image_function", "row_function", "update_function"]
 
 Image = Callable[[Columns], "tuple[DecodedColumn, ...] | None"]
+Row = Callable[[Wire], "DecodedRow | None"]
 Update = Callable[
     [Columns, Columns], "tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None"
 ]
@@ -169,6 +170,31 @@ def image_function(columns: Sequence[Column]) -> Image:
     return function
 
 
+def _update_body(columns: Sequence[Column], names: dict[str, object]) -> list[str]:
+    """Lines typing ``data`` and ``old`` into columns ``c0``… and ``d0``… (else ``None``)."""
+    count = len(columns)
+    body = [
+        "if len(data) != count or len(old) != count:",
+        "    return None",
+        "try:",
+    ]
+    body += _indent(_picks("data", "v", count) + _picks("old", "o", count), 4)
+    body += ["except KeyError:", "    return None", "try:"]
+    for j, column in enumerate(columns):
+        body += _indent(_read_value(j, column, names, f"v{j}", f"x{j}"), 4)
+    for j in range(count):
+        body.append(f"    c{j} = {_column(j, f'x{j}')}")
+    for j, column in enumerate(columns):
+        body += [f"    if o{j} == v{j}:", f"        d{j} = c{j}", "    else:"]
+        body += _indent(_read_value(j, column, names, f"o{j}", f"y{j}"), 8)
+        body.append(f"        d{j} = {_column(j, f'y{j}')}")
+    return [*body, "    pass", "except (Invalid, ValueError, KeyError):", "    return None"]
+
+
+def _images(letter: str, count: int) -> str:
+    return f"({''.join(f'{letter}{j}, ' for j in range(count))})"
+
+
 def update_function(columns: Sequence[Column]) -> Update:
     """``Plan.parsed_update``'s two images, written out: (new, old) typed, or ``None``.
 
@@ -176,26 +202,34 @@ def update_function(columns: Sequence[Column]) -> Update:
     where the old value equals the new one (equal JSON values are equally read), else read.
     """
     names = _names(columns)
-    count = len(columns)
-    body = [
-        "def update(data, old):",
-        "    if len(data) != count or len(old) != count:",
-        "        return None",
-        "    try:",
-    ]
-    body += _indent(_picks("data", "v", count) + _picks("old", "o", count), 8)
-    body += ["    except KeyError:", "        return None", "    try:"]
-    for j, column in enumerate(columns):
-        body += _indent(_read_value(j, column, names, f"v{j}", f"x{j}"), 8)
-    for j in range(count):
-        body.append(f"        c{j} = {_column(j, f'x{j}')}")
-    for j, column in enumerate(columns):
-        body += [f"        if o{j} == v{j}:", f"            d{j} = c{j}", "        else:"]
-        body += _indent(_read_value(j, column, names, f"o{j}", f"y{j}"), 12)
-        body.append(f"            d{j} = {_column(j, f'y{j}')}")
-    body += ["        pass", "    except (Invalid, ValueError, KeyError):", "        return None"]
-    new = "".join(f"c{j}, " for j in range(count))
-    old = "".join(f"d{j}, " for j in range(count))
-    body.append(f"    return ({new}), ({old})")
+    body = ["def update(data, old):", *_indent(_update_body(columns, names), 4)]
+    body.append(f"    return {_images('c', len(columns))}, {_images('d', len(columns))}")
     function: Update = _compile(body, names, "update")  # type: ignore[assignment]
+    return function
+
+
+def row_function(columns: Sequence[Column], other: Callable[[Wire], DecodedRow | None]) -> Row:
+    """``Plan.parsed_row``: ``other(wire)``, written out for an UPDATE of both images.
+
+    The images typed as ``update_function`` types them, the row made of them and the
+    message's members as ``_rows.row`` makes it; ``None`` when an image is not typed.
+    """
+    names = _names(columns)
+    names["other"], names["row_of"] = other, decoded_row
+    body = [
+        "def row(wire):",
+        (
+            "    (_, kind, commit_ts, _, _, _, _, database, table, table_id, schema_version,"
+            " location, key_only, _, data, old, _) = wire"
+        ),
+        "    if kind != 'UPDATE' or data is None or old is None:",
+        "        return other(wire)",
+        *_indent(_update_body(columns, names), 4),
+        (
+            "    return row_of(commit_ts, database, table, 'update',"
+            f" {_images('d', len(columns))}, {_images('c', len(columns))},"
+            " None, table_id, None, schema_version, key_only, location)"
+        ),
+    ]
+    function: Row = _compile(body, names, "row")  # type: ignore[assignment]
     return function

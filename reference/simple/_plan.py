@@ -18,8 +18,10 @@ from ticdc_conformance.reference.jsondoc import Fail, JsonObject
 from ticdc_conformance.reference.simple._compiled import (
     Column,
     Image,
+    Row,
     Update,
     image_function,
+    row_function,
     update_function,
 )
 from ticdc_conformance.reference.simple._json import timestamp_object
@@ -30,6 +32,7 @@ from ticdc_conformance.reference.simple._readers import (
     column_quick,
     timestamp_test,
 )
+from ticdc_conformance.reference.simple._rows import at_once
 from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.simple._wire import Columns
 from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
@@ -85,7 +88,7 @@ class Plan:
     The one-pass typing of images is compiled for the schema (``_compiled``).
     """
 
-    __slots__ = ("_columns", "_image", "_names", "parsed_image", "parsed_update")
+    __slots__ = ("_columns", "_image", "_names", "parsed_image", "parsed_row", "parsed_update")
 
     def __init__(self, table: TableInfo, *, avro: bool) -> None:
         columns = table.columns
@@ -128,6 +131,11 @@ class Plan:
             ]
             self.parsed_image = image_function(objects)
             self.parsed_update = update_function(objects)
+        self.parsed_row: Row = partial(at_once, plan=self)
+        """The row of a DML as parsed (``Wire.unchecked``), typed at once, or ``None``
+        (``_rows.at_once``; a JSON UPDATE of both images in one compiled call)."""
+        if not avro:
+            self.parsed_row = row_function(objects, self.parsed_row)
 
     def image(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found
