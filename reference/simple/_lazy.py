@@ -85,7 +85,9 @@ def _ordinary(raw: Json, message_index: int, text: bytes | None) -> Wire | None:
     ):
         return None
     named = ("database" in raw) + ("table" in raw) + ("tableID" in raw) + ("schemaVersion" in raw)
-    location, handle_key_only, checksum = "", False, None
+    location: Json = ""
+    handle_key_only: Json = False
+    checksum = None
     if len(raw) != _ASKED + len(images) + named:  # another member, maybe unknown
         location, handle_key_only = get("claimCheckLocation", ""), get("handleKeyOnly", False)
         if (
