@@ -1,12 +1,13 @@
 """Typing functions compiled once per table schema: a plan's one-pass image, written out.
 
-``image_function`` and ``update_function`` are ``Plan``'s one-pass typing (``Plan._typed``,
-``Plan.parsed_update``) made as Python source and compiled once per plan, unrolled per
-column: each value's reader is called only where its fast test (``_readers.Quick``), written
-inline, does not take it. The source holds positions, integer bounds and local names only:
-no name, type or value of the table's, which reach the function as objects. What they answer
-is what the plan's readers answer, value by value: the typed columns in schema order, or
-``None`` when an image lacks a column or has another, or a reader refuses a value.
+``image_function``, ``update_function`` and ``row_function`` are ``Plan``'s one-pass typing
+(``Plan.image``'s first try, ``parsed_image``, ``parsed_update``, ``parsed_row``) made as
+Python source and compiled once per plan, unrolled per column: each value's reader is called
+only where its fast test (``_readers.Quick``), written inline, does not take it. The source
+holds positions, integer bounds and local names only: no name, type or value of the table's,
+which reach the function as objects. What they answer is what the plan's readers answer, value
+by value: the typed columns in schema order, or ``None`` when an image lacks a column or has
+another, or a reader refuses a value.
 """
 
 from __future__ import annotations
@@ -28,9 +29,6 @@ Row = Callable[[Wire], "DecodedRow | None"]
 Update = Callable[
     [Columns, Columns], "tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None"
 ]
-
-_DECIMAL_CHARACTERS = 31
-"""``_readers``' longest DECIMAL text taken by its test."""
 
 
 class Column(NamedTuple):
@@ -55,10 +53,7 @@ _TESTS: dict[str, tuple[str, ...]] = {
         "{a} <= {x} < {b}",
     ),
     "float": ("type({v}) is str and {a}({v})", "float({v})", "-{b} <= {x} <= {b}"),
-    "decimal": (
-        f"type({{v}}) is str and len({{v}}) <= {_DECIMAL_CHARACTERS} and {{a}}({{v}})",
-        "dec({v})",
-    ),
+    "decimal": ("type({v}) is str and len({v}) <= {b} and {a}({v})", "dec({v})"),
     "ascii": ("type({v}) is str and {v}.isascii()", "{v}"),
     "ascii_limit": ("type({v}) is str and {v}.isascii() and len({v}) <= {a}", "{v}"),
     "match": ("type({v}) is str and {a}({v})", "{v}"),
@@ -156,7 +151,7 @@ def _indent(lines: list[str], depth: int) -> list[str]:
 
 
 def image_function(columns: Sequence[Column]) -> Image:
-    """``Plan._at_once`` of an image, written out: the typed columns, or ``None``."""
+    """An image typed in one pass, written out: the typed columns, or ``None``."""
     names = _names(columns)
     count = len(columns)
     body = ["def image(raw):", "    if len(raw) != count:", "        return None", "    try:"]

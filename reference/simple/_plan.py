@@ -1,11 +1,12 @@
 """Typing plans: how ``SimpleDecoder`` types the images of one table schema's DMLs (§4.3).
 
-A plan is made once per table schema and kept: one reader per column (``_readers``), in
-schema order, and the schema's column names. An image (``data`` or ``old``) holding exactly the
-schema's columns, the usual case, is typed in one pass over the readers; anything else (a
-handle-key-only image, an unknown column), and any value a reader refuses or finds invalid,
-takes the full path, which says which value and why, column by column as TiCDC's consumer.
-An UPDATE's old image is typed only where it differs from the new one (``parsed_update``).
+A plan is made once per table schema and kept: one reader per column (``_readers``), in schema
+order, and the schema's column names. An image (``data`` or ``old``) holding exactly the
+schema's columns, the usual case, is typed in one pass over the readers, compiled for the
+schema (``_compiled``); anything else (a handle-key-only image, an unknown column), and any
+value a reader refuses or finds invalid, takes the full path, which says which value and why,
+column by column as TiCDC's consumer. An UPDATE's old image is typed only where it differs from
+the new one (``parsed_update``).
 """
 
 from __future__ import annotations

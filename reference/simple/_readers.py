@@ -66,11 +66,12 @@ class Quick(NamedTuple):
     """A reader's fast test in a form ``_compiled`` writes out inline, by name.
 
     ``form`` names the test, ``args`` are its objects: ``digits`` (low, high), ``float``
-    (fullmatch, largest), ``decimal`` (fullmatch), ``ascii`` and ``base64`` (limit or
-    ``None``), ``match`` (a test such as a fullmatch: the text is the value), ``long`` and
-    ``unsigned`` (low, high), ``double`` (largest), ``bytes`` (limit or ``None``),
-    ``timestamp`` (test of the text). Where the test passes, the form's value is the
-    reader's answer.
+    (fullmatch, largest), ``decimal`` (fullmatch, longest text), ``ascii`` and ``base64``
+    (limit or ``None``), ``match`` (a test such as a fullmatch: the text is the value),
+    ``long`` and ``unsigned`` (low, high), ``double`` (largest), ``bytes`` (limit or
+    ``None``), ``timestamp`` (test of the text); ``_plan`` adds ``object``, a JSON TIMESTAMP
+    object's (test of its text). Where the test passes, the form's value is the reader's
+    answer.
     """
 
     form: str
@@ -255,7 +256,7 @@ def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool)
             return valid_decimal(raw)  # the text has DecimalValue's own pattern
         return general(raw)
 
-    return read, Quick("decimal", (matches,))
+    return read, Quick("decimal", (matches, _DECIMAL_CHARACTERS))
 
 
 _DECLARED = frozenset({"char", "varchar", "binary", "varbinary"})
