@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
+from unittest import mock
 
 from ticdc_conformance.reference import (
     ColumnInfo,
@@ -15,8 +17,13 @@ from ticdc_conformance.reference import (
     simple_avro,
     simple_json,
 )
+from ticdc_conformance.reference.compression import Compression
+from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.events import ChangeEvent
 from ticdc_conformance.reference.message import Codec
+from ticdc_conformance.reference.simple import EncodingFormat, _decoder, _json, _lazy
+from ticdc_conformance.reference.simple._wire import Wire
+from ticdc_conformance.reference.validation import InvalidValueError
 
 TS = 447984084414103554  # commit ts of the seed's INSERT example
 VERSION = 447984074911121426  # the seed's schemaVersion
@@ -78,6 +85,53 @@ def feed_all(encoding: str, messages: list[Message]) -> list[DecodedEvent]:
     assert decoder.pending() == ()
     assert decoder.rejected() == ()
     return events
+
+
+_PARSE = _decoder.parse
+_JSON_PARSE = _json.parse
+
+
+def _full_parse(
+    message: Message,
+    encoding: EncodingFormat,
+    index: int,
+    compression: Compression = "none",
+    **_: bool,
+) -> Wire:
+    return _PARSE(message, encoding, index, compression)
+
+
+def _full_json(value: bytes, index: int) -> Wire:
+    return _JSON_PARSE(value, index)
+
+
+@contextmanager
+def read_in_full() -> Iterator[None]:
+    """Inside the block a ``SimpleDecoder`` reads every message in full, none lazily."""
+    with (
+        mock.patch.object(_decoder, "parse", _full_parse),
+        mock.patch.object(_lazy, "parse", _full_json),
+    ):
+        yield
+
+
+def json_decoders(t: TableInfo) -> tuple[simple.SimpleDecoder, simple.SimpleDecoder]:
+    """Two Simple-JSON decoders that know ``t``'s schema: to read lazily and in full."""
+    bootstrap = simple_json.encode_bootstrap(t)
+    lazy, full = simple_json.new_decoder(), simple_json.new_decoder()
+    lazy.feed(bootstrap)
+    full.feed(bootstrap)
+    return lazy, full
+
+
+def feed_outcome(decoder: simple.SimpleDecoder, message: Message) -> tuple[str, object]:
+    """The events a decoder returns for a message, or the error it raises, as text."""
+    try:
+        return "events", decoder.feed(message)
+    except InvalidValueError as error:
+        return "invalid", (str(error), [str(f) for f in error.findings], error.events)
+    except DecodeError as error:
+        return "error", str(error)
 
 
 # Avro primitives, written here independently of the codec under test (Avro 1.11 spec)

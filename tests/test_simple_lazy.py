@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager, nullcontext
-from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from simple_helpers import feed_outcome, json_decoders, read_in_full
 
-from ticdc_conformance.reference import Message, TableInfo, simple_json
+from ticdc_conformance.reference import Message, TableInfo
 from ticdc_conformance.reference._gojson import plain_json_only
-from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.errors import DecodeError
-from ticdc_conformance.reference.simple import EncodingFormat, SimpleDecoder, _decoder, _json, _lazy
-from ticdc_conformance.reference.simple._wire import Wire
+from ticdc_conformance.reference.simple import _json, _lazy
 from ticdc_conformance.reference.tables import ColumnInfo
 
 Outcome = tuple[str, object]
@@ -112,19 +110,6 @@ def _outcome(read: object) -> Outcome:
         return "refused", None
 
 
-def _full_parse(
-    message: Message,
-    encoding: EncodingFormat,
-    index: int,
-    compression: Compression = "none",
-    **_: bool,
-) -> Wire:
-    return _PARSE(message, encoding, index, compression)
-
-
-_PARSE = _decoder.parse
-
-
 def _path(plain: bool) -> AbstractContextManager[None]:
     """The plain ``json`` path (``plain``), or orjson's where it is installed."""
     return plain_json_only() if plain else nullcontext()
@@ -148,21 +133,11 @@ def test_a_lazy_read_is_the_general_lazy_read(plain: bool, document: bytes) -> N
 def test_a_consumer_reads_every_document_as_in_full(plain: bool, document: bytes) -> None:
     """The decoder's events (or error) are those of a decoder that reads every message in full."""
     message = Message(key=None, value=document)
-    lazy, full = simple_json.new_decoder(), simple_json.new_decoder()
-    bootstrap = simple_json.encode_bootstrap(_TABLE)
-    lazy.feed(bootstrap)
-    full.feed(bootstrap)
-
-    def outcome(decoder: SimpleDecoder) -> Outcome:
-        try:
-            return "events", decoder.feed(message)
-        except DecodeError as error:
-            return "error", str(error)
-
+    lazy, full = json_decoders(_TABLE)
     with _path(plain):
-        with mock.patch.object(_decoder, "parse", _full_parse):
-            expected = outcome(full)
-        assert outcome(lazy) == expected
+        with read_in_full():
+            expected = feed_outcome(full, message)
+        assert feed_outcome(lazy, message) == expected
 
 
 def test_negative_zero_is_read_in_full() -> None:

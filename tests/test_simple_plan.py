@@ -8,23 +8,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import struct
-from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from simple_helpers import feed_outcome, json_decoders, read_in_full
 from test_simple_readers import _COLUMNS, _raws, _texts, actual, expected
 
-from ticdc_conformance.reference import Message, simple_json
-from ticdc_conformance.reference.compression import Compression
+from ticdc_conformance.reference import Message
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.jsondoc import Json
-from ticdc_conformance.reference.simple import EncodingFormat, SimpleDecoder, _avro, _decoder, _json
+from ticdc_conformance.reference.simple import _avro, _json
 from ticdc_conformance.reference.simple._plan import Found, Plan
 from ticdc_conformance.reference.simple._values import TIMESTAMP_RECORD, UNSIGNED_RECORD
-from ticdc_conformance.reference.simple._wire import Columns, Wire, failer
+from ticdc_conformance.reference.simple._wire import Columns, failer
 from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
-from ticdc_conformance.reference.validation import InvalidValueError
 
 Outcome = tuple[str, object]
 
@@ -160,31 +158,11 @@ def test_short_float32_values(text: str) -> None:
         assert actual(_FLOAT, value, avro=True) == expected(_FLOAT, value, avro=True)
 
 
-def _feed_outcome(decoder: SimpleDecoder, message: Message) -> Outcome:
-    try:
-        return "events", decoder.feed(message)
-    except InvalidValueError as error:
-        return "invalid", (str(error), [str(f) for f in error.findings], error.events)
-    except DecodeError as error:
-        return "error", str(error)
-
-
 _wire_values: st.SearchStrategy[Json] = st.one_of(
     _json_values,
     _texts,
     st.sampled_from(["1", "-5", "2024-02-29", "2024-02-29 12:00:00", "1.5", "YQ==", '{"k":1}']),
 )
-_PARSE = _decoder.parse
-
-
-def _full_parse(
-    message: Message,
-    encoding: EncodingFormat,
-    index: int,
-    compression: Compression = "none",
-    **_: bool,
-) -> Wire:
-    return _PARSE(message, encoding, index, compression)
 
 
 _VALID: dict[str, Json] = {
@@ -239,13 +217,10 @@ def test_a_json_dml_typed_as_parsed_is_the_dml_read_in_full(
         **images,
     }
     message = Message(key=None, value=json.dumps(document).encode())
-    bootstrap = simple_json.encode_bootstrap(table)
-    lazy, full = simple_json.new_decoder(), simple_json.new_decoder()
-    lazy.feed(bootstrap)
-    full.feed(bootstrap)
-    with mock.patch.object(_decoder, "parse", _full_parse):
-        expected_outcome = _feed_outcome(full, message)
-    assert _feed_outcome(lazy, message) == expected_outcome
+    lazy, full = json_decoders(table)
+    with read_in_full():
+        expected_outcome = feed_outcome(full, message)
+    assert feed_outcome(lazy, message) == expected_outcome
 
 
 @st.composite
@@ -284,13 +259,10 @@ def test_a_json_update_typed_as_parsed_is_the_update_read_in_full(
     document = {"version": 1, "type": "UPDATE", "commitTs": 5, "buildTs": 0, "data": data}
     document |= {"old": old, "database": "s", "table": "t"}
     message = Message(key=None, value=json.dumps(document).encode())
-    bootstrap = simple_json.encode_bootstrap(table)
-    lazy, full = simple_json.new_decoder(), simple_json.new_decoder()
-    lazy.feed(bootstrap)
-    full.feed(bootstrap)
-    with mock.patch.object(_decoder, "parse", _full_parse):
-        expected_outcome = _feed_outcome(full, message)
-    assert _feed_outcome(lazy, message) == expected_outcome
+    lazy, full = json_decoders(table)
+    with read_in_full():
+        expected_outcome = feed_outcome(full, message)
+    assert feed_outcome(lazy, message) == expected_outcome
 
 
 def test_an_avro_plan_never_types_an_update_from_equal_values() -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import NoReturn
 
 from ticdc_conformance.reference.compression import Compression, decompress
@@ -28,16 +29,15 @@ from ticdc_conformance.reference.decoded import (
     DecodedEvent,
     DecodedResolved,
     DecodedRow,
-    decoded_row,
 )
 from ticdc_conformance.reference.errors import DecodeError
-from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Fail, Path
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.reference.simple import _avro, _json, _lazy
 from ticdc_conformance.reference.simple._checksum import verify_checksum
 from ticdc_conformance.reference.simple._config import EncodingFormat
 from ticdc_conformance.reference.simple._plan import Found, Plan, decoded_column
+from ticdc_conformance.reference.simple._rows import row as row_of
 from ticdc_conformance.reference.simple._values import untyped
 from ticdc_conformance.reference.simple._wire import Columns, Wire
 from ticdc_conformance.reference.tables import TableInfo
@@ -46,7 +46,6 @@ from ticdc_conformance.reference.validation import finding, info_type, raise_fin
 __all__ = ["UNTYPED", "Pending", "SimpleDecoder", "decode", "parse"]
 
 UNTYPED = "untyped: a Simple DML carries no column types; SimpleDecoder types it by its schema"
-_OPS: dict[str, Operation] = {"INSERT": "insert", "UPDATE": "update", "DELETE": "delete"}
 
 SchemaKey = tuple[str, str, int]
 
@@ -121,30 +120,6 @@ def _schema_event(wire: Wire) -> DecodedEvent:
     )
 
 
-def _row(
-    wire: Wire, before: tuple[DecodedColumn, ...] | None, after: tuple[DecodedColumn, ...] | None
-) -> DecodedRow:
-    op = _OPS[wire.type]
-    if op in ("update", "delete") and before is None:
-        before = ()  # an empty map is omitted on the JSON wire
-    if op in ("insert", "update") and after is None:
-        after = ()
-    return decoded_row(  # DecodedRow's members by position
-        wire.commit_ts,
-        wire.database,
-        wire.table,
-        op,
-        before,
-        after,
-        None,
-        wire.table_id,
-        None,
-        wire.schema_version,
-        wire.handle_key_only,
-        wire.claim_check_location,
-    )
-
-
 def _untyped(columns: Columns | None) -> tuple[DecodedColumn, ...] | None:
     if columns is None:
         return None
@@ -167,25 +142,7 @@ def decode(
     wire = parse(message, encoding, message_index, compression)
     if wire.kind != "DML":
         return [_schema_event(wire)]
-    return [_row(wire, _untyped(wire.old), _untyped(wire.data))]
-
-
-def _at_once(wire: Wire, plan: Plan) -> DecodedRow | None:
-    """The row of a DML whose images are unchecked (``Wire.unchecked``), typed at once.
-
-    ``None`` unless every value is one its column holds as it is (``Plan.parsed_image``).
-    """
-    old, data = wire.old, wire.data
-    if old is not None and data is not None:
-        images = plan.parsed_update(data, old)
-        return None if images is None else _row(wire, images[1], images[0])
-    before = None if old is None else plan.parsed_image(old)
-    if before is None and old is not None:
-        return None
-    after = None if data is None else plan.parsed_image(data)
-    if after is None and data is not None:
-        return None
-    return _row(wire, before, after)
+    return [row_of(wire, _untyped(wire.old), _untyped(wire.data))]
 
 
 def _typed(
@@ -198,15 +155,15 @@ def _typed(
     else the message is read again in ``full`` (which raises the error it finds first).
     """
     if wire.unchecked:
-        row = _at_once(wire, plan)
-        if row is not None:
-            return row
+        typed = plan.parsed_row(wire)
+        if typed is not None:
+            return typed
         wire = full()
     version = wire.schema_version
     old, data = wire.old, wire.data
     before = None if old is None else plan.image("old", old, version, fail, found)
     after = None if data is None else plan.image("data", data, version, fail, found)
-    return _row(wire, before, after)
+    return row_of(wire, before, after)
 
 
 class SimpleDecoder:
@@ -337,33 +294,45 @@ class SimpleDecoder:
         Raises ``DecodeError`` (and changes nothing) when the message is invalid, or when a
         DML's values do not fit its already known schema.
         """
-
-        def full() -> Wire:
-            return parse(message, self.encoding, message_index, self.compression)
-
+        value = message.value
         try:  # a JSON DML's images are checked as they are typed
-            wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
+            if value and not message.key and self.compression == "none" and self.encoding == "json":
+                wire = _lazy.parse(value, message_index)  # ``parse`` of a plain JSON value
+            else:
+                wire = parse(message, self.encoding, message_index, self.compression, lazy=True)
         except DecodeError:
-            wire = full()  # a lazy read refuses only what a full read refuses: it words why
+            wire = self._full(message, message_index)  # a lazy read refuses only what a full
+            # read refuses: it words why
+        if wire.kind != "DML":
+            return self._released(wire)
+        planned = self._plans.get((wire.database, wire.table, wire.schema_version))
+        if planned is None:  # its first DML: the plan is made now, if the schema is known
+            planned = self._planned(wire)
+        if planned is None:
+            held = self._full(message, message_index) if wire.unchecked else wire
+            self._held.append((message_index, held))
+            return []
+        if wire.unchecked and (wire.checksum is None or not self.verify_checksums):
+            # the usual DML: typed at once, or else read again in full (``_typed``)
+            row = planned[1].parsed_row(wire)
+            if row is not None:
+                return [row]
+            wire = self._full(message, message_index)
         found: list[DecodeError] = []
-        if wire.kind == "DML":
-            planned = self._plans.get((wire.database, wire.table, wire.schema_version))
-            if planned is None:  # its first DML: the plan is made now, if the schema is known
-                planned = self._planned(wire)
-            if planned is None:
-                self._held.append((message_index, full() if wire.unchecked else wire))
-                return []
-            if wire.unchecked and (wire.checksum is None or not self.verify_checksums):
-                # the usual DML: typed at once, or else read again in full (``_typed``)
-                row = _at_once(wire, planned[1])
-                if row is not None:
-                    return [row]
-                wire = full()
-            row = self._resolve(wire, planned, message_index, found, full=full)
-            rows: list[DecodedEvent] = [] if row is None else [row]
-            if found:
-                raise_findings(found, rows)
-            return rows
+        full = partial(self._full, message, message_index)
+        row = self._resolve(wire, planned, message_index, found, full=full)
+        rows: list[DecodedEvent] = [] if row is None else [row]
+        if found:
+            raise_findings(found, rows)
+        return rows
+
+    def _full(self, message: Message, message_index: int) -> Wire:
+        """The message read in full (``parse``, not lazily)."""
+        return parse(message, self.encoding, message_index, self.compression)
+
+    def _released(self, wire: Wire) -> list[DecodedEvent]:
+        """A schema message's event, then the held DMLs its schema releases (``feed``)."""
+        found: list[DecodeError] = []
         events = [_schema_event(wire)]
         self._remember(wire.table_schema)
         self._remember(wire.pre_table_schema)

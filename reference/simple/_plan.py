@@ -1,34 +1,44 @@
 """Typing plans: how ``SimpleDecoder`` types the images of one table schema's DMLs (§4.3).
 
-A plan is made once per table schema and kept: one reader per column (``_readers``), in
-schema order, and the schema's column names. An image (``data`` or ``old``) holding exactly the
-schema's columns, the usual case, is typed in one pass over the readers; anything else (a
-handle-key-only image, an unknown column), and any value a reader refuses or finds invalid,
-takes the full path, which says which value and why, column by column as TiCDC's consumer.
-An UPDATE's old image is typed only where it differs from the new one (``parsed_update``).
+A plan is made once per table schema and kept: one reader per column (``_readers``), in schema
+order, and the schema's column names. An image (``data`` or ``old``) holding exactly the
+schema's columns, the usual case, is typed in one pass over the readers, compiled for the
+schema (``_compiled``); anything else (a handle-key-only image, an unknown column), and any
+value a reader refuses or finds invalid, takes the full path, which says which value and why,
+column by column as TiCDC's consumer. An UPDATE's old image is typed only where it differs from
+the new one (``parsed_update``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from itertools import compress, repeat
-from operator import call, itemgetter, ne
 
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Fail, JsonObject
-from ticdc_conformance.reference.mysql import MySQLType
+from ticdc_conformance.reference.simple._compiled import (
+    Column,
+    Image,
+    Row,
+    Update,
+    image_function,
+    row_function,
+    update_function,
+)
 from ticdc_conformance.reference.simple._json import timestamp_object
 from ticdc_conformance.reference.simple._readers import (
     Invalid,
+    Quick,
     Reader,
-    column_reader,
+    column_quick,
     timestamp_test,
 )
+from ticdc_conformance.reference.simple._rows import at_once
 from ticdc_conformance.reference.simple._values import Raw
 from ticdc_conformance.reference.simple._wire import Columns
-from ticdc_conformance.reference.tables import TableInfo
+from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
 from ticdc_conformance.reference.validation import info_type
+from ticdc_conformance.reference.validity import ColumnType
 from ticdc_conformance.reference.values import Value, valid_timestamp
 
 __all__ = ["Found", "Plan", "decoded_column"]
@@ -38,23 +48,19 @@ Found = list[tuple[str, str, Value]]
 
 decoded_column = partial(tuple.__new__, DecodedColumn)
 """A ``DecodedColumn`` from all its members in order, without ``__new__``'s keyword handling."""
-_new_tuple = tuple.__new__
-_COLUMN = repeat(DecodedColumn)
-"""Endless ``DecodedColumn``: ``map(tuple.__new__, _COLUMN, members)`` makes columns without
-the ``partial`` call of ``decoded_column`` for each one."""
-_NONE = repeat(None)
-"""Endless ``None``: the members of ``DecodedColumn`` Simple does not carry."""
 _ABSENT = object()
 
 
-def _picker(names: tuple[str, ...]) -> Callable[[Columns], tuple[Raw, ...]]:
-    """The values of ``names`` in a map, in that order (``KeyError`` if one is missing)."""
-    if len(names) > 1:
-        return itemgetter(*names)
-    if names:
-        name = names[0]
-        return lambda raw: (raw[name],)
-    return lambda _: ()
+def _no_update(data: Columns, old: Columns) -> None:
+    """An Avro plan's ``parsed_update``: none (``Plan.parsed_update``)."""
+    del data, old
+
+
+def _object_column(reader: Column, column: ColumnInfo, ctype: ColumnType) -> Column:
+    """A TIMESTAMP column of a JSON image as parsed: its reader takes the JSON object."""
+    test = timestamp_test(column, ctype)
+    quick = None if test is None else Quick("object", (test,))
+    return Column(reader.name, reader.mysql_type, _from_object(reader.read, test), quick)
 
 
 def _from_object(read: Reader, test: Callable[[str], object] | None) -> Reader:
@@ -78,44 +84,59 @@ def _from_object(read: Reader, test: Callable[[str], object] | None) -> Reader:
 
 
 class Plan:
-    """How one table schema types a DML image: readers chosen per column, once."""
+    """How one table schema types a DML image: readers chosen per column, once.
 
-    __slots__ = (
-        "_columns",
-        "_count",
-        "_indexes",
-        "_json",
-        "_names",
-        "_objects",
-        "_order",
-        "_pick",
-        "_readers",
-        "_types",
-    )
+    The one-pass typing of images is compiled for the schema (``_compiled``).
+    """
+
+    __slots__ = ("_columns", "_image", "_names", "parsed_image", "parsed_row", "parsed_update")
 
     def __init__(self, table: TableInfo, *, avro: bool) -> None:
         columns = table.columns
-        self._order = tuple(column.name for column in columns)
-        self._types: tuple[MySQLType, ...] = tuple(column.type for column in columns)
         ctypes = [info_type(column, raw_text=avro) for column in columns]
-        self._readers: tuple[Reader, ...] = tuple(
-            column_reader(column, ctype, avro=avro)
+        made = [
+            column_quick(column, ctype, avro=avro)
             for column, ctype in zip(columns, ctypes, strict=True)
-        )
-        self._objects = tuple(
-            _from_object(read, timestamp_test(column, ctype))
-            if column.type == "timestamp"
-            else read
-            for column, ctype, read in zip(columns, ctypes, self._readers, strict=True)
-        )
-        """The readers of a JSON image as parsed: TIMESTAMP as its ``{location, value}``."""
-        self._columns = tuple(zip(self._order, self._types, self._readers, strict=True))
-        self._names = frozenset(self._order)
-        self._count = len(self._order)  # distinct names: TableInfo refuses a name twice
-        self._pick = _picker(self._order)
-        self._indexes = range(self._count)
-        self._json = not avro
-        """JSON images: equal values are equally valid (``parsed_update``)."""
+        ]
+        readers = [
+            Column(column.name, column.type, read, quick)
+            for column, (read, quick) in zip(columns, made, strict=True)
+        ]
+        self._columns = tuple((c.name, c.mysql_type, c.read) for c in readers)
+        self._names = frozenset(column.name for column in columns)
+        self._image = image_function(readers)
+        self.parsed_image: Image = self._image
+        """A JSON image as parsed (``Wire.unchecked``) typed at once, or ``None``.
+
+        ``None`` unless the image holds every column and every value is valid: the message is
+        then read in full, which words any error. Every reader refuses a JSON array, number,
+        boolean or object (but a TIMESTAMP column's object), so no value the full read would
+        refuse passes. (An Avro image as read is its own: the plan's one-pass image.)
+        """
+        self.parsed_update: Update = _no_update
+        """An UPDATE's two JSON images as parsed, typed at once (``parsed_image``): new, old.
+
+        An UPDATE mostly changes a few columns: where the old image holds the very value the
+        new one does (equal JSON: a string, null or the same TIMESTAMP object), the old column
+        is the new one, typed once.
+
+        JSON only: its readers take strings, null and TIMESTAMP objects of strings, where equal
+        means the same value. Avro's numbers are equal across kinds (``0.0 == -0.0``,
+        ``1 == True``), so an Avro plan answers ``None``.
+        """
+        if not avro:
+            # a JSON image as parsed holds TIMESTAMP as its {location, value} object
+            objects = [
+                _object_column(reader, column, ctype) if column.type == "timestamp" else reader
+                for column, ctype, reader in zip(columns, ctypes, readers, strict=True)
+            ]
+            self.parsed_image = image_function(objects)
+            self.parsed_update = update_function(objects)
+        self.parsed_row: Row = partial(at_once, plan=self)
+        """The row of a DML as parsed (``Wire.unchecked``), typed at once, or ``None``
+        (``_rows.at_once``; a JSON UPDATE of both images in one compiled call)."""
+        if not avro:
+            self.parsed_row = row_function(objects, self.parsed_row)
 
     def image(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found
@@ -124,80 +145,8 @@ class Plan:
 
         ``fail`` is called for an unknown column or a value its column cannot hold.
         """
-        typed = self._at_once(raw, self._readers)
+        typed = self._image(raw)
         return self._full(member, raw, version, fail, found) if typed is None else typed
-
-    def parsed_image(self, raw: Columns) -> tuple[DecodedColumn, ...] | None:
-        """A JSON image as parsed (``Wire.unchecked``) typed at once, or ``None``.
-
-        ``None`` unless the image holds every column and every value is valid: the message is
-        then read in full, which words any error. Every reader refuses a JSON array, number,
-        boolean or object (but a TIMESTAMP column's object), so no value the full read would
-        refuse passes.
-        """
-        return self._at_once(raw, self._objects)
-
-    def parsed_update(
-        self, data: Columns, old: Columns
-    ) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None:
-        """An UPDATE's two JSON images as parsed, typed at once (``parsed_image``): new, old.
-
-        An UPDATE mostly changes a few columns: where the old image holds the very value the
-        new one does (equal JSON: a string, null or the same TIMESTAMP object), the old column
-        is the new one, typed once. Only when most of them differ are both typed in full.
-
-        JSON only: its readers take strings, null and TIMESTAMP objects of strings, where equal
-        means the same value. Avro's numbers are equal across kinds (``0.0 == -0.0``,
-        ``1 == True``), so an Avro plan answers ``None``.
-        """
-        if not self._json or len(data) != self._count or len(old) != self._count:
-            return None
-        try:
-            news, olds = self._pick(data), self._pick(old)
-        except KeyError:
-            return None
-        after = self._typed(news, self._objects)
-        if after is None:
-            return None
-        changed = tuple(map(ne, olds, news))
-        if sum(changed) * 2 > self._count:
-            before = self._typed(olds, self._objects)
-            return None if before is None else (after, before)
-        typed = list(after)
-        try:  # a value equal to a valid one is valid: only the changed ones are read
-            values = map(call, compress(self._objects, changed), compress(olds, changed))
-            names, types = compress(self._order, changed), compress(self._types, changed)
-            members = zip(names, values, _NONE, _NONE, _NONE, types, _NONE, strict=False)
-            columns = map(_new_tuple, _COLUMN, members)
-            for index, column in zip(compress(self._indexes, changed), columns, strict=True):
-                typed[index] = column
-        except (Invalid, ValueError, KeyError):
-            return None
-        return after, tuple(typed)
-
-    def _at_once(
-        self, raw: Columns, readers: tuple[Reader, ...]
-    ) -> tuple[DecodedColumn, ...] | None:
-        if len(raw) != self._count:
-            return None
-        try:  # as many members as columns, none missing (else KeyError): the same names
-            picked = self._pick(raw)
-        except KeyError:
-            return None
-        return self._typed(picked, readers)
-
-    def _typed(
-        self, picked: tuple[Raw, ...], readers: tuple[Reader, ...]
-    ) -> tuple[DecodedColumn, ...] | None:
-        """The columns of an image's values in schema order, or ``None`` if one is refused."""
-        try:
-            values = map(call, readers, picked)
-            members = zip(
-                self._order, values, _NONE, _NONE, _NONE, self._types, _NONE, strict=False
-            )
-            return tuple(map(_new_tuple, _COLUMN, members))
-        except (Invalid, ValueError, KeyError):
-            return None  # the full path finds the value again and says what it is
 
     def _full(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found

@@ -36,9 +36,11 @@ import re
 import sys
 from collections.abc import Callable
 from math import frexp
+from typing import NamedTuple
 
 from ticdc_conformance.reference._fast_checks import (
     MAX_FSP,
+    date_test,
     datetime_test,
     is_date,
     is_datetime,
@@ -54,10 +56,29 @@ from ticdc_conformance.reference.values import (
     valid_decimal,
 )
 
-__all__ = ["Invalid", "Reader", "column_reader", "timestamp_test"]
+__all__ = ["Invalid", "Quick", "Reader", "column_quick", "column_reader", "timestamp_test"]
 
 Reader = Callable[[Raw], Value]
 """A raw value → its value (``ValueError`` if it does not fit, ``Invalid``)."""
+
+
+class Quick(NamedTuple):
+    """A reader's fast test in a form ``_compiled`` writes out inline, by name.
+
+    ``form`` names the test, ``args`` are its objects: ``digits`` (low, high), ``float``
+    (fullmatch, largest), ``decimal`` (fullmatch, longest text), ``ascii`` and ``base64``
+    (limit or ``None``), ``match`` (a test such as a fullmatch: the text is the value),
+    ``long`` and ``unsigned`` (low, high), ``double`` (largest), ``bytes`` (limit or
+    ``None``), ``timestamp`` (test of the text); ``_plan`` adds ``object``, a JSON TIMESTAMP
+    object's (test of its text). Where the test passes, the form's value is the reader's
+    answer.
+    """
+
+    form: str
+    args: tuple[object, ...] = ()
+
+
+Made = tuple[Reader, Quick | None]
 
 
 class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error it shows
@@ -70,22 +91,27 @@ class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error 
 
 def column_reader(column: ColumnInfo, ctype: ColumnType, *, avro: bool) -> Reader:
     """The reader of ``column``'s non-null values, ``ctype`` being its stated type."""
+    return column_quick(column, ctype, avro=avro)[0]
+
+
+def column_quick(column: ColumnInfo, ctype: ColumnType, *, avro: bool) -> Made:
+    """``column_reader`` and its fast test's ``Quick`` form (``None``: none to write out)."""
     general = _general(column, ctype, avro)
     if reader_of(column) is not READERS.get(column.type):
-        return general  # a type code naming another type: the general path decides
+        return general, None  # a type code naming another type: the general path decides
     name = ctype.name
     if name in _FLOATS:
         return (_avro_float if avro else _float)(name, general)
     if name in _INTEGERS:
         allowed = _integers(column, ctype)
         if allowed is None:
-            return general
+            return general, None
         if not avro:
             return _integer(allowed, general)
         return _avro_integer(allowed, general, unsigned=name == "bigint" and column.unsigned)
     make = _FAST.get(name)
     fast = None if make is None else make(column, ctype, general, avro)
-    return general if fast is None else fast
+    return (general, None) if fast is None else fast
 
 
 def _general(column: ColumnInfo, ctype: ColumnType, avro: bool) -> Reader:
@@ -129,7 +155,7 @@ def _integers(column: ColumnInfo, ctype: ColumnType) -> range | None:
     return range(max(valid.start, read.start), min(valid.stop, read.stop))
 
 
-def _integer(allowed: range, general: Reader) -> Reader:
+def _integer(allowed: range, general: Reader) -> Made:
     low, high = allowed.start, allowed.stop
 
     def read(raw: Raw) -> Value:
@@ -144,10 +170,10 @@ def _integer(allowed: range, general: Reader) -> Reader:
                 return value
         return general(raw)
 
-    return read
+    return read, Quick("digits", (low, high))
 
 
-def _avro_integer(allowed: range, general: Reader, *, unsigned: bool) -> Reader:
+def _avro_integer(allowed: range, general: Reader, *, unsigned: bool) -> Made:
     low, high = allowed.start, allowed.stop
 
     def read_long(raw: Raw) -> Value:
@@ -160,14 +186,16 @@ def _avro_integer(allowed: range, general: Reader, *, unsigned: bool) -> Reader:
             return raw.value
         return general(raw)
 
-    return read_unsigned if unsigned else read_long
+    if unsigned:
+        return read_unsigned, Quick("unsigned", (low, high))
+    return read_long, Quick("long", (low, high))
 
 
 _POSITIONAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 """Go's ``'f'`` format: the text ``_values`` reads for FLOAT and DOUBLE."""
 
 
-def _float(name: str, general: Reader) -> Reader:
+def _float(name: str, general: Reader) -> Made:
     largest = _FLOATS[name]
     matches = _POSITIONAL.fullmatch
 
@@ -178,7 +206,7 @@ def _float(name: str, general: Reader) -> Reader:
                 return value
         return general(raw)
 
-    return read
+    return read, Quick("float", (matches, largest))
 
 
 _FLOAT32_MANTISSA = float(2**24)
@@ -186,7 +214,7 @@ _SHORT_FLOAT = 8
 """The longest ``repr`` of a FLOAT read as it is: 7 digits, the point and a sign."""
 
 
-def _avro_float(name: str, general: Reader) -> Reader:
+def _avro_float(name: str, general: Reader) -> Made:
     largest = _FLOATS[name]
 
     def read_double(raw: Raw) -> Value:
@@ -203,14 +231,16 @@ def _avro_float(name: str, general: Reader) -> Reader:
                 return raw
         return general(raw)
 
-    return read_double if name == "double" else read_float
+    if name == "double":
+        return read_double, Quick("double", (largest,))
+    return read_float, None
 
 
 _DECIMAL_CHARACTERS = 31
 """At most 30 digits: within DECIMAL's 65 digits and 30 decimals."""
 
 
-def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Made | None:
     del column, avro
     scale = 30 if ctype.scale is None else ctype.scale
     whole = None if ctype.length is None else ctype.length - (ctype.scale or 0)
@@ -226,7 +256,7 @@ def _decimal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool)
             return valid_decimal(raw)  # the text has DecimalValue's own pattern
         return general(raw)
 
-    return read
+    return read, Quick("decimal", (matches, _DECIMAL_CHARACTERS))
 
 
 _DECLARED = frozenset({"char", "varchar", "binary", "varbinary"})
@@ -236,7 +266,7 @@ def _limit(ctype: ColumnType) -> int | None:
     return ctype.length if ctype.name in _DECLARED else None
 
 
-def _string(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+def _string(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Made | None:
     limit = _limit(ctype)
     if column.effective_charset == "binary" and avro:
 
@@ -245,7 +275,7 @@ def _string(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) 
                 return raw
             return general(raw)
 
-        return read_raw_bytes
+        return read_raw_bytes, Quick("bytes", (limit,))
     if column.effective_charset == "binary":
         decode = binascii.a2b_base64
 
@@ -259,17 +289,17 @@ def _string(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) 
                     return data
             return general(raw)
 
-        return read_bytes
+        return read_bytes, Quick("base64", (limit,))
 
     def read_text(raw: Raw) -> Value:
         if type(raw) is str and raw.isascii() and (limit is None or len(raw) <= limit):
             return raw
         return general(raw)
 
-    return read_text
+    return read_text, Quick("ascii", (limit,))
 
 
-def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Made | None:
     del column, avro
     fsp = ctype.scale
     if fsp is not None and fsp > MAX_FSP:
@@ -281,7 +311,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool
                 return raw
             return general(raw)
 
-        return read_date
+        return read_date, Quick("match", (date_test(),))
     if ctype.name == "datetime":
 
         def read_datetime(raw: Raw) -> Value:
@@ -289,7 +319,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool
                 return raw
             return general(raw)
 
-        return read_datetime
+        return read_datetime, Quick("match", (datetime_test(fsp),))
 
     test = datetime_test(fsp, timestamp=True)
 
@@ -298,7 +328,7 @@ def _temporal(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool
             return raw
         return general(raw)
 
-    return read_timestamp
+    return read_timestamp, Quick("timestamp", (test,))
 
 
 def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], object] | None:
@@ -313,7 +343,7 @@ def timestamp_test(column: ColumnInfo, ctype: ColumnType) -> Callable[[str], obj
     return None if fsp is not None and fsp > MAX_FSP else datetime_test(fsp, timestamp=True)
 
 
-def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Reader | None:
+def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) -> Made | None:
     del column, ctype, avro
 
     def read(raw: Raw) -> Value:
@@ -321,10 +351,10 @@ def _json(column: ColumnInfo, ctype: ColumnType, general: Reader, avro: bool) ->
             return raw
         return general(raw)
 
-    return read
+    return read, Quick("match", (json_reads,))
 
 
-_FAST: dict[str, Callable[[ColumnInfo, ColumnType, Reader, bool], Reader | None]] = {
+_FAST: dict[str, Callable[[ColumnInfo, ColumnType, Reader, bool], Made | None]] = {
     **dict.fromkeys(("char", "varchar", "binary", "varbinary"), _string),
     **dict.fromkeys(("tinytext", "text", "mediumtext", "longtext"), _string),
     **dict.fromkeys(("tinyblob", "blob", "mediumblob", "longblob"), _string),
