@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from ticdc_conformance.generators._settings import (
@@ -118,20 +118,80 @@ class Record:
     Parquet: ``generators.claim_check`` writes them beside it)."""
 
 
+(
+    _set_topic,
+    _set_partition,
+    _set_offset,
+    _set_timestamp,
+    _set_key,
+    _set_value,
+    _set_headers,
+    _set_claim_checks,
+) = (vars(Record)[f.name].__set__ for f in fields(Record))
+(
+    _set_kind,
+    _set_message,
+    _set_commit_ts,
+    _set_delivery_timestamp,
+    _set_rows,
+) = (vars(Delivery)[f.name].__set__ for f in fields(Delivery))
+
+
+def _record(  # noqa: PLR0917 - Record's members by position
+    topic: str,
+    partition: int,
+    offset: int,
+    timestamp: int,
+    key: bytes | None,
+    value: bytes | None,
+    headers: tuple[tuple[str, bytes | None], ...],
+    claim_checks: tuple[ClaimCheckObject, ...],
+) -> Record:
+    """``Record`` of its members by position (in declaration order), set through its slots.
+
+    The object the constructor makes (it checks nothing), without a frozen dataclass's
+    ``object.__setattr__`` per field: a stream makes one per message.
+    """
+    record = object.__new__(Record)
+    _set_topic(record, topic)
+    _set_partition(record, partition)
+    _set_offset(record, offset)
+    _set_timestamp(record, timestamp)
+    _set_key(record, key)
+    _set_value(record, value)
+    _set_headers(record, headers)
+    _set_claim_checks(record, claim_checks)
+    return record
+
+
+def _delivery(
+    kind: DeliveryKind, message: Message, commit_ts: int, rows: tuple[RowChangedEvent, ...]
+) -> Delivery:
+    """``Delivery`` stamped with ``commit_ts``'s time, set through its slots (``_record``)."""
+    delivery = object.__new__(Delivery)
+    _set_kind(delivery, kind)
+    _set_message(delivery, message)
+    _set_commit_ts(delivery, commit_ts)
+    _set_delivery_timestamp(delivery, physical_ms(commit_ts))
+    _set_rows(delivery, rows)
+    return delivery
+
+
 def _records(
     topic: str, partition: int, deliveries: Iterable[Delivery], first_offset: int
 ) -> Iterator[Record]:
     """One partition's deliveries as records, offsets counted from ``first_offset``."""
     for offset, delivery in enumerate(deliveries, first_offset):
         message = delivery.message
-        yield Record(
-            topic=topic,
-            partition=partition,
-            offset=offset,
-            timestamp=delivery.timestamp,
-            key=message.key,
-            value=message.value,
-            claim_checks=message.claim_checks,
+        yield _record(
+            topic,
+            partition,
+            offset,
+            delivery.timestamp,
+            message.key,
+            message.value,
+            (),
+            message.claim_checks,
         )
 
 
@@ -159,6 +219,8 @@ class TopicLog:
         return sum(sum(map(len, partitions)) for partitions in self.topics.values())
 
 
+_QUEUES_KEPT = 64
+"""Table objects whose queues ``_Producer.queue_rows`` keeps (a DDL makes a new one)."""
 _DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """``max-message-bytes`` of a protocol whose config has none (Debezium): TiCDC's default."""
 
@@ -187,6 +249,11 @@ class _Producer:
         """Whether rows change their table's names on the way (``Topics.renamed_row``)."""
         self.fixed: dict[tuple[str, str], tuple[DispatchRule, int]] = {}
         """A table's rule and partition, for rules whose partition is the table's alone."""
+        self.queues: dict[int, tuple[TableInfo, tuple[str, str], list[RowChangedEvent]]] = {}
+        """A table object's names and partition queue, for rules whose partition is the
+        table's alone (``add_rows``), by the object's identity, the object beside them."""
+        self.delivered = 0
+        """Deliveries appended to the log so far."""
 
     def sendable(self, messages: list[Message]) -> list[Message]:
         """``messages``, unless the producer refuses one as too large (§1.5)."""
@@ -208,6 +275,9 @@ class _Producer:
             output_raw_change_event=settings.output_raw_change_event,
         )
         now = physical_ms(transaction.commit_ts)
+        if self.schedule is None and not self.renames:
+            self.queue_rows(rows)
+            return
         for row in rows:
             if self.schedule is not None:
                 self.tick(now)
@@ -219,6 +289,28 @@ class _Producer:
             self.queued.of(topic)[partition].append(
                 self.topics.renamed_row(row) if self.renames else row
             )
+
+    def queue_rows(self, rows: list[RowChangedEvent]) -> None:
+        """``add_rows``' loop without bootstraps or renames.
+
+        A table's queue is kept while its rule's partition is the table's alone; its names
+        become active again on each row, as ``Topics.row`` makes them.
+        """
+        queues, active = self.queues, self.topics.active
+        for row in rows:
+            table = row.table
+            held = queues.get(id(table))
+            if held is not None and held[0] is table:
+                active.setdefault(held[1])  # what Topics.row does for a known table
+                held[2].append(row)
+                continue
+            topic, rule = self.topics.row(row)
+            queue = self.queued.of(topic)[self.partition(row, rule)]
+            queue.append(row)
+            if rule.kind == "table":
+                if len(queues) >= _QUEUES_KEPT:
+                    queues.clear()
+                queues[id(table)] = (table, (table.schema, table.name), queue)
 
     def partition(self, row: RowChangedEvent, rule: DispatchRule) -> int:
         """``partition_of`` the row: once per table when the rule hashes its names alone."""
@@ -254,6 +346,7 @@ class _Producer:
         partitions = self.topics.of(topic)
         for deliveries in partitions if everywhere else partitions[:1]:
             deliveries.append(delivery)
+            self.delivered += 1
 
     def flush(self) -> None:
         for topic, queued in self.queued.logs.items():
@@ -262,17 +355,11 @@ class _Producer:
                     continue
                 group = tuple(rows)
                 rows.clear()
-                newest = max(row.commit_ts for row in group)
+                newest = max([row.commit_ts for row in group])
+                deliveries = self.topics.of(topic)[partition]
                 for message in self.sendable(self.codec.encode(group, self.config)):
-                    self.topics.of(topic)[partition].append(
-                        Delivery(
-                            kind="rows",
-                            message=message,
-                            commit_ts=newest,
-                            timestamp=physical_ms(newest),
-                            rows=group,
-                        )
-                    )
+                    deliveries.append(_delivery("rows", message, newest, group))
+                    self.delivered += 1
 
     def broadcast(self, event: DDLEvent | ResolvedEvent) -> None:
         self.flush()
@@ -285,18 +372,14 @@ class _Producer:
         else:
             topics = self.topics.watermark()
         for message in self.sendable(self.codec.encode([event], self.config)):
-            delivery = Delivery(
-                kind=kind,
-                message=message,
-                commit_ts=event.commit_ts,
-                timestamp=physical_ms(event.commit_ts),
-            )
+            delivery = _delivery(kind, message, event.commit_ts, ())
             for topic in topics:  # the broadcast is per topic (§6.2)
                 partitions = self.topics.of(topic)
                 if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
                     partitions = partitions[:1]
                 for deliveries in partitions:
                     deliveries.append(delivery)
+                self.delivered += len(partitions)
 
 
 def _run(
@@ -352,13 +435,17 @@ def simulate(
     ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
-    log = producer.log
     run = _run(
-        producer, workload, messages=messages, tables=tables, progress=progress, written=log.__len__
+        producer,
+        workload,
+        messages=messages,
+        tables=tables,
+        progress=progress,
+        written=lambda: producer.delivered,
     )
     for _ in run:
         pass
-    return log
+    return producer.log
 
 
 def stream_records(
@@ -378,15 +465,19 @@ def stream_records(
     producer = _Producer(settings)
     log = producer.log
     offsets: dict[tuple[str, int], int] = {}
-    done = 0
-
-    def written() -> int:
-        return done + len(log)
-
+    taken = 0
     run = _run(
-        producer, workload, messages=messages, tables=tables, progress=progress, written=written
+        producer,
+        workload,
+        messages=messages,
+        tables=tables,
+        progress=progress,
+        written=lambda: producer.delivered,
     )
     for _ in run:
+        if producer.delivered == taken:  # the item queued rows only: nothing to take
+            continue
+        taken = producer.delivered
         for topic, partitions in log.topics.items():
             for partition, deliveries in enumerate(partitions):
                 if not deliveries:
@@ -394,5 +485,4 @@ def stream_records(
                 first = offsets.get((topic, partition), 0)
                 yield from _records(topic, partition, deliveries, first)
                 offsets[topic, partition] = first + len(deliveries)
-                done += len(deliveries)
                 deliveries.clear()

@@ -21,6 +21,7 @@ number type code on a column of another type).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Sequence
 
 from ticdc_conformance.reference._gojson import JsonStyle, quote
@@ -28,6 +29,7 @@ from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
 from ticdc_conformance.reference.open_protocol._config import Config
 from ticdc_conformance.reference.open_protocol._plan_writers import (
+    Quick,
     Unplanned,
     Writer,
     column_writer,
@@ -35,7 +37,7 @@ from ticdc_conformance.reference.open_protocol._plan_writers import (
 )
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, TableInfo
 from ticdc_conformance.reference.validation import column_checks
-from ticdc_conformance.reference.values import Value
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = ["RowPlan", "Unplanned", "column_prefix", "plan_of"]
 
@@ -116,29 +118,55 @@ def _image_function(
     holds positions, integer bounds and local names only: no name, type or value of the
     table's, which reach the function as objects.
     """
-    names: dict[str, object] = {"template": template}
+    names: dict[str, object] = {
+        "template": template,
+        "Timestamp": TimestampValue,
+        "Decimal": DecimalValue,
+        "b64": base64.b64encode,
+    }
     lines = ["def image(image):"]
     for j, (position, writer) in enumerate(columns):
         names[f"w{j}"] = writer
-        quick = quick_form(writer)
         lines.append(f"    v = image[{position}]")
-        if isinstance(quick, tuple):
-            lines.append(f"    if type(v) is int and {quick[0]} <= v < {quick[1]}:")
-            lines.append(f"        t{j} = str(v)")
-        elif quick is not None:
-            names[f"m{j}"] = quick.fullmatch
-            lines.append(f"    if type(v) is str and m{j}(v) is not None:")
-            lines.append(f"        t{j} = '\"' + v + '\"'")
-        else:
-            lines.append(f"    t{j} = w{j}(v)")
-            continue
-        lines.append("    else:")
+        lines += _quick_lines(j, quick_form(writer), names)
         lines.append(f"        t{j} = w{j}(v)")
     lines.append(f"    return template.format({', '.join(f't{j}' for j in range(len(columns)))})")
     source = "\n".join(lines)  # positions, bounds and local names: nothing of the table's
     exec(compile(source, "<open-protocol row plan>", "exec"), names)  # noqa: S102
     function: Callable[[tuple[Value, ...]], str] = names["image"]  # type: ignore[assignment]
     return function
+
+
+def _quick_lines(j: int, quick: Quick | None, names: dict[str, object]) -> list[str]:
+    """Column ``j``'s inline tests of its quick form, as source: ``t{j}`` set, or the writer.
+
+    The lines end in an ``else:`` whose body (the writer's call) the caller adds.
+    """
+    tests: list[tuple[str, str]] = []
+    if quick is not None:
+        if quick.ints is not None:
+            low, high = quick.ints
+            tests.append((f"type(v) is int and {low} <= v < {high}", "str(v)"))
+        if quick.text is not None:
+            names[f"m{j}"] = quick.text.fullmatch
+            tests.append((f"type(v) is str and m{j}(v) is not None", "'\"' + v + '\"'"))
+            if quick.timestamps:
+                test = f"type(v) is Timestamp and m{j}(v.text) is not None"
+                tests.append((test, "'\"' + v.text + '\"'"))
+        if quick.decimals is not None:
+            names[f"d{j}"] = quick.decimals.fullmatch
+            test = f"type(v) is Decimal and d{j}(v.text) is not None"
+            tests.append((test, "'\"' + v.text + '\"'"))
+        if quick.base64:
+            tests.append(("type(v) is bytes", "'\"' + b64(v).decode('ascii') + '\"'"))
+        if quick.null:
+            tests.append(("v is None", "'null'"))
+    lines = []
+    for number, (test, text) in enumerate(tests):
+        lines.append(f"    {'if' if number == 0 else 'elif'} {test}:")
+        lines.append(f"        t{j} = {text}")
+    lines.append("    else:" if tests else "    if True:")
+    return lines
 
 
 def _row_id_column(table: TableInfo) -> int | None:
