@@ -199,7 +199,9 @@ class _Shop:
         """
         values = MAKERS[table](self.rng)
         blobs = self.blobs
-        if blobs is None or table != "customers" or blobs.random() >= _LARGE_SHARE:
+        if blobs is None:
+            return values
+        if table != "customers" or blobs.random() >= _LARGE_SHARE:
             return values
         size, pattern = blobs.randint(*LARGE_BLOB), blobs.randbytes(_BLOB_PATTERN)
         return (*values[:-1], (pattern * (size // _BLOB_PATTERN + 1))[:size])
@@ -246,7 +248,8 @@ class _Shop:
         if choice < 0.5 or len(live) < 3:
             self._insert(which)
             return
-        touched = [k for w, k in self.changes if w == which and k in live]
+        spans = live.spans  # ``k in live``, without its call per key
+        touched = [k for w, k in self.changes if w == which and k < len(spans) and spans[k] >= 0]
         if touched and rng.random() < 0.25:
             key = touched[below(bits, len(touched))]
         else:

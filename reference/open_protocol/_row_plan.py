@@ -4,7 +4,7 @@ The encoder's full path works a row out column by column: each value checked
 (``validation.check_row``), each column's type code, flags, JSON prefix and writer looked
 up, the tiflow order sorted. A ``RowPlan`` does all of that once per table and config: the
 key's fixed members, the columns in output order, each with its JSON prefix and a writer
-chosen for its type, and a ``str.format`` template that joins them.
+chosen for its type, and the JSON text between the values, joined by one f-string.
 
 A plan's writer (``_plan_writers``) takes only the values it can both vouch for and write
 itself: a value of the type the writer expects that passes its column's check (what
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 
 from ticdc_conformance.reference._gojson import JsonStyle, quote
 from ticdc_conformance.reference.events import RowChangedEvent
@@ -76,10 +77,9 @@ class RowPlan:
             column_prefix((columns[i].name, columns[i].effective_type_code, flags[i]), style)
             for i in order
         ]
-        braces = [p.replace("{", "{{").replace("}", "}}") for p in prefixes]
-        template = "{{" + "}},".join(f"{p}{{}}" for p in braces) + "}}}}"
-        """The image's JSON with a ``{}`` for each value, in output order."""
-        self.image = _image_function(template, [(i, writers[i]) for i in order])
+        # the image's JSON around its values, in output order: before each value, then the end
+        texts = ["{" + prefixes[0], *("}," + p for p in prefixes[1:]), "}}"]
+        self.image = _image_function(texts, [(i, writers[i]) for i in order])
         """The JSON object of an image (``Unplanned`` for a value the plan leaves)."""
         self.old_member = '"p":' if config.output_old_value else None
         self.row_id_column = _row_id_column(table)
@@ -109,9 +109,9 @@ class RowPlan:
 
 
 def _image_function(
-    template: str, columns: Sequence[tuple[int, Writer]]
+    texts: Sequence[str], columns: Sequence[tuple[int, Writer]]
 ) -> Callable[[tuple[Value, ...]], str]:
-    """A function writing an image's JSON: ``template`` filled with each column's text.
+    """A function writing an image's JSON: ``texts`` with each column's text between them.
 
     Made as Python source and compiled once per plan, so each value costs its writer's call
     only where its quick form (``quick_form``), tested inline, does not take it. The source
@@ -119,7 +119,7 @@ def _image_function(
     table's, which reach the function as objects.
     """
     names: dict[str, object] = {
-        "template": template,
+        **{f"s{j}": text for j, text in enumerate(texts)},
         "Timestamp": TimestampValue,
         "Decimal": DecimalValue,
         "b64": base64.b64encode,
@@ -130,7 +130,8 @@ def _image_function(
         lines.append(f"    v = image[{position}]")
         lines += _quick_lines(j, quick_form(writer), names)
         lines.append(f"        t{j} = w{j}(v)")
-    lines.append(f"    return template.format({', '.join(f't{j}' for j in range(len(columns)))})")
+    joined = "".join(f"{{s{j}}}{{t{j}}}" for j in range(len(columns)))
+    lines.append(f"    return f'{joined}{{s{len(columns)}}}'")  # one f-string: names only
     source = "\n".join(lines)  # positions, bounds and local names: nothing of the table's
     exec(compile(source, "<open-protocol row plan>", "exec"), names)  # noqa: S102
     function: Callable[[tuple[Value, ...]], str] = names["image"]  # type: ignore[assignment]
@@ -201,6 +202,10 @@ def _key_members(table: TableInfo, profile: str, style: JsonStyle) -> tuple[str,
 _PLANS: dict[int, tuple[TableInfo, Config, RowPlan | None]] = {}
 _PLANS_KEPT = 64
 """Tables whose plans are kept (an encode call meets a few, a workload a handful)."""
+_SHAPES: dict[tuple[tuple[object, ...], Config], RowPlan | None] = {}
+"""Plans by a table's members but its schema version, which no plan reads: a DDL that only
+moves a table to a new version (a new ``TableInfo``) keeps its plan."""
+_SHAPE_FIELDS = tuple(f.name for f in fields(TableInfo) if f.compare and f.name != "schema_version")
 
 
 def plan_of(table: TableInfo, config: Config) -> RowPlan | None:
@@ -208,12 +213,20 @@ def plan_of(table: TableInfo, config: Config) -> RowPlan | None:
 
     Kept by the table's identity, the table and the config held beside the plan: the table
     lives as long as its entry, so no other object takes its ``id`` meanwhile, and another
-    config's plan replaces it.
+    config's plan replaces it. A new table object equal to a known one but for its schema
+    version takes the known one's plan.
     """
     kept = _PLANS.get(id(table))
     if kept is not None and kept[0] is table and kept[1] is config:
         return kept[2]
-    plan = _make_plan(table, config)
+    shape = (tuple([getattr(table, name) for name in _SHAPE_FIELDS]), config)
+    if shape in _SHAPES:
+        plan = _SHAPES[shape]
+    else:
+        plan = _make_plan(table, config)
+        if len(_SHAPES) >= _PLANS_KEPT:
+            _SHAPES.clear()
+        _SHAPES[shape] = plan
     if len(_PLANS) >= _PLANS_KEPT:
         _PLANS.clear()
     _PLANS[id(table)] = (table, config, plan)
