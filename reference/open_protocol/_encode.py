@@ -59,11 +59,6 @@ class _Batch:
     rows: int = 0
     claim_checks: list[ClaimCheckObject] = field(default_factory=list)
 
-    def fits(self, key: bytes, value: bytes, config: Config) -> bool:
-        """Whether one more row stays within max-batch-size and the byte limit (§2.2)."""
-        row_bytes = len(key) + len(value) + 2 * LENGTH_BYTES
-        return self.rows < config.max_batch_size and self.size + row_bytes <= config.batch_limit
-
     def add(self, key: bytes, value: bytes, claim_check: ClaimCheckObject | None) -> None:
         self.keys += (len(key).to_bytes(LENGTH_BYTES, "big"), key)
         self.values += (len(value).to_bytes(LENGTH_BYTES, "big"), value)
@@ -304,6 +299,7 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     config = config or Config()
     messages: list[Message] = []
     batch: _Batch | None = None
+    max_rows, limit = config.max_batch_size, config.batch_limit
     table: object = None  # the last row's table, whose plan is ``plan``
     plan: RowPlan | None = None
     for index, event in enumerate(events):
@@ -313,10 +309,15 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
                     table = event.table
                     plan = plan_of(event.table, config)
                 key, value, claim_check = _planned_row(event, config, plan)
-                if batch is not None and not batch.fits(key, value, config):
+                # one more row must stay within max-batch-size and the byte limit (§2.2)
+                if batch is not None and not (
+                    batch.rows < max_rows
+                    and batch.size + len(key) + len(value) + 2 * LENGTH_BYTES <= limit
+                ):
                     messages.append(batch.message())
                     batch = None
-                batch = batch or _Batch()
+                if batch is None:
+                    batch = _Batch()
                 batch.add(key, value, claim_check)
                 continue
             if batch is not None:
