@@ -49,6 +49,7 @@ import itertools
 import random
 import time
 from collections.abc import Iterator
+from dataclasses import fields
 
 from ticdc_conformance.generators._draws import MAKERS, below
 from ticdc_conformance.generators._live_rows import ImageStore, LiveRows
@@ -134,6 +135,20 @@ _BLOB_PATTERN = 32
 fixture bundle needs, and no value equals another."""
 _LARGE_SHARE = 0.25
 """Share of the ``avatar`` values that are large (``large_blobs``)."""
+
+
+_set_commit_ts, _set_rows = (vars(Transaction)[f.name].__set__ for f in fields(Transaction))
+
+
+def _transaction(commit_ts: int, rows: tuple[RowChangedEvent, ...]) -> Transaction:
+    """``Transaction(commit_ts=…, rows=…)`` without its checks, through its slots' setters.
+
+    The workload's rows are never empty and all carry the commit ts (``_Shop.commit``).
+    """
+    transaction = object.__new__(Transaction)
+    _set_commit_ts(transaction, commit_ts)
+    _set_rows(transaction, rows)
+    return transaction
 
 
 class _Unread:
@@ -316,7 +331,7 @@ def _items(shop: _Shop, *, resolved_every: int, ddl_every: int) -> Iterator[Work
         ts += (1 + step) << 18
         rows = shop.transaction(ts)
         if rows:
-            yield Transaction(commit_ts=ts, rows=tuple(rows))
+            yield _transaction(ts, tuple(rows))
         if count % ddl_every == 0:
             ts += 1 << 18
             which = below(rng.getrandbits, len(tables))

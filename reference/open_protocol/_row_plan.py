@@ -89,23 +89,24 @@ class RowPlan:
 
     def encode(self, event: RowChangedEvent) -> tuple[str, str]:
         """The key and value JSON of a row (``Unplanned`` for a value the plan leaves)."""
-        after, before = event.after, event.before
+        after, before, image = event.after, event.before, self.image
         if after is not None:
-            value = '{"u":' + self.image(after)
-            if before is not None:  # an update: "p" unless output-old-value is off
-                old = self.image(before)  # checked even when not written
-                if self.old_member is not None:
-                    value += ',"p":' + old
-            value += "}"
+            if before is None:
+                value = f'{{"u":{image(after)}}}'
+            else:  # an update: "p" unless output-old-value is off
+                new, old = image(after), image(before)  # the old one checked even if not written
+                value = f'{{"u":{new},"p":{old}}}' if self.old_member else f'{{"u":{new}}}'
         else:
             assert before is not None
-            value = '{"d":' + self.image(before) + "}"
-        key = f'{{"ts":{event.commit_ts}{self.key_middle}'
-        if self.row_ids and (self.row_id_column is not None or event.row_id is not None):
-            row_id = _row_id(event, self.row_id_column)
+            value = f'{{"d":{image(before)}}}'
+        if self.row_ids:
+            row_id = event.row_id
+            if row_id is None and self.row_id_column is not None:
+                row_id = _row_id(event, self.row_id_column)
             if row_id:
-                key += f',"rid":{row_id}'
-        return key + self.key_end, value
+                middle = f'{self.key_middle},"rid":{row_id}'
+                return f'{{"ts":{event.commit_ts}{middle}{self.key_end}', value
+        return f'{{"ts":{event.commit_ts}{self.key_middle}{self.key_end}', value
 
 
 def _image_function(
