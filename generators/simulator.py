@@ -28,7 +28,7 @@ Topics follow the routing rules (``StreamSettings.routes``, ``[[sink.dispatchers
 their table's topic with their rule's dispatcher, a DDL to its table's topic, a watermark to
 every active table's topic and the default topic, each topic with ``partitions`` partitions
 (``generators/_topics.py``). Without rules everything goes to ``topic``. The settings and the
-workload's items are ``generators/_settings.py``.
+workload's items are ``generators/_settings.py``, the log and its records ``generators/_log.py``.
 
 Records carry the Kafka coordinates a consumer sees; the record timestamp is the physical time
 of the newest commit ts the message carries (TiCDC leaves it to the producer clock, so a
@@ -39,9 +39,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
-from typing import Literal
 
+from ticdc_conformance.generators._log import (
+    Delivery,
+    DeliveryKind,
+    Record,
+    TopicLog,
+    log_records,
+    new_delivery,
+    physical_ms,
+)
 from ticdc_conformance.generators._settings import (
     RAW_CHANGE_EVENT,
     StreamSettings,
@@ -54,7 +61,7 @@ from ticdc_conformance.reference import Message, simple
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
-from ticdc_conformance.reference.message import ClaimCheckObject, SchemaCodec
+from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.updates import sink_order
 
@@ -74,149 +81,10 @@ __all__ = [
     "stream_records",
 ]
 
-DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
-
-
 DDL_TO_PARTITION_ZERO = frozenset({"canal-json"})
 """Protocols whose DDL message TiCDC writes to partition 0 alone instead of broadcasting it
 (``GetDDLDispatchRule``: tiflow ``cdc/sink/ddlsink/mq/mq_ddl_sink.go``, ticdc
 ``downstreamadapter/sink/helper/helper.go``)."""
-
-
-def physical_ms(ts: int) -> int:
-    """The wall-clock milliseconds of a TiDB TSO (its high bits, ``ts >> 18``)."""
-    return ts >> 18
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Delivery:
-    """One Kafka message TiCDC produced, before its offset is known."""
-
-    kind: DeliveryKind
-    message: Message
-    commit_ts: int
-    """The newest commit ts the message carries (0 for a bootstrap)."""
-    timestamp: int
-    """Record timestamp, Unix milliseconds."""
-    rows: tuple[RowChangedEvent, ...] = ()
-    """The rows of the flush this message came from: it carries some of them, in order."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Record:
-    """One record of a topic as a consumer reads it."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
-    claim_checks: tuple[ClaimCheckObject, ...] = field(default=(), compare=False)
-    """Files the message's claim-check references name, as TiCDC stored them (not in a dump's
-    Parquet: ``generators.claim_check`` writes them beside it)."""
-
-
-(
-    _set_topic,
-    _set_partition,
-    _set_offset,
-    _set_timestamp,
-    _set_key,
-    _set_value,
-    _set_headers,
-    _set_claim_checks,
-) = (vars(Record)[f.name].__set__ for f in fields(Record))
-(
-    _set_kind,
-    _set_message,
-    _set_commit_ts,
-    _set_delivery_timestamp,
-    _set_rows,
-) = (vars(Delivery)[f.name].__set__ for f in fields(Delivery))
-
-
-def _record(  # noqa: PLR0917 - Record's members by position
-    topic: str,
-    partition: int,
-    offset: int,
-    timestamp: int,
-    key: bytes | None,
-    value: bytes | None,
-    headers: tuple[tuple[str, bytes | None], ...],
-    claim_checks: tuple[ClaimCheckObject, ...],
-) -> Record:
-    """``Record`` of its members by position (in declaration order), set through its slots.
-
-    The object the constructor makes (it checks nothing), without a frozen dataclass's
-    ``object.__setattr__`` per field: a stream makes one per message.
-    """
-    record = object.__new__(Record)
-    _set_topic(record, topic)
-    _set_partition(record, partition)
-    _set_offset(record, offset)
-    _set_timestamp(record, timestamp)
-    _set_key(record, key)
-    _set_value(record, value)
-    _set_headers(record, headers)
-    _set_claim_checks(record, claim_checks)
-    return record
-
-
-def _delivery(
-    kind: DeliveryKind, message: Message, commit_ts: int, rows: tuple[RowChangedEvent, ...]
-) -> Delivery:
-    """``Delivery`` stamped with ``commit_ts``'s time, set through its slots (``_record``)."""
-    delivery = object.__new__(Delivery)
-    _set_kind(delivery, kind)
-    _set_message(delivery, message)
-    _set_commit_ts(delivery, commit_ts)
-    _set_delivery_timestamp(delivery, physical_ms(commit_ts))
-    _set_rows(delivery, rows)
-    return delivery
-
-
-def _records(
-    topic: str, partition: int, deliveries: Iterable[Delivery], first_offset: int
-) -> Iterator[Record]:
-    """One partition's deliveries as records, offsets counted from ``first_offset``."""
-    for offset, delivery in enumerate(deliveries, first_offset):
-        message = delivery.message
-        yield _record(
-            topic,
-            partition,
-            offset,
-            delivery.timestamp,
-            message.key,
-            message.value,
-            (),
-            message.claim_checks,
-        )
-
-
-@dataclass(slots=True)
-class TopicLog:
-    """Every topic's partitions' deliveries in order; offsets are positions.
-
-    ``partitions`` are the default topic's (``settings.topic``), which ``topics`` holds too.
-    """
-
-    settings: StreamSettings
-    partitions: list[list[Delivery]]
-    topics: dict[str, list[list[Delivery]]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.topics.setdefault(self.settings.topic, self.partitions)
-
-    def records(self) -> Iterator[Record]:
-        """The log as records, topic by topic in name order, partition by partition."""
-        for topic in sorted(self.topics):
-            for partition, deliveries in enumerate(self.topics[topic]):
-                yield from _records(topic, partition, deliveries, 0)
-
-    def __len__(self) -> int:
-        return sum(sum(map(len, partitions)) for partitions in self.topics.values())
 
 
 _QUEUES_KEPT = 64
@@ -358,7 +226,7 @@ class _Producer:
                 newest = max([row.commit_ts for row in group])
                 deliveries = self.topics.of(topic)[partition]
                 for message in self.sendable(self.codec.encode(group, self.config)):
-                    deliveries.append(_delivery("rows", message, newest, group))
+                    deliveries.append(new_delivery("rows", message, newest, group))
                     self.delivered += 1
 
     def broadcast(self, event: DDLEvent | ResolvedEvent) -> None:
@@ -372,7 +240,7 @@ class _Producer:
         else:
             topics = self.topics.watermark()
         for message in self.sendable(self.codec.encode([event], self.config)):
-            delivery = _delivery(kind, message, event.commit_ts, ())
+            delivery = new_delivery(kind, message, event.commit_ts, ())
             for topic in topics:  # the broadcast is per topic (§6.2)
                 partitions = self.topics.of(topic)
                 if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
@@ -483,6 +351,6 @@ def stream_records(
                 if not deliveries:
                     continue
                 first = offsets.get((topic, partition), 0)
-                yield from _records(topic, partition, deliveries, first)
+                yield from log_records(topic, partition, deliveries, first)
                 offsets[topic, partition] = first + len(deliveries)
                 deliveries.clear()
