@@ -108,10 +108,11 @@ class LiveRows:
             grow = max(key + 1 - len(self.spans), len(self.spans) // 2, 1024)
             self.spans.extend(itertools.repeat(-1, grow))
             self.where.extend(itertools.repeat(-1, grow))
-        if self.spans[key] < 0:
+        spans = self.spans
+        if spans[key] < 0:
             self.where[key] = len(self.keys)
             self.keys.append(key)
-        self.spans[key] = self.store.add(packed(image))
+        spans[key] = self.store.add(packed(image))
 
     def remove(self, key: int) -> None:
         index, last = self.where[key], self.keys.pop()

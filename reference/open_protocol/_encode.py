@@ -59,14 +59,6 @@ class _Batch:
     rows: int = 0
     claim_checks: list[ClaimCheckObject] = field(default_factory=list)
 
-    def add(self, key: bytes, value: bytes, claim_check: ClaimCheckObject | None) -> None:
-        self.keys += (len(key).to_bytes(LENGTH_BYTES, "big"), key)
-        self.values += (len(value).to_bytes(LENGTH_BYTES, "big"), value)
-        self.size += len(key) + len(value) + 2 * LENGTH_BYTES
-        self.rows += 1
-        if claim_check is not None:
-            self.claim_checks.append(claim_check)
-
     def message(self) -> Message:
         return Message(
             key=b"".join(self.keys),
@@ -309,16 +301,23 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
                     table = event.table
                     plan = plan_of(event.table, config)
                 key, value, claim_check = _planned_row(event, config, plan)
+                key_length, value_length = len(key), len(value)
+                row_bytes = key_length + value_length + 2 * LENGTH_BYTES
                 # one more row must stay within max-batch-size and the byte limit (§2.2)
                 if batch is not None and not (
-                    batch.rows < max_rows
-                    and batch.size + len(key) + len(value) + 2 * LENGTH_BYTES <= limit
+                    batch.rows < max_rows and batch.size + row_bytes <= limit
                 ):
                     messages.append(batch.message())
                     batch = None
                 if batch is None:
                     batch = _Batch()
-                batch.add(key, value, claim_check)
+                # the row's key and value entries: a length, then the bytes (§2.1)
+                batch.keys += (key_length.to_bytes(LENGTH_BYTES, "big"), key)
+                batch.values += (value_length.to_bytes(LENGTH_BYTES, "big"), value)
+                batch.size += row_bytes
+                batch.rows += 1
+                if claim_check is not None:
+                    batch.claim_checks.append(claim_check)
                 continue
             if batch is not None:
                 messages.append(batch.message())
