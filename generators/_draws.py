@@ -4,10 +4,11 @@
 ``_randbelow(n)``: ``getrandbits(k)`` with ``k = n.bit_length()``, drawn again while the
 result is ``n`` or more; ``uniform(a, b)`` is ``a + (b - a) * random()``. Through those
 helpers a value costs three Python calls and ``randrange``'s argument checks; the makers here
-call ``getrandbits`` (through ``below``) and ``random`` themselves, the same calls in the
-same order, so a seed gives exactly the values the helpers gave
-(``tests/test_workload_draws.py`` keeps the helper form of every maker and compares values
-and generator state).
+call ``getrandbits`` and ``random`` themselves, the same calls in the same order, so a seed
+gives exactly the values the helpers gave (``tests/test_workload_draws.py`` keeps the helper
+form of every maker and compares values and generator state). ``below`` is that draw; the
+makers write it out, ``getrandbits`` of the bound's bit length (a constant per draw) again
+while the result is the bound or more, since a call per draw was a fifth of their time.
 
 Each maker gives a row's values after its key columns (``workload.py``): ``orders``
 customer, amount, status, note, created, updated; ``customers`` name, balance, flags,

@@ -9,6 +9,12 @@ takes the encoder's full path (``_row_plan``).
 Integer and float columns check their range here (the check's own rule, as one interval);
 DATETIME, TIMESTAMP and plain text have a quick form first, a pattern that only valid values
 needing no JSON escape match, written between quotes as they are; the rest run the check.
+
+A writer's quick form (``Quick``, ``quick_form``) says which of its values a caller may
+write inline, with the writer's text: integers in its range, text (and TIMESTAMP values'
+text) its pattern matches, DECIMAL texts of plain digits within the column's length and
+scale, any bytes of a BLOB, NULL where the writer writes ``null``. The plan's compiled image
+function tests them before it calls the writer.
 """
 
 from __future__ import annotations
