@@ -21,6 +21,7 @@ from typing import Any
 
 from ticdc_conformance.generators._draws import below
 from ticdc_conformance.reference import DecimalValue, TimestampValue, Value
+from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
 
 __all__ = ["STORE_BUFFER", "ImageStore", "LiveRows", "packed", "unpacked"]
 
@@ -107,10 +108,11 @@ class LiveRows:
             grow = max(key + 1 - len(self.spans), len(self.spans) // 2, 1024)
             self.spans.extend(itertools.repeat(-1, grow))
             self.where.extend(itertools.repeat(-1, grow))
-        if self.spans[key] < 0:
+        spans = self.spans
+        if spans[key] < 0:
             self.where[key] = len(self.keys)
             self.keys.append(key)
-        self.spans[key] = self.store.add(packed(image))
+        spans[key] = self.store.add(packed(image))
 
     def remove(self, key: int) -> None:
         index, last = self.where[key], self.keys.pop()
@@ -159,9 +161,10 @@ def unpacked(packed: bytes) -> tuple[Value, ...]:
             break
     else:  # no tags: the image as it was
         return image
+    # the texts were valid values' (``packed``): no constructor's check again
     return tuple(
         [
-            (DecimalValue(v[1]) if v[0] == "d" else TimestampValue(v[1], v[2]))
+            (valid_decimal(v[1]) if v[0] == "d" else valid_timestamp(v[1], v[2]))
             if type(v) is tuple
             else v
             for v in image

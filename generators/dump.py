@@ -92,7 +92,9 @@ def _batch(records: list[Record]) -> pa.RecordBatch:
             "timestamp": [r.timestamp for r in records],
             "key": [r.key for r in records],
             "value": [r.value for r in records],
-            "headers": [[{"key": k, "value": v} for k, v in r.headers] for r in records],
+            "headers": [
+                [{"key": k, "value": v} for k, v in r.headers] if r.headers else [] for r in records
+            ],
         },
         schema=DUMP_SCHEMA,
     )
@@ -161,17 +163,23 @@ class _PartFile:
         """Records of the row group being filled (in memory and spilled)."""
         return self.spilled_rows + len(self.chunk)
 
-    def add(self, record: Record) -> None:
-        if self.last is not None and record.offset < self.last:
+    def add(self, record: Record) -> bool:
+        """Hold ``record``; whether the row group being filled is now full (``_BATCH``)."""
+        offset = record.offset
+        if self.last is not None and offset < self.last:
             self.ascending = False
-        self.last = record.offset
-        self.chunk.append(record)
-        if self.spill_file is not None and len(self.chunk) == _SPILL and self.held < _BATCH:
+        self.last = offset
+        chunk = self.chunk
+        chunk.append(record)
+        if len(chunk) < _SPILL:  # no spill due: the common case, in short
+            return self.spilled_rows + len(chunk) == _BATCH
+        if self.spill_file is not None and len(chunk) == _SPILL and self.held < _BATCH:
             if self.spilled is None:
                 self.spilled = pa.ipc.new_stream(str(self.spill_file), DUMP_SCHEMA)
-            self.spilled.write_batch(_batch(self.chunk))
-            self.spilled_rows += len(self.chunk)
+            self.spilled.write_batch(_batch(chunk))
+            self.spilled_rows += len(chunk)
             self.chunk = []
+        return self.held == _BATCH
 
     def flush(self) -> None:
         if self.spilled is not None and self.spill_file is not None:
@@ -305,10 +313,10 @@ def write_dump(
                 file = folder / f".writing-{len(parts)}.parquet"
                 parts[key] = _PartFile(file, spill=full_row_groups)
             part = parts[key]
-            part.add(record)
+            full = part.add(record)
             count += 1
             buffered += 1
-            if part.held == _BATCH:  # a full row group
+            if full:  # a full row group
                 buffered -= len(part.chunk)
                 part.flush()
             elif buffered >= _BUFFERED and not full_row_groups:

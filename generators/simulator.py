@@ -28,7 +28,7 @@ Topics follow the routing rules (``StreamSettings.routes``, ``[[sink.dispatchers
 their table's topic with their rule's dispatcher, a DDL to its table's topic, a watermark to
 every active table's topic and the default topic, each topic with ``partitions`` partitions
 (``generators/_topics.py``). Without rules everything goes to ``topic``. The settings and the
-workload's items are ``generators/_settings.py``.
+workload's items are ``generators/_settings.py``, the log and its records ``generators/_log.py``.
 
 Records carry the Kafka coordinates a consumer sees; the record timestamp is the physical time
 of the newest commit ts the message carries (TiCDC leaves it to the producer clock, so a
@@ -39,9 +39,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
 
+from ticdc_conformance.generators._log import (
+    Delivery,
+    DeliveryKind,
+    Record,
+    TopicLog,
+    log_records,
+    new_delivery,
+    physical_ms,
+)
 from ticdc_conformance.generators._settings import (
     RAW_CHANGE_EVENT,
     StreamSettings,
@@ -54,7 +61,7 @@ from ticdc_conformance.reference import Message, simple
 from ticdc_conformance.reference.dispatch import DispatchRule, partition_of
 from ticdc_conformance.reference.errors import EncodeError
 from ticdc_conformance.reference.events import DDLEvent, ResolvedEvent, RowChangedEvent
-from ticdc_conformance.reference.message import ClaimCheckObject, SchemaCodec
+from ticdc_conformance.reference.message import SchemaCodec
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.updates import sink_order
 
@@ -74,91 +81,14 @@ __all__ = [
     "stream_records",
 ]
 
-DeliveryKind = Literal["rows", "ddl", "resolved", "bootstrap"]
-
-
 DDL_TO_PARTITION_ZERO = frozenset({"canal-json"})
 """Protocols whose DDL message TiCDC writes to partition 0 alone instead of broadcasting it
 (``GetDDLDispatchRule``: tiflow ``cdc/sink/ddlsink/mq/mq_ddl_sink.go``, ticdc
 ``downstreamadapter/sink/helper/helper.go``)."""
 
 
-def physical_ms(ts: int) -> int:
-    """The wall-clock milliseconds of a TiDB TSO (its high bits, ``ts >> 18``)."""
-    return ts >> 18
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Delivery:
-    """One Kafka message TiCDC produced, before its offset is known."""
-
-    kind: DeliveryKind
-    message: Message
-    commit_ts: int
-    """The newest commit ts the message carries (0 for a bootstrap)."""
-    timestamp: int
-    """Record timestamp, Unix milliseconds."""
-    rows: tuple[RowChangedEvent, ...] = ()
-    """The rows of the flush this message came from: it carries some of them, in order."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Record:
-    """One record of a topic as a consumer reads it."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes | None], ...] = ()
-    claim_checks: tuple[ClaimCheckObject, ...] = field(default=(), compare=False)
-    """Files the message's claim-check references name, as TiCDC stored them (not in a dump's
-    Parquet: ``generators.claim_check`` writes them beside it)."""
-
-
-def _records(
-    topic: str, partition: int, deliveries: Iterable[Delivery], first_offset: int
-) -> Iterator[Record]:
-    """One partition's deliveries as records, offsets counted from ``first_offset``."""
-    for offset, delivery in enumerate(deliveries, first_offset):
-        message = delivery.message
-        yield Record(
-            topic=topic,
-            partition=partition,
-            offset=offset,
-            timestamp=delivery.timestamp,
-            key=message.key,
-            value=message.value,
-            claim_checks=message.claim_checks,
-        )
-
-
-@dataclass(slots=True)
-class TopicLog:
-    """Every topic's partitions' deliveries in order; offsets are positions.
-
-    ``partitions`` are the default topic's (``settings.topic``), which ``topics`` holds too.
-    """
-
-    settings: StreamSettings
-    partitions: list[list[Delivery]]
-    topics: dict[str, list[list[Delivery]]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.topics.setdefault(self.settings.topic, self.partitions)
-
-    def records(self) -> Iterator[Record]:
-        """The log as records, topic by topic in name order, partition by partition."""
-        for topic in sorted(self.topics):
-            for partition, deliveries in enumerate(self.topics[topic]):
-                yield from _records(topic, partition, deliveries, 0)
-
-    def __len__(self) -> int:
-        return sum(sum(map(len, partitions)) for partitions in self.topics.values())
-
-
+_QUEUES_KEPT = 64
+"""Table objects whose queues ``_Producer.queue_rows`` keeps (a DDL makes a new one)."""
 _DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """``max-message-bytes`` of a protocol whose config has none (Debezium): TiCDC's default."""
 
@@ -187,6 +117,11 @@ class _Producer:
         """Whether rows change their table's names on the way (``Topics.renamed_row``)."""
         self.fixed: dict[tuple[str, str], tuple[DispatchRule, int]] = {}
         """A table's rule and partition, for rules whose partition is the table's alone."""
+        self.queues: dict[int, tuple[TableInfo, tuple[str, str], list[RowChangedEvent]]] = {}
+        """A table object's names and partition queue, for rules whose partition is the
+        table's alone (``add_rows``), by the object's identity, the object beside them."""
+        self.delivered = 0
+        """Deliveries appended to the log so far."""
 
     def sendable(self, messages: list[Message]) -> list[Message]:
         """``messages``, unless the producer refuses one as too large (§1.5)."""
@@ -208,6 +143,9 @@ class _Producer:
             output_raw_change_event=settings.output_raw_change_event,
         )
         now = physical_ms(transaction.commit_ts)
+        if self.schedule is None and not self.renames:
+            self.queue_rows(rows)
+            return
         for row in rows:
             if self.schedule is not None:
                 self.tick(now)
@@ -219,6 +157,28 @@ class _Producer:
             self.queued.of(topic)[partition].append(
                 self.topics.renamed_row(row) if self.renames else row
             )
+
+    def queue_rows(self, rows: list[RowChangedEvent]) -> None:
+        """``add_rows``' loop without bootstraps or renames.
+
+        A table's queue is kept while its rule's partition is the table's alone; its names
+        become active again on each row, as ``Topics.row`` makes them.
+        """
+        queues, active = self.queues, self.topics.active
+        for row in rows:
+            table = row.table
+            held = queues.get(id(table))
+            if held is not None and held[0] is table:
+                active.setdefault(held[1])  # what Topics.row does for a known table
+                held[2].append(row)
+                continue
+            topic, rule = self.topics.row(row)
+            queue = self.queued.of(topic)[self.partition(row, rule)]
+            queue.append(row)
+            if rule.kind == "table":
+                if len(queues) >= _QUEUES_KEPT:
+                    queues.clear()
+                queues[id(table)] = (table, (table.schema, table.name), queue)
 
     def partition(self, row: RowChangedEvent, rule: DispatchRule) -> int:
         """``partition_of`` the row: once per table when the rule hashes its names alone."""
@@ -254,6 +214,7 @@ class _Producer:
         partitions = self.topics.of(topic)
         for deliveries in partitions if everywhere else partitions[:1]:
             deliveries.append(delivery)
+            self.delivered += 1
 
     def flush(self) -> None:
         for topic, queued in self.queued.logs.items():
@@ -262,17 +223,11 @@ class _Producer:
                     continue
                 group = tuple(rows)
                 rows.clear()
-                newest = max(row.commit_ts for row in group)
+                newest = max([row.commit_ts for row in group])
+                deliveries = self.topics.of(topic)[partition]
                 for message in self.sendable(self.codec.encode(group, self.config)):
-                    self.topics.of(topic)[partition].append(
-                        Delivery(
-                            kind="rows",
-                            message=message,
-                            commit_ts=newest,
-                            timestamp=physical_ms(newest),
-                            rows=group,
-                        )
-                    )
+                    deliveries.append(new_delivery("rows", message, newest, group))
+                    self.delivered += 1
 
     def broadcast(self, event: DDLEvent | ResolvedEvent) -> None:
         self.flush()
@@ -285,18 +240,14 @@ class _Producer:
         else:
             topics = self.topics.watermark()
         for message in self.sendable(self.codec.encode([event], self.config)):
-            delivery = Delivery(
-                kind=kind,
-                message=message,
-                commit_ts=event.commit_ts,
-                timestamp=physical_ms(event.commit_ts),
-            )
+            delivery = new_delivery(kind, message, event.commit_ts, ())
             for topic in topics:  # the broadcast is per topic (§6.2)
                 partitions = self.topics.of(topic)
                 if kind == "ddl" and self.settings.protocol in DDL_TO_PARTITION_ZERO:
                     partitions = partitions[:1]
                 for deliveries in partitions:
                     deliveries.append(delivery)
+                self.delivered += len(partitions)
 
 
 def _run(
@@ -352,13 +303,17 @@ def simulate(
     ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
-    log = producer.log
     run = _run(
-        producer, workload, messages=messages, tables=tables, progress=progress, written=log.__len__
+        producer,
+        workload,
+        messages=messages,
+        tables=tables,
+        progress=progress,
+        written=lambda: producer.delivered,
     )
     for _ in run:
         pass
-    return log
+    return producer.log
 
 
 def stream_records(
@@ -378,21 +333,24 @@ def stream_records(
     producer = _Producer(settings)
     log = producer.log
     offsets: dict[tuple[str, int], int] = {}
-    done = 0
-
-    def written() -> int:
-        return done + len(log)
-
+    taken = 0
     run = _run(
-        producer, workload, messages=messages, tables=tables, progress=progress, written=written
+        producer,
+        workload,
+        messages=messages,
+        tables=tables,
+        progress=progress,
+        written=lambda: producer.delivered,
     )
     for _ in run:
+        if producer.delivered == taken:  # the item queued rows only: nothing to take
+            continue
+        taken = producer.delivered
         for topic, partitions in log.topics.items():
             for partition, deliveries in enumerate(partitions):
                 if not deliveries:
                     continue
                 first = offsets.get((topic, partition), 0)
-                yield from _records(topic, partition, deliveries, first)
+                yield from log_records(topic, partition, deliveries, first)
                 offsets[topic, partition] = first + len(deliveries)
-                done += len(deliveries)
                 deliveries.clear()

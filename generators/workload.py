@@ -49,6 +49,7 @@ import itertools
 import random
 import time
 from collections.abc import Iterator
+from dataclasses import fields
 
 from ticdc_conformance.generators._draws import MAKERS, below
 from ticdc_conformance.generators._live_rows import ImageStore, LiveRows
@@ -136,6 +137,20 @@ _LARGE_SHARE = 0.25
 """Share of the ``avatar`` values that are large (``large_blobs``)."""
 
 
+_set_commit_ts, _set_rows = (vars(Transaction)[f.name].__set__ for f in fields(Transaction))
+
+
+def _transaction(commit_ts: int, rows: tuple[RowChangedEvent, ...]) -> Transaction:
+    """``Transaction(commit_ts=…, rows=…)`` without its checks, through its slots' setters.
+
+    The workload's rows are never empty and all carry the commit ts (``_Shop.commit``).
+    """
+    transaction = object.__new__(Transaction)
+    _set_commit_ts(transaction, commit_ts)
+    _set_rows(transaction, rows)
+    return transaction
+
+
 class _Unread:
     """A live image not read yet (``_Shop._set``)."""
 
@@ -154,6 +169,8 @@ class _Shop:
         self.blobs = random.Random(f"shop-large-blobs-{seed}") if large_blobs else None
         """The large BLOBs' own draws (``large_blobs``): the main ones stay as they are."""
         self.tables = list(SHOP_TABLES)
+        self.by_rowid = [table.name in _ROWID_TABLES for table in self.tables]
+        """Whether a table's rows live under ``_tidb_rowid`` (a DDL keeps its name)."""
         self.store = ImageStore()
         self.live = [LiveRows(self.store) for _ in self.tables]
         self.ids = [itertools.count(1) for _ in self.tables]
@@ -199,7 +216,9 @@ class _Shop:
         """
         values = MAKERS[table](self.rng)
         blobs = self.blobs
-        if blobs is None or table != "customers" or blobs.random() >= _LARGE_SHARE:
+        if blobs is None:
+            return values
+        if table != "customers" or blobs.random() >= _LARGE_SHARE:
             return values
         size, pattern = blobs.randint(*LARGE_BLOB), blobs.randbytes(_BLOB_PATTERN)
         return (*values[:-1], (pattern * (size // _BLOB_PATTERN + 1))[:size])
@@ -240,17 +259,26 @@ class _Shop:
         # the draws of randrange, random and choice, made directly (``_draws``)
         rng = self.rng
         bits = rng.getrandbits
-        which = below(bits, len(self.tables))
+        count = len(self.tables)  # below(bits, count), written out
+        which = bits(count.bit_length())
+        while which >= count:
+            which = bits(count.bit_length())
         live = self.live[which]
         choice = rng.random()
-        if choice < 0.5 or len(live) < 3:
+        keys = live.keys
+        if choice < 0.5 or len(keys) < 3:  # len(live), without its call
             self._insert(which)
             return
-        touched = [k for w, k in self.changes if w == which and k in live]
+        spans = live.spans  # ``k in live``, without its call per key
+        touched = [k for w, k in self.changes if w == which and k < len(spans) and spans[k] >= 0]
         if touched and rng.random() < 0.25:
             key = touched[below(bits, len(touched))]
-        else:
-            key = live.pick(rng)
+        else:  # live.pick(rng), written out
+            count = len(keys)
+            index = bits(count.bit_length())
+            while index >= count:
+                index = bits(count.bit_length())
+            key = keys[index]
         if choice < 0.85:
             self._update(which, key)
         else:
@@ -258,20 +286,24 @@ class _Shop:
 
     def transaction(self, ts: int) -> list[RowChangedEvent]:
         """One transaction's statements, and the net changes TiCDC reads, at commit ts ``ts``."""
-        for _ in range(1 + below(self.rng.getrandbits, 4)):  # randint(1, 4)
+        bits = self.rng.getrandbits
+        statements = bits(3)  # randint(1, 4): 1 + below(bits, 4)
+        while statements >= 4:
+            statements = bits(3)
+        for _ in range(1 + statements):
             self._statement()
         return self.commit(ts)
 
     def commit(self, ts: int) -> list[RowChangedEvent]:
         """The open transaction's net change of each row key it wrote, at commit ts ``ts``."""
         rows = []
+        tables, by_rowid = self.tables, self.by_rowid
         for (which, key), (before, after) in self.changes.items():
             if before == after:  # nothing written, or nothing left (insert then delete)
                 continue
-            table = self.tables[which]
             op: Operation = "insert" if before is None else "delete" if after is None else "update"
-            row_id = key if table.name in _ROWID_TABLES else None
-            rows.append(valid_row_event(ts, table, op, before, after, row_id))
+            row_id = key if by_rowid[which] else None
+            rows.append(valid_row_event(ts, tables[which], op, before, after, row_id))
         self.changes.clear()
         return rows
 
@@ -293,10 +325,13 @@ def _items(shop: _Shop, *, resolved_every: int, ddl_every: int) -> Iterator[Work
     count = 0
     while True:
         count += 1
-        ts += (1 + below(rng.getrandbits, 50)) << 18  # randint(1, 50)
+        step = rng.getrandbits(6)  # randint(1, 50): 1 + below(bits, 50)
+        while step >= 50:
+            step = rng.getrandbits(6)
+        ts += (1 + step) << 18
         rows = shop.transaction(ts)
         if rows:
-            yield Transaction(commit_ts=ts, rows=tuple(rows))
+            yield _transaction(ts, tuple(rows))
         if count % ddl_every == 0:
             ts += 1 << 18
             which = below(rng.getrandbits, len(tables))

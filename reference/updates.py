@@ -59,7 +59,10 @@ def changes_key(row: RowChangedEvent, profile: Profile) -> bool:
     for i in _watched(table, profile):
         column, old, new = table.columns[i], row.before[i], row.after[i]
         if profile == "tiflow":
-            if column_value_string(column, old) != column_value_string(column, new):
+            # one value has one value string: a column an update left as it was is no change
+            if old is not new and column_value_string(column, old) != column_value_string(
+                column, new
+            ):
                 return True
         elif old != new:
             return True
@@ -110,7 +113,7 @@ def split_key_updates(rows: Sequence[RowChangedEvent], profile: Profile) -> list
         out: list[RowChangedEvent] = []
         split = False
         for row in rows:
-            if changes_key(row, profile):
+            if row.op == "update" and changes_key(row, profile):
                 out.extend(_halves(row))
                 split = True
             else:
@@ -119,7 +122,7 @@ def split_key_updates(rows: Sequence[RowChangedEvent], profile: Profile) -> list
     kept: list[RowChangedEvent] = []
     inserts: list[RowChangedEvent] = []
     for row in rows:
-        if changes_key(row, profile):
+        if row.op == "update" and changes_key(row, profile):
             delete, insert = _halves(row)
             kept.append(delete)
             inserts.append(insert)
@@ -136,12 +139,24 @@ def sink_order(
     Table by table (in the order the transaction first touched them): the sorter's order,
     then the split of key-changing UPDATEs unless ``output_raw_change_event``.
     """
+    if len(rows) == 1:  # nothing to sort; only an UPDATE may split
+        (row,) = rows
+        if output_raw_change_event or row.op != "update":
+            return [row]
+        return split_key_updates(rows, profile)
     tables: dict[tuple[str, str, int | None], list[RowChangedEvent]] = {}
     for row in rows:
         table = row.table
         tables.setdefault((table.schema, table.name, table.partition_id), []).append(row)
     out: list[RowChangedEvent] = []
     for group in tables.values():
-        group.sort(key=lambda r: (_ORDER[r.op], r.effective_row_id()))
+        if len(group) > 1:
+            group.sort(key=_sorter_key)
         out.extend(group if output_raw_change_event else split_key_updates(group, profile))
     return out
+
+
+def _sorter_key(row: RowChangedEvent) -> tuple[int, int]:
+    """The sorter's order of a row: DML kind, then the int row handle."""
+    row_id = row.row_id
+    return _ORDER[row.op], row_id if row_id is not None else row.effective_row_id()

@@ -15,6 +15,7 @@ from contextlib import contextmanager, nullcontext
 from itertools import islice
 from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -159,6 +160,11 @@ WRITER_COLUMNS = (
         ColumnInfo(name="c", type="varchar", length=8, key="primary"),
         ColumnInfo(name="c", type="blob"),
         ColumnInfo(name="c", type="decimal", length=6, decimal=2),
+        ColumnInfo(name="c", type="decimal", length=4, decimal=0),
+        ColumnInfo(name="c", type="decimal", length=65, decimal=30, key="primary"),
+        ColumnInfo(name="c", type="decimal"),
+        ColumnInfo(name="c", type="blob", key="primary"),
+        ColumnInfo(name="c", type="tinyblob"),
         ColumnInfo(name="c", type="float"),
         ColumnInfo(name="c", type="double"),
         ColumnInfo(name="c", type="bigint", unsigned=True),
@@ -223,3 +229,46 @@ def test_a_plan_writer_writes_only_valid_values_as_the_full_path(
         ctype, check = column_checks(table)[0]
         assert check(value, ctype) is None
     assert text == write_value(column.effective_type_code, value, flags, style)
+
+
+NEAR_DECIMAL = st.builds(DecimalValue, st.from_regex(r"\A-?[0-9]{1,8}(\.[0-9]{1,4})?\Z"))
+"""DECIMALs around the quick forms' digit counts."""
+
+
+@settings(max_examples=1500)
+@given(
+    column=st.sampled_from(WRITER_COLUMNS),
+    profile=st.sampled_from(["tiflow", "ticdc"]),
+    value=st.one_of(ANY_VALUE, NEAR_DECIMAL, NEAR_TEMPORAL, CLOSE_TO_VALID),
+)
+def test_a_plan_image_writes_what_its_writer_writes(
+    column: ColumnInfo, profile: str, value: Value
+) -> None:
+    # the compiled image tests each writer's quick form inline, then calls the writer
+    table = TableInfo(schema="s", name="t", table_id=1, columns=(column,))
+    config = Config(profile=profile)  # type: ignore[arg-type]
+    style = JsonStyle.GO_STD if profile == "tiflow" else JsonStyle.JSONITER
+    flags = table.column_flags(config.profile)[0]
+    writer = column_writer(column, flags, column_checks(table)[0], style)
+    plan = _row_plan.plan_of(table, config)
+    assert writer is not None
+    assert plan is not None
+    try:
+        text = writer(value)
+    except Unplanned:
+        with pytest.raises(Unplanned):
+            plan.image((value,))
+        return
+    prefix = _row_plan.column_prefix((column.name, column.effective_type_code, flags), style)
+    assert plan.image((value,)) == "{" + prefix + text + "}}"
+
+
+def test_a_table_at_a_new_schema_version_keeps_its_plan() -> None:
+    config = Config()
+    table = SHOP_TABLES[0]
+    plan = _row_plan.plan_of(table, config)
+    moved = dataclasses.replace(table, schema_version=(table.schema_version or 0) + 1)
+    assert _row_plan.plan_of(moved, config) is plan
+    renamed = dataclasses.replace(table, name="orders2")
+    assert _row_plan.plan_of(renamed, config) is not plan
+    assert _row_plan.plan_of(table, Config(profile="ticdc")) is not plan

@@ -20,7 +20,12 @@ from ticdc_conformance.reference.events import ChangeEvent, DDLEvent, RowChanged
 from ticdc_conformance.reference.message import RECORD_OVERHEAD, ClaimCheckObject, Message
 from ticdc_conformance.reference.open_protocol._columns import write_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL, Config
-from ticdc_conformance.reference.open_protocol._row_plan import Unplanned, column_prefix, plan_of
+from ticdc_conformance.reference.open_protocol._row_plan import (
+    RowPlan,
+    Unplanned,
+    column_prefix,
+    plan_of,
+)
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.reference.validation import check_row
 from ticdc_conformance.reference.values import TimestampValue, Value, string_bytes
@@ -45,29 +50,20 @@ def _entry(data: bytes) -> bytes:
 
 @dataclass(slots=True)
 class _Batch:
-    key: bytearray = field(default_factory=lambda: bytearray(VERSION_HEADER))
-    value: bytearray = field(default_factory=bytearray)
+    """One message's rows so far: key and value entries (§2.1), kept as parts until sent."""
+
+    keys: list[bytes] = field(default_factory=lambda: [VERSION_HEADER])
+    values: list[bytes] = field(default_factory=list)
+    size: int = len(VERSION_HEADER) + RECORD_OVERHEAD
+    """The key and value bytes so far and the record overhead: the message's length (§1.5)."""
     rows: int = 0
     claim_checks: list[ClaimCheckObject] = field(default_factory=list)
 
-    def fits(self, key: bytes, value: bytes, config: Config) -> bool:
-        """Whether one more row stays within max-batch-size and the byte limit (§2.2)."""
-        row_bytes = len(key) + len(value) + 2 * LENGTH_BYTES
-        length = len(self.key) + len(self.value) + RECORD_OVERHEAD
-        return self.rows < config.max_batch_size and length + row_bytes <= config.batch_limit
-
-    def add(self, key: bytes, value: bytes, claim_check: ClaimCheckObject | None) -> None:
-        self.key += len(key).to_bytes(LENGTH_BYTES, "big")
-        self.key += key
-        self.value += len(value).to_bytes(LENGTH_BYTES, "big")
-        self.value += value
-        self.rows += 1
-        if claim_check is not None:
-            self.claim_checks.append(claim_check)
-
     def message(self) -> Message:
         return Message(
-            key=bytes(self.key), value=bytes(self.value), claim_checks=tuple(self.claim_checks)
+            key=b"".join(self.keys),
+            value=b"".join(self.values),
+            claim_checks=tuple(self.claim_checks),
         )
 
 
@@ -218,14 +214,13 @@ _ROW_OVERHEAD = RECORD_OVERHEAD + 2 * LENGTH_BYTES + len(VERSION_HEADER)
 
 
 def _planned_row(
-    event: RowChangedEvent, config: Config
+    event: RowChangedEvent, config: Config, plan: RowPlan | None
 ) -> tuple[bytes, bytes, ClaimCheckObject | None]:
-    """``check_row`` then ``_fit_row``, through the table's plan where it takes the row.
+    """``check_row`` then ``_fit_row``, through ``plan`` (the table's ``plan_of``) if it takes it.
 
     A plan writes only values that pass the checks, the same bytes as the full path; a row
     it leaves, or one too large for a message (§2.6), takes the full path.
     """
-    plan = plan_of(event.table, config)
     if plan is not None:
         try:
             key_json, value_json = plan.encode(event)
@@ -296,15 +291,33 @@ def encode(events: Iterable[ChangeEvent], config: Config | None = None) -> list[
     config = config or Config()
     messages: list[Message] = []
     batch: _Batch | None = None
+    max_rows, limit = config.max_batch_size, config.batch_limit
+    table: object = None  # the last row's table, whose plan is ``plan``
+    plan: RowPlan | None = None
     for index, event in enumerate(events):
         try:
             if isinstance(event, RowChangedEvent):
-                key, value, claim_check = _planned_row(event, config)
-                if batch is not None and not batch.fits(key, value, config):
+                if event.table is not table:
+                    table = event.table
+                    plan = plan_of(event.table, config)
+                key, value, claim_check = _planned_row(event, config, plan)
+                key_length, value_length = len(key), len(value)
+                row_bytes = key_length + value_length + 2 * LENGTH_BYTES
+                # one more row must stay within max-batch-size and the byte limit (§2.2)
+                if batch is not None and not (
+                    batch.rows < max_rows and batch.size + row_bytes <= limit
+                ):
                     messages.append(batch.message())
                     batch = None
-                batch = batch or _Batch()
-                batch.add(key, value, claim_check)
+                if batch is None:
+                    batch = _Batch()
+                # the row's key and value entries: a length, then the bytes (§2.1)
+                batch.keys += (key_length.to_bytes(LENGTH_BYTES, "big"), key)
+                batch.values += (value_length.to_bytes(LENGTH_BYTES, "big"), value)
+                batch.size += row_bytes
+                batch.rows += 1
+                if claim_check is not None:
+                    batch.claim_checks.append(claim_check)
                 continue
             if batch is not None:
                 messages.append(batch.message())

@@ -9,6 +9,12 @@ takes the encoder's full path (``_row_plan``).
 Integer and float columns check their range here (the check's own rule, as one interval);
 DATETIME, TIMESTAMP and plain text have a quick form first, a pattern that only valid values
 needing no JSON escape match, written between quotes as they are; the rest run the check.
+
+A writer's quick form (``Quick``, ``quick_form``) says which of its values a caller may
+write inline, with the writer's text: integers in its range, text (and TIMESTAMP values'
+text) its pattern matches, DECIMAL texts of plain digits within the column's length and
+scale, any bytes of a BLOB, NULL where the writer writes ``null``. The plan's compiled image
+function tests them before it calls the writer.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import base64
 import re
 import weakref
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ticdc_conformance.reference._gofloat import format_float
 from ticdc_conformance.reference._gojson import JsonStyle, quote
@@ -51,14 +58,31 @@ _FLOAT32_TEXTS: dict[JsonStyle, dict[float, str]] = {style: {} for style in Json
 _MAX_FLOAT32_TEXTS = 4096
 
 
-Quick = tuple[int, int] | re.Pattern[str]
-"""A writer's quick form: integers ``low <= v < high`` written as ``str(v)``, or text the
-pattern matches written between quotes as it is (``quick_form``)."""
+class Quick(NamedTuple):
+    """The values a writer takes that a caller may write inline, with the writer's text.
+
+    Each member is one test; a value none of them takes goes to the writer.
+    """
+
+    ints: tuple[int, int] | None = None
+    """Integers ``low <= v < high``, written as ``str(v)``."""
+    text: re.Pattern[str] | None = None
+    """``str`` values the pattern matches, written between quotes as they are."""
+    timestamps: bool = False
+    """``TimestampValue`` values whose text ``text`` matches, that text between quotes."""
+    decimals: re.Pattern[str] | None = None
+    """``DecimalValue`` values whose text the pattern matches, that text between quotes."""
+    base64: bool = False
+    """``bytes`` values, written as their base64 between quotes."""
+    null: bool = False
+    """``None``, written as ``null``."""
+
+
 _QUICK: weakref.WeakKeyDictionary[Writer, Quick] = weakref.WeakKeyDictionary()
 
 
 def quick_form(writer: Writer) -> Quick | None:
-    """The quick form ``writer`` starts with, if any: a caller may test it first, inline.
+    """The quick form of ``writer``, if any: a caller may test it first, inline.
 
     For values the quick form takes, the writer gives the same text; for the others the
     caller calls the writer.
@@ -74,7 +98,7 @@ def _integer_writer(low: int, high: int, nullable: bool) -> Writer:
             return "null"
         raise Unplanned
 
-    _QUICK[write] = (low, high)
+    _QUICK[write] = Quick(ints=(low, high), null=nullable)
     return write
 
 
@@ -96,6 +120,7 @@ def _float_writer(bits: int, limit: float, style: JsonStyle, nullable: bool) -> 
             return "null"
         raise Unplanned
 
+    _QUICK[write] = Quick(null=nullable)
     return write
 
 
@@ -105,8 +130,13 @@ def _checked_writer(
     check: Check,
     ctype: ColumnType,
     nullable: bool,
+    *,
+    quick: Quick | None = None,
 ) -> Writer:
-    """Values of ``kinds`` that pass ``check``, written by ``text``; NULL if ``nullable``."""
+    """Values of ``kinds`` that pass ``check``, written by ``text``; NULL if ``nullable``.
+
+    ``quick``: what of those values a caller may write inline (``quick_form``).
+    """
 
     def write(value: Value) -> str:
         if type(value) in kinds and check(value, ctype) is None:
@@ -115,6 +145,7 @@ def _checked_writer(
             return "null"
         raise Unplanned
 
+    _QUICK[write] = (quick or Quick())._replace(null=nullable)
     return write
 
 
@@ -153,8 +184,14 @@ def column_writer(
     if writer is WRITERS["bigint"] or writer is WRITERS["bit"] or name in {"float", "double"}:
         return _number_writer(name, flags, ctype, style, nullable)
     if writer is WRITERS["decimal"]:
+        decimals = _decimal_pattern(ctype) if check is _DECIMAL_CHECK else None
         return _checked_writer(
-            (DecimalValue,), lambda value: _decimal_text(value, style), check, ctype, nullable
+            (DecimalValue,),
+            lambda value: _decimal_text(value, style),
+            check,
+            ctype,
+            nullable,
+            quick=Quick(decimals=decimals),
         )
     if writer is WRITERS["varchar"]:
         if flags & BINARY_FLAG:
@@ -162,19 +199,27 @@ def column_writer(
         checked_text = _checked_writer(
             (str, bytes), lambda value: _string_text(value, style), check, ctype, nullable
         )
-        return _quick_writer(_quick_pattern(ctype, check, style), checked_text, timestamps=False)
+        quick = _quick_pattern(ctype, check, style)
+        return _quick_writer(quick, checked_text, timestamps=False, nullable=nullable)
     if writer is WRITERS["blob"]:
-        return _checked_writer((bytes, str), _base64_text, check, ctype, nullable)
+        # any bytes pass the binary check of a type without a declared length
+        whole = check is _BINARY_CHECK and ctype.name not in _DECLARED
+        return _checked_writer(
+            (bytes, str), _base64_text, check, ctype, nullable, quick=Quick(base64=whole)
+        )
     if writer is WRITERS["datetime"]:
         checked_text = _checked_writer(
             (str, TimestampValue), lambda value: _text(value, style), check, ctype, nullable
         )
         quick = _quick_pattern(ctype, check, style)
-        return _quick_writer(quick, checked_text, timestamps=check is _TIMESTAMP_CHECK)
+        timestamps = check is _TIMESTAMP_CHECK
+        return _quick_writer(quick, checked_text, timestamps=timestamps, nullable=nullable)
     return None
 
 
-def _quick_writer(quick: re.Pattern[str] | None, checked: Writer, *, timestamps: bool) -> Writer:
+def _quick_writer(
+    quick: re.Pattern[str] | None, checked: Writer, *, timestamps: bool, nullable: bool
+) -> Writer:
     """``checked``, after a quick form: text ``quick`` matches is valid and needs no escape.
 
     ``timestamps``: a ``TimestampValue``'s text is matched too (TIMESTAMP columns: their check
@@ -192,7 +237,7 @@ def _quick_writer(quick: re.Pattern[str] | None, checked: Writer, *, timestamps:
             return '"' + value.text + '"'
         return checked(value)
 
-    _QUICK[write] = quick
+    _QUICK[write] = Quick(text=quick, timestamps=timestamps, null=nullable)
     return write
 
 
@@ -232,6 +277,26 @@ def _quick_pattern(ctype: ColumnType, check: Check, style: JsonStyle) -> re.Patt
     return re.compile(years + _DAY + _CLOCK + fraction)
 
 
+def _decimal_pattern(ctype: ColumnType) -> re.Pattern[str] | None:
+    """DECIMAL texts the column's check takes, plain digits only, or ``None``.
+
+    At most ``length - scale`` integer digits and ``scale`` decimals, within the check's 65
+    digits and 30 decimals; a declared length and scale are needed.
+    """
+    length, scale = ctype.length, ctype.scale
+    if length is None or scale is None or not 0 <= scale <= _MAX_SCALE or length > _MAX_DIGITS:
+        return None
+    whole = length - scale
+    if whole < 1:
+        return None
+    fraction = f"(?:\\.[0-9]{{1,{scale}}})?" if scale else ""
+    return re.compile(f"-?[0-9]{{1,{whole}}}" + fraction)
+
+
+_MAX_DIGITS = 65
+_MAX_SCALE = 30
+_DECIMAL_CHECK = check_of(ColumnType("decimal"))
+_BINARY_CHECK = check_of(ColumnType("blob"))
 _TEXT_CHECK = check_of(ColumnType("varchar"))
 _DATETIME_CHECK = check_of(ColumnType("datetime"))
 _TIMESTAMP_CHECK = check_of(ColumnType("timestamp"))

@@ -4,7 +4,7 @@ The encoder's full path works a row out column by column: each value checked
 (``validation.check_row``), each column's type code, flags, JSON prefix and writer looked
 up, the tiflow order sorted. A ``RowPlan`` does all of that once per table and config: the
 key's fixed members, the columns in output order, each with its JSON prefix and a writer
-chosen for its type, and a ``str.format`` template that joins them.
+chosen for its type, and the JSON text between the values, joined by one f-string.
 
 A plan's writer (``_plan_writers``) takes only the values it can both vouch for and write
 itself: a value of the type the writer expects that passes its column's check (what
@@ -21,13 +21,16 @@ number type code on a column of another type).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 
 from ticdc_conformance.reference._gojson import JsonStyle, quote
 from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
 from ticdc_conformance.reference.open_protocol._config import Config
 from ticdc_conformance.reference.open_protocol._plan_writers import (
+    Quick,
     Unplanned,
     Writer,
     column_writer,
@@ -35,7 +38,7 @@ from ticdc_conformance.reference.open_protocol._plan_writers import (
 )
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG, TableInfo
 from ticdc_conformance.reference.validation import column_checks
-from ticdc_conformance.reference.values import Value
+from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
 __all__ = ["RowPlan", "Unplanned", "column_prefix", "plan_of"]
 
@@ -74,10 +77,9 @@ class RowPlan:
             column_prefix((columns[i].name, columns[i].effective_type_code, flags[i]), style)
             for i in order
         ]
-        braces = [p.replace("{", "{{").replace("}", "}}") for p in prefixes]
-        template = "{{" + "}},".join(f"{p}{{}}" for p in braces) + "}}}}"
-        """The image's JSON with a ``{}`` for each value, in output order."""
-        self.image = _image_function(template, [(i, writers[i]) for i in order])
+        # the image's JSON around its values, in output order: before each value, then the end
+        texts = ["{" + prefixes[0], *("}," + p for p in prefixes[1:]), "}}"]
+        self.image = _image_function(texts, [(i, writers[i]) for i in order])
         """The JSON object of an image (``Unplanned`` for a value the plan leaves)."""
         self.old_member = '"p":' if config.output_old_value else None
         self.row_id_column = _row_id_column(table)
@@ -87,58 +89,86 @@ class RowPlan:
 
     def encode(self, event: RowChangedEvent) -> tuple[str, str]:
         """The key and value JSON of a row (``Unplanned`` for a value the plan leaves)."""
-        after, before = event.after, event.before
+        after, before, image = event.after, event.before, self.image
         if after is not None:
-            value = '{"u":' + self.image(after)
-            if before is not None:  # an update: "p" unless output-old-value is off
-                old = self.image(before)  # checked even when not written
-                if self.old_member is not None:
-                    value += ',"p":' + old
-            value += "}"
+            if before is None:
+                value = f'{{"u":{image(after)}}}'
+            else:  # an update: "p" unless output-old-value is off
+                new, old = image(after), image(before)  # the old one checked even if not written
+                value = f'{{"u":{new},"p":{old}}}' if self.old_member else f'{{"u":{new}}}'
         else:
             assert before is not None
-            value = '{"d":' + self.image(before) + "}"
-        key = f'{{"ts":{event.commit_ts}{self.key_middle}'
-        if self.row_ids and (self.row_id_column is not None or event.row_id is not None):
-            row_id = _row_id(event, self.row_id_column)
+            value = f'{{"d":{image(before)}}}'
+        if self.row_ids:
+            row_id = event.row_id
+            if row_id is None and self.row_id_column is not None:
+                row_id = _row_id(event, self.row_id_column)
             if row_id:
-                key += f',"rid":{row_id}'
-        return key + self.key_end, value
+                middle = f'{self.key_middle},"rid":{row_id}'
+                return f'{{"ts":{event.commit_ts}{middle}{self.key_end}', value
+        return f'{{"ts":{event.commit_ts}{self.key_middle}{self.key_end}', value
 
 
 def _image_function(
-    template: str, columns: Sequence[tuple[int, Writer]]
+    texts: Sequence[str], columns: Sequence[tuple[int, Writer]]
 ) -> Callable[[tuple[Value, ...]], str]:
-    """A function writing an image's JSON: ``template`` filled with each column's text.
+    """A function writing an image's JSON: ``texts`` with each column's text between them.
 
     Made as Python source and compiled once per plan, so each value costs its writer's call
     only where its quick form (``quick_form``), tested inline, does not take it. The source
     holds positions, integer bounds and local names only: no name, type or value of the
     table's, which reach the function as objects.
     """
-    names: dict[str, object] = {"template": template}
+    names: dict[str, object] = {
+        **{f"s{j}": text for j, text in enumerate(texts)},
+        "Timestamp": TimestampValue,
+        "Decimal": DecimalValue,
+        "b64": base64.b64encode,
+    }
     lines = ["def image(image):"]
     for j, (position, writer) in enumerate(columns):
         names[f"w{j}"] = writer
-        quick = quick_form(writer)
         lines.append(f"    v = image[{position}]")
-        if isinstance(quick, tuple):
-            lines.append(f"    if type(v) is int and {quick[0]} <= v < {quick[1]}:")
-            lines.append(f"        t{j} = str(v)")
-        elif quick is not None:
-            names[f"m{j}"] = quick.fullmatch
-            lines.append(f"    if type(v) is str and m{j}(v) is not None:")
-            lines.append(f"        t{j} = '\"' + v + '\"'")
-        else:
-            lines.append(f"    t{j} = w{j}(v)")
-            continue
-        lines.append("    else:")
+        lines += _quick_lines(j, quick_form(writer), names)
         lines.append(f"        t{j} = w{j}(v)")
-    lines.append(f"    return template.format({', '.join(f't{j}' for j in range(len(columns)))})")
+    joined = "".join(f"{{s{j}}}{{t{j}}}" for j in range(len(columns)))
+    lines.append(f"    return f'{joined}{{s{len(columns)}}}'")  # one f-string: names only
     source = "\n".join(lines)  # positions, bounds and local names: nothing of the table's
     exec(compile(source, "<open-protocol row plan>", "exec"), names)  # noqa: S102
     function: Callable[[tuple[Value, ...]], str] = names["image"]  # type: ignore[assignment]
     return function
+
+
+def _quick_lines(j: int, quick: Quick | None, names: dict[str, object]) -> list[str]:
+    """Column ``j``'s inline tests of its quick form, as source: ``t{j}`` set, or the writer.
+
+    The lines end in an ``else:`` whose body (the writer's call) the caller adds.
+    """
+    tests: list[tuple[str, str]] = []
+    if quick is not None:
+        if quick.ints is not None:
+            low, high = quick.ints
+            tests.append((f"type(v) is int and {low} <= v < {high}", "str(v)"))
+        if quick.text is not None:
+            names[f"m{j}"] = quick.text.fullmatch
+            tests.append((f"type(v) is str and m{j}(v) is not None", "'\"' + v + '\"'"))
+            if quick.timestamps:
+                test = f"type(v) is Timestamp and m{j}(v.text) is not None"
+                tests.append((test, "'\"' + v.text + '\"'"))
+        if quick.decimals is not None:
+            names[f"d{j}"] = quick.decimals.fullmatch
+            test = f"type(v) is Decimal and d{j}(v.text) is not None"
+            tests.append((test, "'\"' + v.text + '\"'"))
+        if quick.base64:
+            tests.append(("type(v) is bytes", "'\"' + b64(v).decode('ascii') + '\"'"))
+        if quick.null:
+            tests.append(("v is None", "'null'"))
+    lines = []
+    for number, (test, text) in enumerate(tests):
+        lines.append(f"    {'if' if number == 0 else 'elif'} {test}:")
+        lines.append(f"        t{j} = {text}")
+    lines.append("    else:" if tests else "    if True:")
+    return lines
 
 
 def _row_id_column(table: TableInfo) -> int | None:
@@ -173,6 +203,10 @@ def _key_members(table: TableInfo, profile: str, style: JsonStyle) -> tuple[str,
 _PLANS: dict[int, tuple[TableInfo, Config, RowPlan | None]] = {}
 _PLANS_KEPT = 64
 """Tables whose plans are kept (an encode call meets a few, a workload a handful)."""
+_SHAPES: dict[tuple[tuple[object, ...], Config], RowPlan | None] = {}
+"""Plans by a table's members but its schema version, which no plan reads: a DDL that only
+moves a table to a new version (a new ``TableInfo``) keeps its plan."""
+_SHAPE_FIELDS = tuple(f.name for f in fields(TableInfo) if f.compare and f.name != "schema_version")
 
 
 def plan_of(table: TableInfo, config: Config) -> RowPlan | None:
@@ -180,12 +214,20 @@ def plan_of(table: TableInfo, config: Config) -> RowPlan | None:
 
     Kept by the table's identity, the table and the config held beside the plan: the table
     lives as long as its entry, so no other object takes its ``id`` meanwhile, and another
-    config's plan replaces it.
+    config's plan replaces it. A new table object equal to a known one but for its schema
+    version takes the known one's plan.
     """
     kept = _PLANS.get(id(table))
     if kept is not None and kept[0] is table and kept[1] is config:
         return kept[2]
-    plan = _make_plan(table, config)
+    shape = (tuple([getattr(table, name) for name in _SHAPE_FIELDS]), config)
+    if shape in _SHAPES:
+        plan = _SHAPES[shape]
+    else:
+        plan = _make_plan(table, config)
+        if len(_SHAPES) >= _PLANS_KEPT:
+            _SHAPES.clear()
+        _SHAPES[shape] = plan
     if len(_PLANS) >= _PLANS_KEPT:
         _PLANS.clear()
     _PLANS[id(table)] = (table, config, plan)
