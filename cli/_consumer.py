@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from types import ModuleType
 from typing import IO
 
 from ticdc_conformance.cli._args import Commands
@@ -32,12 +31,9 @@ def _check_consumer(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def add_parsers(commands: Commands) -> None:
-    """Add ``expected-state`` and ``check-consumer``."""
-    job: ModuleType | None
-    try:
-        from ticdc_conformance.suites.consumer import job
-    except ImportError:  # without pyarrow: the commands still parse and say what is missing
-        job = None
+    """Add ``expected-state`` and ``check-consumer`` (their arguments import no pyarrow)."""
+    from ticdc_conformance.suites.consumer import arguments
+
     expected = commands.add_parser(
         "expected-state",
         help="the final tables and change log a correct consumer of a dump reaches",
@@ -46,6 +42,9 @@ def add_parsers(commands: Commands) -> None:
         "expected change log, expected-state.json (docs/consumers.md).",
     )
     expected.set_defaults(handler=_expected_state)
+    arguments.add_expected_arguments(expected)
+    expected.add_argument("--out", required=True, type=Path, help="the folder to write")
+    arguments.add_engine_arguments(expected)
     check = commands.add_parser(
         "check-consumer",
         help="check what a consumer wrote against the expected state (docs/consumers.md)",
@@ -55,13 +54,5 @@ def add_parsers(commands: Commands) -> None:
         "1 findings of severity error, 2 usage error, 3 the check could not run.",
     )
     check.set_defaults(handler=_check_consumer)
-    if job is None:
-        for parser in (expected, check):
-            parser.add_argument("rest", nargs=argparse.REMAINDER)
-        return
-    job.add_expected_arguments(expected)
-    expected.add_argument("--out", required=True, type=Path, help="the folder to write")
-    job.add_engine_arguments(expected)
-    job.add_expected_arguments(check)
-    check.set_defaults(handler=_check_consumer)
-    job.add_check_arguments(check)
+    arguments.add_expected_arguments(check)
+    arguments.add_check_arguments(check)

@@ -23,6 +23,8 @@ def _check_stream(args: argparse.Namespace, out: IO[str]) -> int:
 
 def add_parsers(commands: Commands) -> None:
     """Add ``check-stream``; its arguments are the job's own (shared with ``spark-submit``)."""
+    from ticdc_conformance.suites.stream.arguments import add_arguments  # imports no pyarrow
+
     check = commands.add_parser(
         "check-stream",
         help="check a topic dump against TiCDC's stream rules (docs/stream-checker.md)",
@@ -34,9 +36,4 @@ def add_parsers(commands: Commands) -> None:
         "codes: 0 clean, 1 violations of severity error, 2 usage error, 3 the job failed.",
     )
     check.set_defaults(handler=_check_stream)
-    try:
-        from ticdc_conformance.suites.stream.job import add_arguments
-    except ImportError:  # without pyarrow: the command still parses and says what is missing
-        check.add_argument("rest", nargs=argparse.REMAINDER)
-        return
     add_arguments(check)

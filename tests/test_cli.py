@@ -275,6 +275,20 @@ def test_every_option_of_every_command_has_help_text() -> None:
     assert list(_undescribed(_parser(), "ticdc-conformance")) == []
 
 
+def test_the_parser_is_built_without_pyarrow_or_spark() -> None:
+    """Every command's parser is built before one runs: only the running one imports its work."""
+    script = (
+        "import sys\n"
+        "from ticdc_conformance.cli.main import _parser\n"
+        "_parser()\n"
+        "print(sorted(m for m in ('pyarrow', 'pandas', 'pyspark') if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout == "[]\n"
+
+
 def test_generate_writes_a_labelled_dump(tmp_path: Path) -> None:
     out = tmp_path / "dump"
     args = [

@@ -10,6 +10,21 @@ plugin's ``ticdc_expected_state``. Needs pyarrow (the ``consumer`` extra).
 
 from __future__ import annotations
 
-from ticdc_conformance.suites.consumer.job import assert_consumer_conforms
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ticdc_conformance.suites.consumer.job import assert_consumer_conforms
 
 __all__ = ["assert_consumer_conforms"]
+
+
+def __getattr__(name: str) -> Any:  # noqa: ANN401 - the job's own name
+    """``assert_consumer_conforms``, imported on first use.
+
+    The command line reads ``arguments`` from this package without importing pyarrow.
+    """
+    if name == "assert_consumer_conforms":
+        from ticdc_conformance.suites.consumer.job import assert_consumer_conforms
+
+        return assert_consumer_conforms
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

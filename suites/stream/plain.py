@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import dump_files
+from ticdc_conformance.suites.stream.arguments import SPARK_ABOVE_RECORDS
 from ticdc_conformance.suites.stream.catalog import (
     WATERMARK_BROADCAST,
     Broadcast,
@@ -41,9 +42,6 @@ __all__ = [
     "input_files",
 ]
 
-SPARK_ABOVE_RECORDS = 50_000
-"""``--engine auto`` runs Spark above this many records: about 15 s in process on one core,
-where a local Spark session (start-up included) begins to be as fast on two."""
 
 _COLUMNS = ("topic", "partition", "offset", "key", "value")
 _DETAIL = 300
