@@ -1,0 +1,168 @@
+"""One compiled reader per column-group header: the group's lengths, values and columns.
+
+A column group's header (its column count, then the chunks of name IDs, type codes and flags,
+ground truth §3.2) fixes everything of the group but its value lengths and values: how many
+columns, each one's reader, type code, flags and handle-key bit. ``group_reader`` writes a
+function for one header as Python source, unrolled per column, and compiles it once; the
+header's readers, codes and flags reach it as default arguments (no name, type or value of a
+table's is in the source: positions and local names only).
+
+The function does what ``_fast_groups.fast_group`` did with the header in hand, in the same
+order, with the same outcomes: the value lengths (one byte each where they are NULL's 1 or a
+size under 64, else ``leading_uvarints`` or the full chunk read), a ``None`` where they do not
+fill the group to its end exactly, the names of the header's IDs (``Terms.lookup``, kept per
+message and header in ``names``), then each column's value read by its reader in column
+order and the ``DecodedColumn`` tuples built; ``None`` where a reader refuses a value
+(``ValueError``) or finds it invalid (``Invalid``), for the decoder's full read.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+
+from ticdc_conformance.reference._fast_checks import DATE_BYTES, DATETIME_BYTES, TIMESTAMP_BYTES
+from ticdc_conformance.reference.craft._groups import Terms
+from ticdc_conformance.reference.craft._readers import (
+    DECIMAL_CHARACTERS,
+    DECIMAL_TEXT,
+    FLOAT64,
+    Invalid,
+    Reader,
+    reader,
+    stated,
+)
+from ticdc_conformance.reference.craft._uvarints import leading_uvarints
+from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk
+from ticdc_conformance.reference.decoded import DecodedColumn
+from ticdc_conformance.reference.errors import DecodeError
+from ticdc_conformance.reference.tables import BINARY_FLAG
+from ticdc_conformance.reference.validation import code_check
+from ticdc_conformance.reference.validity import FLOAT32_MAX
+from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
+
+__all__ = ["GroupReader", "group_reader"]
+
+GroupReader = Callable[
+    [bytes, int, int, Terms, dict[bytes, list[str]], int], tuple[DecodedColumn, ...] | None
+]
+"""``(value, at, end, terms, names, position)``: the columns of the group whose lengths start
+at ``at`` and whose header starts at ``position``, or ``None``."""
+
+_ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
+"""The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
+_ODD = (1).__and__
+_LARGEST = {"float": FLOAT32_MAX, "double": sys.float_info.max}
+_TEXT_TESTS = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}
+
+
+def _inline(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
+    """Column ``j``'s value read as an expression of ``@`` (its bytes), and the names it uses.
+
+    Where the bulk reader ``read`` starts with a test that is sufficient (``_readers``), the
+    test and its answer are written out and anything else goes to the column's reader, which
+    tests again and takes the full read: the same outcome as ``read`` itself. Binary strings
+    are the slice itself (``bytes`` of ``bytes`` is the same object), text their ``decode``.
+    """
+    if read is bytes:
+        return "@", {}
+    if read is bytes.decode:
+        return "@.decode()", {}
+    checked = code_check(type_code, flags)
+    name = checked[0].name if checked is not None and not flags & BINARY_FLAG else None
+    known = checked is not None and stated(checked[0])
+    full = {f"g{j}": reader(type_code, flags)}
+    if name in _TEXT_TESTS and known:
+        test = {f"m{j}": _TEXT_TESTS[name], **full}
+        return f"(d.decode() if m{j}(d := @) else g{j}(d))", test
+    if name == "timestamp" and known:
+        test = {f"m{j}": TIMESTAMP_BYTES, "_ts": valid_timestamp, **full}
+        return f"(_ts(d.decode()) if m{j}(d := @) else g{j}(d))", test
+    if name == "decimal" and known:
+        test = {f"m{j}": DECIMAL_TEXT, "_dec": valid_decimal, **full}
+        return (
+            f"(_dec(d.decode()) if len(d := @) <= {DECIMAL_CHARACTERS} and m{j}(d) else g{j}(d))",
+            test,
+        )
+    if name in _LARGEST and known:
+        test = {"_f64": FLOAT64.unpack, f"hi{j}": _LARGEST[name], f"lo{j}": -_LARGEST[name], **full}
+        return f"(x if len(d := @) == 8 and lo{j} <= (x := _f64(d)[0]) <= hi{j} else g{j}(d))", test
+    return f"r{j}(@)", {}
+
+
+def group_reader(  # noqa: PLR0917 - a header's members, by position
+    data: bytes,
+    ids: list[int],
+    types: Sequence[int],
+    flags: Sequence[int],
+    handles: Sequence[bool],
+    readers: Sequence[Reader],
+) -> GroupReader:
+    """The compiled reader of the groups whose header is ``data`` (see the module doc)."""
+    count = len(ids)
+    names: dict[str, object] = {
+        "_new": tuple.__new__,
+        "_C": DecodedColumn,
+        "_ONE": _ONE_BYTE_LENGTHS,
+        "_ODD": _ODD,
+        "_leading": leading_uvarints,
+        "_chunk": read_uvarint_chunk,
+        "_DecodeError": DecodeError,
+        "_Invalid": Invalid,
+        "_data": data,
+        "_ids": ids,
+    }
+    defaults = [*names]
+    forms: list[str] = []
+    for j in range(count):
+        names[f"r{j}"] = readers[j]
+        names[f"t{j}"] = types[j]
+        names[f"f{j}"] = flags[j]
+        names[f"h{j}"] = handles[j]
+        defaults += (f"r{j}", f"t{j}", f"f{j}", f"h{j}")
+        form, used = _inline(j, types[j], flags[j], readers[j])
+        forms.append(form.replace("@", f"value[a{j}:a{j + 1}]"))
+        names.update(used)
+        defaults += [n for n in used if n not in defaults]
+    ls = ", ".join(f"l{j}" for j in range(count))
+    ns = ", ".join(f"n{j}" for j in range(count))
+    lines = [
+        "def read(value, at, end, terms, names, position, *, "
+        + ", ".join(f"{d}={d}" for d in defaults)
+        + "):",
+        f"    lengths = value[at:at + {count}]",
+        f"    if len(lengths) == {count} and not lengths.translate(None, _ONE):",
+        f"        a0 = at + {count}",
+        "    else:",
+        f"        got = _leading(value, at, {count}, end)",
+        "        if got is None:",
+        "            try:",
+        f"                got = _chunk(value, at, {count}, end)",
+        "            except _DecodeError:",
+        "                return None",
+        "        lengths, a0 = got",
+        "        if sum(map(_ODD, lengths)) != lengths.count(1):",
+        "            return None",
+        f"    {ls}{',' if count == 1 else ''} = lengths",
+        *(f"    a{j + 1} = a{j} + (l{j} >> 1)" for j in range(count)),
+        f"    if a{count} != end:",
+        "        return None",
+        "    found = names.get(_data)",
+        "    if found is None:",
+        "        found = names[_data] = terms.lookup(_ids, position)",
+        f"    {ns}{',' if count == 1 else ''} = found",
+        "    try:",
+        "        return (",
+        *(
+            f"            _new(_C, (n{j}, None if l{j} == 1 else {forms[j]}, "
+            f"t{j}, f{j}, h{j}, None, None)),"
+            for j in range(count)
+        ),
+        "        )",
+        "    except (ValueError, _Invalid):",
+        "        return None",
+    ]
+    source = "\n".join(lines)  # positions and local names only: nothing of a table's
+    exec(compile(source, "<craft group reader>", "exec"), names)  # noqa: S102
+    made: GroupReader = names["read"]  # type: ignore[assignment]
+    return made
