@@ -71,7 +71,8 @@ def _inline(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict
     checked = code_check(type_code, flags)
     name = checked[0].name if checked is not None and not flags & BINARY_FLAG else None
     known = checked is not None and stated(checked[0])
-    full = {f"g{j}": reader(type_code, flags)}
+    full: dict[str, object] = {f"g{j}": reader(type_code, flags)}
+    test: dict[str, object]
     if name in _TEXT_TESTS and known:
         test = {f"m{j}": _TEXT_TESTS[name], **full}
         return f"(d.decode() if m{j}(d := @) else g{j}(d))", test
@@ -84,7 +85,7 @@ def _inline(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict
             f"(_dec(d.decode()) if len(d := @) <= {DECIMAL_CHARACTERS} and m{j}(d) else g{j}(d))",
             test,
         )
-    if name in _LARGEST and known:
+    if name is not None and name in _LARGEST and known:
         test = {"_f64": FLOAT64.unpack, f"hi{j}": _LARGEST[name], f"lo{j}": -_LARGEST[name], **full}
         return f"(x if len(d := @) == 8 and lo{j} <= (x := _f64(d)[0]) <= hi{j} else g{j}(d))", test
     return f"r{j}(@)", {}
