@@ -41,7 +41,7 @@ from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX
 from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
 
-__all__ = ["GroupReader", "group_reader"]
+__all__ = ["GroupReader", "group_reader", "inline_read"]
 
 GroupReader = Callable[
     [bytes, int, int, Terms, dict[bytes, list[str]], int], tuple[DecodedColumn, ...] | None
@@ -56,7 +56,7 @@ _LARGEST = {"float": FLOAT32_MAX, "double": sys.float_info.max}
 _TEXT_TESTS = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}
 
 
-def _inline(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
+def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
     """Column ``j``'s value read as an expression of ``@`` (its bytes), and the names it uses.
 
     Where the bulk reader ``read`` starts with a test that is sufficient (``_readers``), the
@@ -121,7 +121,7 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
         names[f"f{j}"] = flags[j]
         names[f"h{j}"] = handles[j]
         defaults += (f"r{j}", f"t{j}", f"f{j}", f"h{j}")
-        form, used = _inline(j, types[j], flags[j], readers[j])
+        form, used = inline_read(j, types[j], flags[j], readers[j])
         forms.append(form.replace("@", f"value[a{j}:a{j + 1}]"))
         names.update(used)
         defaults += [n for n in used if n not in defaults]
