@@ -177,9 +177,7 @@ def _skeleton(rows: Sequence[Row]) -> _Skeleton:
 
 def _rows_message(rows: Sequence[Row]) -> Message:
     """``_message`` of rows, its skeleton made once for rows of the same tables and images."""
-    key = tuple(
-        [(*r.header[1:], *[(g.kind, g.names, g.types_and_flags) for g in r.groups]) for r in rows]
-    )
+    key = tuple([(r.header[1:], *[g[:3] for g in r.groups]) for r in rows])
     skeleton = _skeletons.get(key)
     if skeleton is None:
         skeleton = _skeleton(rows)
@@ -193,9 +191,20 @@ def _rows_message(rows: Sequence[Row]) -> Message:
     # ZigZag deltas of its sizes (lengths of bytes: int64 deltas that do not wrap)
     body_sizes, group_numbers = [], []
     for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
+        groups = r.groups
+        if len(groups) == 2 and len(prefixes) == 2:  # an UPDATE: the common row, unrolled
+            (first, second), (new, old) = prefixes, groups
+            new_tail, old_tail = new.tail, old.tail
+            parts += (first, new_tail, second, old_tail)
+            new_size = len(first) + len(new_tail)
+            old_size = len(second) + len(old_tail)
+            delta = old_size - new_size
+            group_numbers += (2, new_size << 1, (delta << 1) ^ (delta >> 63))
+            body_sizes.append(new_size + old_size)
+            continue
         group_numbers.append(len(prefixes))
         last = total = 0
-        for group, prefix in zip(r.groups, prefixes, strict=True):
+        for group, prefix in zip(groups, prefixes, strict=True):
             tail = group.tail
             parts += (prefix, tail)
             size = len(prefix) + len(tail)
@@ -212,11 +221,24 @@ def _rows_message(rows: Sequence[Row]) -> Message:
         delta = size - last
         numbers.append((delta << 1) ^ (delta >> 63))
         last = size
-    tables = _uvarints(numbers + group_numbers)
-    trailer = bytearray()
-    write_uvarint_reversed(trailer, len(tables))
-    parts += (tables, bytes(trailer))
+    numbers += group_numbers
+    tables = _uvarints(numbers)
+    parts += (tables, _TRAILERS[len(tables)])
     return Message(key=None, value=b"".join(parts))
+
+
+class _Trailers(dict[int, bytes]):
+    """The trailer's reversed uvarint of the size tables' byte length, by the length."""
+
+    def __missing__(self, length: int) -> bytes:
+        trailer = bytearray()
+        write_uvarint_reversed(trailer, length)
+        if length < 1 << 14:  # the ones of one and two bytes, kept
+            self[length] = bytes(trailer)
+        return bytes(trailer)
+
+
+_TRAILERS = _Trailers()
 
 
 def _zigzag(value: int) -> int:

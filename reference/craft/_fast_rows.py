@@ -139,24 +139,31 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
     table, after, before = event.table, event.after, event.before
     profile = config.profile
     keys_only = event.op == "delete" and config.delete_only_output_handle_key_columns
-    groups: list[Group] = []
-    plan = None
+    groups: tuple[Group, ...]
     try:
         if after is not None:
             plan = _plan(table, profile, keys_only=False)
             if plan is None:
                 return None
-            groups.append(plan.write(NEW_GROUP, after))
-        if before is not None:
-            if plan is None or keys_only:  # else the new image's plan is the old one's
-                plan = _plan(table, profile, keys_only=keys_only)
-                if plan is None:
-                    return None
-            groups.append(plan.write(OLD_GROUP, before))
+            new = plan.write(NEW_GROUP, after)
+            if before is None:
+                groups, size = (new,), new.size
+            else:
+                if keys_only:  # else the new image's plan is the old one's
+                    plan = _plan(table, profile, keys_only=True)
+                    if plan is None:
+                        return None
+                old = plan.write(OLD_GROUP, before)
+                groups, size = (new, old), new.size + old.size
+        elif before is not None:
+            plan = _plan(table, profile, keys_only=keys_only)
+            if plan is None:
+                return None
+            old = plan.write(OLD_GROUP, before)
+            groups, size = (old,), old.size
+        else:
+            return None
     except (Slow, ValueError):
         return None
-    if plan is None:
-        return None
     header = _new(Header, (event.commit_ts, ROW, plan.partition, plan.schema, plan.name))
-    size = plan.header_size + sum([group.size for group in groups])
-    return _new(Row, (header, tuple(groups), size))
+    return _new(Row, (header, groups, plan.header_size + size))
