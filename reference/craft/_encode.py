@@ -189,7 +189,8 @@ def _rows_message(rows: Sequence[Row]) -> Message:
     parts = [_VERSION, commit_ts, skeleton.headers]
     # the size tables' uvarints as _size_tables makes them: each table's count, then the
     # ZigZag deltas of its sizes (lengths of bytes: int64 deltas that do not wrap)
-    body_sizes, group_numbers = [], []
+    body_sizes: list[int] = []
+    group_numbers: list[int] = []
     for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
         groups = r.groups
         if len(groups) == 2 and len(prefixes) == 2:  # an UPDATE: the common row, unrolled
