@@ -24,6 +24,7 @@ fault (``_fast_groups``); anything else is read again the full way, which raises
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import accumulate
 
 from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.craft._config import PROTOCOL
@@ -62,6 +63,7 @@ from ticdc_conformance.reference.validation import finding, raise_findings
 __all__ = ["decode"]
 
 _U64 = 1 << 64
+_ROWS = {ROW}
 
 
 def _utf8(data: bytes, what: str, offset: int) -> str:
@@ -95,7 +97,7 @@ def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> H
     numbers = uvarints_filling(value, start, end) if type(value) is bytes else None
     if numbers is not None and len(numbers) == 5 * count:
         kinds = numbers[count : 2 * count]
-        if all(kind in _EVENTS for kind in kinds) and (count == 1 or set(kinds) == {ROW}):
+        if set(kinds) == _ROWS if count > 1 else count == 1 and kinds[0] in _EVENTS:
             before = terms.next_new
             try:
                 schemas = terms.names(zigzag_deltas(numbers[3 * count : 4 * count]), start)
@@ -103,10 +105,12 @@ def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> H
             except DecodeError:
                 terms.next_new = before  # the full read below raises at the right offset
             else:
-                last, ts = 0, []
-                for delta in numbers[:count]:
-                    last = (last + delta) % _U64
-                    ts.append(last)
+                ts = list(accumulate(numbers[:count]))  # uvarints: never negative
+                if ts[-1] >= _U64:  # a sum past 2^64 somewhere: each modulo 2^64
+                    last, ts = 0, []
+                    for delta in numbers[:count]:
+                        last = (last + delta) % _U64
+                        ts.append(last)
                 partitions = zigzag_deltas(numbers[2 * count : 3 * count])
                 return Headers(start, ts, kinds, partitions, schemas, tables)
     return _full_headers(value, start, end, count, terms)
@@ -171,7 +175,10 @@ _EVENTS: dict[int, Callable[[Parts, int, int, int], DecodedEvent]] = {
 
 
 def _decode(value: Buffer, found: Found) -> list[DecodedEvent]:
-    version, header_start = read_uvarint(value, 0)
+    if value[:1] == b"\x01":  # version 1, the only one: its one-byte uvarint
+        version, header_start = 1, 1
+    else:
+        version, header_start = read_uvarint(value, 0)
     if version != 1:
         fail(f"version {version}, only version 1 exists", 0)
     tables, tables_start = fast_size_tables(value, header_start) or read_size_tables(
@@ -239,9 +246,10 @@ def decode(
             offset=error.offset,
             message_index=message_index,
         ) from None
-    findings = [
-        finding(name, ctype, value, protocol=PROTOCOL, message_index=message_index, offset=at)
-        for name, ctype, value, at in found
-    ]
-    raise_findings([error for error in findings if error is not None], events)
+    if found:
+        findings = [
+            finding(name, ctype, value, protocol=PROTOCOL, message_index=message_index, offset=at)
+            for name, ctype, value, at in found
+        ]
+        raise_findings([error for error in findings if error is not None], events)
     return events

@@ -156,16 +156,22 @@ def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] 
     numbers = split_uvarints(value, start, trailer)
     if numbers is None:
         return None
-    tables = []
+    tables: list[list[int]] = []
     at, left = 0, len(numbers)
     if numbers and max(numbers) < SMALL:  # ZigZag's values of all at once (the counts' unused)
         small = list(map(ZIGZAG.__getitem__, numbers))
+        append = tables.append
         while at < left:
             count = numbers[at]
+            # deltas under 2^13 in size: their sums stay inside int64, as zigzag_deltas says
+            if count == 2 and at + 2 < left:  # an UPDATE's two groups, the common table
+                first = small[at + 1]
+                append([first, first + small[at + 2]])
+                at += 3
+                continue
             if count == 0 or count > left - at - 1:
                 return None
-            # deltas under 2^13 in size: their sums stay inside int64, as zigzag_deltas says
-            tables.append(list(accumulate(small[at + 1 : at + 1 + count])))
+            append(list(accumulate(small[at + 1 : at + 1 + count])))
             at += 1 + count
         return tables, start
     while at < left:
