@@ -189,7 +189,11 @@ def _inline_outcome(type_code: int, flags: int, data: bytes) -> Outcome:
     read = bulk_reader(type_code, flags)
     form, used = _group_code.inline_read(0, type_code, flags, read)
     namespace: dict[str, object] = {**used, "r0": read}
-    source = f"def inline(v):\n    return {form.replace('@', 'v')}"
+    source = (
+        "def inline(v):\n"
+        "    value, a0, l0 = v, 0, len(v) << 1\n"
+        f"    return {form.replace('@', 'v')}"
+    )
     exec(compile(source, "<inline read>", "exec"), namespace)  # noqa: S102
     try:
         value = namespace["inline"](data)  # type: ignore[operator]

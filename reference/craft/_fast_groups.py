@@ -39,6 +39,7 @@ __all__ = [
     "Header",
     "Names",
     "fast_group",
+    "fast_update",
     "terms_at_once",
 ]
 
@@ -111,6 +112,43 @@ def fast_group(
     if columns is None:
         return None
     return value[start], columns
+
+
+def fast_update(  # noqa: PLR0917 - the group bounds, by position
+    value: bytes, start: int, middle: int, end: int, terms: Terms, names: Names
+) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None:
+    """An UPDATE's old and new columns, or ``None``.
+
+    ``fast_group`` of a new group at ``start..middle`` and of an old one at ``middle..end``;
+    ``None`` where either is not read through or is of another type.
+    The old group mostly has the new one's header (an UPDATE of one table): then that header
+    reads it at once, as ``fast_group`` would after finding it (a header's bytes are whole
+    uvarints, so no other kept header starts there too).
+    """
+    if start + 1 >= middle or value[start] != 1:
+        return None
+    count = value[start + 1]
+    if not 0 < count < 0x80:
+        return None
+    header = _header(value, start + 2, count, middle)
+    if header is None:
+        return None
+    data = header.data
+    new = header.read(value, start + 2 + len(data), middle, terms, names, start + 2)
+    if new is None:
+        return None
+    after = middle + 2 + len(data)
+    if (
+        after <= end
+        and value[middle] == 2
+        and value[middle + 1] == count
+        and value.startswith(data, middle + 2)
+    ):
+        old = header.read(value, after, end, terms, names, middle + 2)
+    else:
+        read = fast_group(value, middle, end, terms, names)
+        old = read[1] if read is not None and read[0] == 2 else None
+    return None if old is None else (old, new)
 
 
 def terms_at_once(value: Buffer, start: int, count: int, end: int) -> list[bytes] | None:

@@ -28,6 +28,7 @@ from ticdc_conformance.reference.craft._readers import (
     DECIMAL_TEXT,
     FLOAT64,
     Invalid,
+    Known,
     Reader,
     reader,
     stated,
@@ -59,6 +60,9 @@ _TEXT_TESTS = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}
 def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
     """Column ``j``'s value read as an expression of ``@`` (its bytes), and the names it uses.
 
+    The expression may use ``value``, ``a{j}`` (where the bytes start) and ``l{j}`` (their
+    ZigZag length) as well.
+
     Where the bulk reader ``read`` starts with a test that is sufficient (``_readers``), the
     test and its answer are written out and anything else goes to the column's reader, which
     tests again and takes the full read: the same outcome as ``read`` itself. Binary strings
@@ -68,26 +72,38 @@ def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, 
         return "@", {}
     if read is bytes.decode:
         return "@.decode()", {}
+    known = getattr(read, "__self__", None)
+    if type(known) is Known and read == known.__getitem__:  # a table of values read, in C
+        return f"k{j}[@]", {f"k{j}": known}
     checked = code_check(type_code, flags)
     name = checked[0].name if checked is not None and not flags & BINARY_FLAG else None
-    known = checked is not None and stated(checked[0])
+    stated_type = checked is not None and stated(checked[0])
     full: dict[str, object] = {f"g{j}": reader(type_code, flags)}
     test: dict[str, object]
-    if name in _TEXT_TESTS and known:
+    if name in _TEXT_TESTS and stated_type:
         test = {f"m{j}": _TEXT_TESTS[name], **full}
         return f"(d.decode() if m{j}(d := @) else g{j}(d))", test
-    if name == "timestamp" and known:
+    if name == "timestamp" and stated_type:
         test = {f"m{j}": TIMESTAMP_BYTES, "_ts": valid_timestamp, **full}
         return f"(_ts(d.decode()) if m{j}(d := @) else g{j}(d))", test
-    if name == "decimal" and known:
+    if name == "decimal" and stated_type:
         test = {f"m{j}": DECIMAL_TEXT, "_dec": valid_decimal, **full}
         return (
             f"(_dec(d.decode()) if len(d := @) <= {DECIMAL_CHARACTERS} and m{j}(d) else g{j}(d))",
             test,
         )
-    if name is not None and name in _LARGEST and known:
-        test = {"_f64": FLOAT64.unpack, f"hi{j}": _LARGEST[name], f"lo{j}": -_LARGEST[name], **full}
-        return f"(x if len(d := @) == 8 and lo{j} <= (x := _f64(d)[0]) <= hi{j} else g{j}(d))", test
+    if name is not None and name in _LARGEST and stated_type:
+        # unpacked where it lies, no slice: eight bytes are a length of 16 (ZigZag)
+        test = {
+            "_f64": FLOAT64.unpack_from,
+            f"hi{j}": _LARGEST[name],
+            f"lo{j}": -_LARGEST[name],
+            **full,
+        }
+        return (
+            f"(x if l{j} == 16 and lo{j} <= (x := _f64(value, a{j})[0]) <= hi{j} else g{j}(@))",
+            test,
+        )
     return f"r{j}(@)", {}
 
 

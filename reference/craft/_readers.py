@@ -60,6 +60,7 @@ __all__ = [
     "FLOAT64",
     "KINDS_SEEN",
     "Invalid",
+    "Known",
     "Reader",
     "bulk_reader",
     "reader",
@@ -100,7 +101,7 @@ def bulk_reader(type_code: int, flags: int) -> Reader:
     """``reader``'s answer for ``bytes`` values (slices of a ``bytes`` message).
 
     A C function where one decides as the reader does (``_c_string``); for integer kinds, the
-    reader behind a table of the values it read from one or two bytes (``_Known``), looked up
+    reader behind a table of the values it read from one or two bytes (``Known``), looked up
     in C; else the reader.
     """
     key = (type_code, flags)
@@ -123,11 +124,11 @@ def _bulk(type_code: int, flags: int) -> Reader:
         if fast is not None:
             return fast
         if ctype.name in INTEGER_TYPES or ctype.name in _OTHER_INTEGERS:
-            return _Known(reader(type_code, flags)).__getitem__
+            return Known(reader(type_code, flags)).__getitem__
     return reader(type_code, flags)
 
 
-class _Known(dict[bytes, Value]):
+class Known(dict[bytes, Value]):
     """A reader's values of data of one or two bytes, each kept once read.
 
     The reader is a function of the bytes alone and its integers are immutable, so a kept
@@ -144,9 +145,9 @@ class _Known(dict[bytes, Value]):
 
     def __missing__(self, data: bytes) -> Value:
         value = self.read(data)
-        if len(data) <= _KEPT_BYTES and _Known.room > 0:
+        if len(data) <= _KEPT_BYTES and Known.room > 0:
             self[data] = value
-            _Known.room -= 1
+            Known.room -= 1
         return value
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ticdc_conformance.reference.craft._fast_groups import Names, fast_group
+from ticdc_conformance.reference.craft._fast_groups import Names, fast_group, fast_update
 from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
 from ticdc_conformance.reference.craft._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.craft._rows import NEW_GROUP, OLD_GROUP
@@ -184,11 +184,9 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
             first = groups[0]
             middle = start + first
             if first > 0 and groups[1] > 0 and middle + groups[1] == end:
-                new = fast_group(value, start, middle, terms, names)  # type: ignore[arg-type]
-                if new is not None and new[0] == NEW_GROUP:
-                    old = fast_group(value, middle, end, terms, names)  # type: ignore[arg-type]
-                    if old is not None and old[0] == OLD_GROUP:
-                        read = "update", old[1], new[1]
+                both = fast_update(value, start, middle, end, terms, names)  # type: ignore[arg-type]
+                if both is not None:
+                    read = "update", *both
         elif len(groups) == 1 and groups[0] == size > 0:
             only = fast_group(value, start, end, terms, names)  # type: ignore[arg-type]
             if only is not None:
