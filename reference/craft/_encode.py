@@ -177,14 +177,19 @@ def _skeleton(rows: Sequence[Row]) -> _Skeleton:
 
 def _rows_message(rows: Sequence[Row]) -> Message:
     """``_message`` of rows, its skeleton made once for rows of the same tables and images."""
-    key = tuple([(r.header[1:], *[g[:3] for g in r.groups]) for r in rows])
+    key = tuple([r.layout for r in rows])
     skeleton = _skeletons.get(key)
     if skeleton is None:
         skeleton = _skeleton(rows)
         if len(_skeletons) >= 64:
             _skeletons.clear()
         _skeletons[key] = skeleton
-    commit_ts = _uvarints(_deltas([r.header.commit_ts for r in rows]))  # delta uvarints
+    deltas, last = [], 0
+    for r in rows:  # the delta uvarints of the commit ts, each modulo 2^64
+        ts = r.header.commit_ts
+        deltas.append(_UVARINT((ts - last) % _U64))
+        last = ts
+    commit_ts = b"".join(deltas)
     header_size = len(commit_ts) + len(skeleton.headers)
     parts = [_VERSION, commit_ts, skeleton.headers]
     # the size tables' uvarints as _size_tables makes them: each table's count, then the

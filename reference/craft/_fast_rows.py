@@ -35,6 +35,7 @@ from ticdc_conformance.reference.craft._rows import (
     Layout,
     Row,
     layout,
+    row_layout,
 )
 from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft._values import Writer
@@ -78,6 +79,9 @@ class _Plan(NamedTuple):
     name: bytes
     partition: int
     write: ImageWriter
+    layouts: dict[int, tuple[object, ...]]
+    """The layouts of rows whose groups are all this plan's (``_rows.row_layout``), by their
+    kinds together: 1 new only, 2 old only, 3 new and old."""
     """The compiled writer of an image (``_put_code``)."""
 
 
@@ -129,7 +133,9 @@ def _make_plan(table: TableInfo, profile: Profile, keys_only: bool) -> _Plan | N
         made.names_estimate,
         _LENGTHS,
     )
-    return _Plan(puts, chosen, keys, made, made.names, header_size, schema, name, partition, image)
+    return _Plan(
+        puts, chosen, keys, made, made.names, header_size, schema, name, partition, image, {}
+    )
 
 
 def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
@@ -140,6 +146,7 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
     profile = config.profile
     keys_only = event.op == "delete" and config.delete_only_output_handle_key_columns
     groups: tuple[Group, ...]
+    one_plan = True  # every group written by ``plan``
     try:
         if after is not None:
             plan = _plan(table, profile, keys_only=False)
@@ -153,6 +160,7 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
                     plan = _plan(table, profile, keys_only=True)
                     if plan is None:
                         return None
+                    one_plan = False
                 old = plan.write(OLD_GROUP, before)
                 groups, size = (new, old), new.size + old.size
         elif before is not None:
@@ -166,4 +174,11 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
     except (Slow, ValueError):
         return None
     header = _new(Header, (event.commit_ts, ROW, plan.partition, plan.schema, plan.name))
-    return _new(Row, (header, groups, plan.header_size + size))
+    kept = None
+    if one_plan:  # the plan's header and groups: the same layout for every row of these kinds
+        kinds = groups[0].kind | groups[-1].kind
+        kept = plan.layouts.get(kinds)
+        if kept is None:
+            kept = plan.layouts[kinds] = row_layout(header, groups)
+    layout = row_layout(header, groups) if kept is None else kept
+    return _new(Row, (header, groups, plan.header_size + size, layout))

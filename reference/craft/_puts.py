@@ -208,7 +208,8 @@ def _string(ctype: ColumnType, write: Writer) -> Put | None:
                 return value
             raise Slow
 
-        return _inlined(put_bytes, "type(@) is bytes and len(@) <= {limit}", "@", limit=limit)
+        test = "type(@) is bytes" + ("" if limit == sys.maxsize else " and len(@) <= {limit}")
+        return _inlined(put_bytes, test, "@", limit=limit)
     if ctype.name not in TEXT_TYPES or not ctype.raw_text:
         return None
 
@@ -220,7 +221,9 @@ def _string(ctype: ColumnType, write: Writer) -> Put | None:
             return value
         raise Slow
 
-    test = "type(@) is str and @.isascii() and len(@) <= {limit}"
+    # no length is past sys.maxsize: no test of it
+    test = "type(@) is str and @.isascii()"
+    test += "" if limit == sys.maxsize else " and len(@) <= {limit}"
     return _inlined(put_text, test, "@.encode()", limit=limit)
 
 
