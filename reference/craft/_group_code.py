@@ -4,8 +4,10 @@ A column group's header (its column count, then the chunks of name IDs, type cod
 ground truth §3.2) fixes everything of the group but its value lengths and values: how many
 columns, each one's reader, type code, flags and handle-key bit. ``group_reader`` writes a
 function for one header as Python source, unrolled per column, and compiles it once; the
-header's readers, codes and flags reach it as default arguments (no name, type or value of a
-table's is in the source: positions and local names only).
+header's readers, codes and flags reach it as the names of its own globals (no name, type or
+value of a table's is in the source: positions and local names only). Globals, not default
+arguments: a call copies every keyword-only default into the frame, a global is looked up
+only where it is used.
 
 The function does what ``_fast_groups.fast_group`` did with the header in hand, in the same
 order, with the same outcomes: the value lengths (one byte each where they are NULL's 1 or a
@@ -129,24 +131,19 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
         "_data": data,
         "_ids": ids,
     }
-    defaults = [*names]
     forms: list[str] = []
     for j in range(count):
         names[f"r{j}"] = readers[j]
         names[f"t{j}"] = types[j]
         names[f"f{j}"] = flags[j]
         names[f"h{j}"] = handles[j]
-        defaults += (f"r{j}", f"t{j}", f"f{j}", f"h{j}")
         form, used = inline_read(j, types[j], flags[j], readers[j])
         forms.append(form.replace("@", f"value[a{j}:a{j + 1}]"))
         names.update(used)
-        defaults += [n for n in used if n not in defaults]
     ls = ", ".join(f"l{j}" for j in range(count))
     ns = ", ".join(f"n{j}" for j in range(count))
     lines = [
-        "def read(value, at, end, terms, names, position, *, "
-        + ", ".join(f"{d}={d}" for d in defaults)
-        + "):",
+        "def read(value, at, end, terms, names, position):",
         f"    lengths = value[at:at + {count}]",
         f"    if len(lengths) == {count} and not lengths.translate(None, _ONE):",
         f"        a0 = at + {count}",

@@ -6,8 +6,9 @@ unrolled per column, and compiles it once: the image unpacked into locals, the p
 columns tested for NULL, each non-null value put (its put's cheap test and write written out
 where the put has one, ``_puts.inline_form``, the put itself called where the test fails or
 there is none), then the chunk of the written columns' lengths and their bytes. The puts, the
-names, the type and flag chunks and the estimate reach the function as default arguments: the
-source holds positions, bounds and local names only, no name, type or value of a table's.
+names, the type and flag chunks and the estimate reach the function as the names of its own
+globals (as ``_group_code``'s readers): the source holds positions, bounds and local names
+only, no name, type or value of a table's.
 
 The function gives what ``_fast_rows``' loop gives: the same ``Group``, or ``Slow`` (or a
 put's ``ValueError``) where that loop raises one.
@@ -63,13 +64,12 @@ def image_writer(  # noqa: PLR0917 - a plan's members, by position
         namespace.update({f"{name}{j}": value for name, value in used.items()})
         text = text.format(put=f"p{j}", **local).replace("@", f"v{j}")
         lines.append(f"    w{j} = None if v{j} is None else {text}")
-    defaults = ", ".join(f"{name}={name}" for name in namespace)
     vs = ", ".join(f"v{j}" for j in range(count))
     written = "".join(f"w{i}, " for i in chosen)
     chunk = "".join(f"_NULL if w{i} is None else _L[len(w{i})], " for i in chosen)
     source = "\n".join(
         [
-            f"def write(kind, image, *, {defaults}):",
+            "def write(kind, image):",
             f"    if len(image) != {count}:",
             "        raise _Slow",
             f"    {vs}, = image",
