@@ -267,6 +267,7 @@ def _both_decodings(value: bytes) -> tuple[object, object]:
     fast = _decoded(message)
     with (
         switched_off(_row_bodies, "fast_group", lambda *_: None),
+        switched_off(_row_bodies, "fast_update", lambda *_: None),
         switched_off(_decode, "fast_size_tables", lambda *_: None),
         switched_off(_decode, "uvarints_filling", lambda *_: None),
         switched_off(_decode, "terms_at_once", lambda *_: None),

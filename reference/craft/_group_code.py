@@ -20,6 +20,7 @@ order and the ``DecodedColumn`` tuples built; ``None`` where a reader refuses a 
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -39,7 +40,6 @@ from ticdc_conformance.reference.craft._uvarints import leading_uvarints
 from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
-from ticdc_conformance.reference.tables import BINARY_FLAG
 from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX
 from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
@@ -57,6 +57,40 @@ _ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
 _ODD = (1).__and__
 _LARGEST = {"float": FLOAT32_MAX, "double": sys.float_info.max}
 _TEXT_TESTS = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}
+
+
+_COMBINABLE = {DATE_BYTES, DATETIME_BYTES, TIMESTAMP_BYTES}
+"""Tests whose patterns may be joined into one (``_runs``): no capturing group, and their only
+lookarounds are lookaheads at their start that read 4 characters of a match at least 10 long,
+so a joined match of several reads each one's bytes exactly as its own test does."""
+
+
+def _text_test(type_code: int, flags: int) -> Callable[[bytes], object] | None:
+    """The test ``inline_read`` writes out for a DATE, DATETIME or TIMESTAMP column."""
+    checked = code_check(type_code, flags)
+    if checked is None or not stated(checked[0]):
+        return None
+    name = checked[0].name
+    return TIMESTAMP_BYTES if name == "timestamp" else _TEXT_TESTS.get(name)
+
+
+def _runs(tests: Sequence[Callable[[bytes], object] | None]) -> list[tuple[int, int]]:
+    """The runs of two adjacent columns or more with combinable tests: (first, last + 1)."""
+    runs, j = [], 0
+    while j < len(tests):
+        k = j
+        while k < len(tests) and tests[k] in _COMBINABLE:
+            k += 1
+        if k - j >= 2:
+            runs.append((j, k))
+        j = max(k, j + 1)
+    return runs
+
+
+def _joined(tests: Sequence[Callable[[bytes], object]]) -> Callable[[bytes, int, int], object]:
+    """One pattern of the tests' patterns in a row, each a group of its own."""
+    patterns = [test.__self__.pattern for test in tests]  # type: ignore[attr-defined]
+    return re.compile(b"".join(b"(%s)" % pattern for pattern in patterns)).fullmatch
 
 
 def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
@@ -78,7 +112,9 @@ def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, 
     if type(known) is Known and read == known.__getitem__:  # a table of values read, in C
         return f"k{j}[@]", {f"k{j}": known}
     checked = code_check(type_code, flags)
-    name = checked[0].name if checked is not None and not flags & BINARY_FLAG else None
+    # a string kind's reader is ``bytes`` or ``bytes.decode`` (above) or a general one; the
+    # kinds below have their own reader whatever the flags (``_readers._make``)
+    name = checked[0].name if checked is not None else None
     stated_type = checked is not None and stated(checked[0])
     full: dict[str, object] = {f"g{j}": reader(type_code, flags)}
     test: dict[str, object]
@@ -141,6 +177,29 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
         forms.append(form.replace("@", f"value[a{j}:a{j + 1}]"))
         names.update(used)
     ls = ", ".join(f"l{j}" for j in range(count))
+    # runs of text columns tested by one joined pattern, their group ends checked; any other
+    # outcome reads them one by one
+    tests = [
+        _text_test(types[j], flags[j]) if forms[j].startswith("(") else None for j in range(count)
+    ]
+    values = [f"None if l{j} == 1 else {forms[j]}" for j in range(count)]
+    joined: list[str] = []
+    for first, last in _runs(tests):
+        names[f"c{first}"] = _joined([tests[j] for j in range(first, last)])  # type: ignore[misc]
+        ends = " and ".join(f"m.end({g}) == a{first + g}" for g in range(1, last - first))
+        joined += [
+            f"        m = c{first}(value, a{first}, a{last})",
+            f"        if m is not None and {ends}:",
+            *(
+                f"            v{j} = {'_ts' if tests[j] is TIMESTAMP_BYTES else ''}"
+                f"(value[a{j}:a{j + 1}].decode())"
+                for j in range(first, last)
+            ),
+            "        else:",
+            *(f"            v{j} = {values[j]}" for j in range(first, last)),
+        ]
+        for j in range(first, last):
+            values[j] = f"v{j}"
     ns = ", ".join(f"n{j}" for j in range(count))
     lines = [
         "def read(value, at, end, terms, names, position):",
@@ -166,10 +225,10 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
         "        found = names[_data] = terms.lookup(_ids, position)",
         f"    {ns}{',' if count == 1 else ''} = found",
         "    try:",
+        *joined,
         "        return (",
         *(
-            f"            _new(_C, (n{j}, None if l{j} == 1 else {forms[j]}, "
-            f"t{j}, f{j}, h{j}, None, None)),"
+            f"            _new(_C, (n{j}, {values[j]}, t{j}, f{j}, h{j}, None, None)),"
             for j in range(count)
         ),
         "        )",
