@@ -115,22 +115,32 @@ def fast_group(
 
 
 def fast_update(  # noqa: PLR0917 - the group bounds, by position
-    value: bytes, start: int, middle: int, end: int, terms: Terms, names: Names
-) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...]] | None:
-    """An UPDATE's old and new columns, or ``None``.
+    value: bytes,
+    start: int,
+    middle: int,
+    end: int,
+    terms: Terms,
+    names: Names,
+    last: Header | None = None,
+) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...], Header] | None:
+    """An UPDATE's old and new columns and the new group's header, or ``None``.
 
     ``fast_group`` of a new group at ``start..middle`` and of an old one at ``middle..end``;
-    ``None`` where either is not read through or is of another type.
-    The old group mostly has the new one's header (an UPDATE of one table): then that header
-    reads it at once, as ``fast_group`` would after finding it (a header's bytes are whole
-    uvarints, so no other kept header starts there too).
+    ``None`` where either is not read through or is of another type. ``last`` (the header of
+    the message's last UPDATE) is tried first, then the kept headers: a header's bytes are
+    whole uvarints, so no other header starts where one does, and the one that does is the
+    one ``fast_group`` finds. The old group mostly has the new one's header too (an UPDATE
+    of one table): that header then reads it at once.
     """
     if start + 1 >= middle or value[start] != 1:
         return None
     count = value[start + 1]
-    if not 0 < count < 0x80:
+    if last is not None and len(last.ids) == count and value.startswith(last.data, start + 2):
+        header: Header | None = last if start + 2 + len(last.data) <= middle else None
+    elif 0 < count < 0x80:
+        header = _header(value, start + 2, count, middle)
+    else:
         return None
-    header = _header(value, start + 2, count, middle)
     if header is None:
         return None
     data = header.data
@@ -148,7 +158,7 @@ def fast_update(  # noqa: PLR0917 - the group bounds, by position
     else:
         read = fast_group(value, middle, end, terms, names)
         old = read[1] if read is not None and read[0] == 2 else None
-    return None if old is None else (old, new)
+    return None if old is None else (old, new, header)
 
 
 def terms_at_once(value: Buffer, start: int, count: int, end: int) -> list[bytes] | None:

@@ -173,6 +173,7 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
     events: list[DecodedEvent] = []
     append = events.append
     end = start
+    last = None  # the last UPDATE's header: the next one's most often
     for i, size in enumerate(sizes):
         start, end = end, end + size
         schema, table = schemas[i], tables_names[i]
@@ -184,9 +185,10 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
             first = groups[0]
             middle = start + first
             if first > 0 and groups[1] > 0 and middle + groups[1] == end:
-                both = fast_update(value, start, middle, end, terms, names)  # type: ignore[arg-type]
+                both = fast_update(value, start, middle, end, terms, names, last)  # type: ignore[arg-type]
                 if both is not None:
-                    read = "update", *both
+                    read = "update", both[0], both[1]
+                    last = both[2]
         elif len(groups) == 1 and groups[0] == size > 0:
             only = fast_group(value, start, end, terms, names)  # type: ignore[arg-type]
             if only is not None:
