@@ -192,7 +192,7 @@ def _inline_outcome(type_code: int, flags: int, data: bytes) -> Outcome:
     source = (
         "def inline(v):\n"
         "    value, a0, l0 = v, 0, len(v) << 1\n"
-        f"    return {form.replace('@', 'v')}"
+        f"    return {form.replace('@a', 'a0').replace('@l', 'l0').replace('@', 'v')}"
     )
     exec(compile(source, "<inline read>", "exec"), namespace)  # noqa: S102
     try:

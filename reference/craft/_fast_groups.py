@@ -52,7 +52,7 @@ is not."""
 class Header:
     """What a group's column count and first three chunks say, by their bytes."""
 
-    __slots__ = ("data", "flags", "handles", "ids", "read", "readers", "types")
+    __slots__ = ("data", "flags", "handles", "ids", "read", "readers", "types", "update")
 
     def __init__(
         self, data: bytes, ids: list[int], types: list[int], flags: list[int], readers: list[Reader]
@@ -63,7 +63,7 @@ class Header:
         self.flags = flags
         self.readers = readers
         self.handles = [bool(flag & HANDLE_KEY_FLAG) for flag in flags]
-        self.read = group_reader(data, ids, types, flags, self.handles, readers)
+        self.read, self.update = group_reader(data, ids, types, flags, self.handles, readers)
 
 
 _HEADERS: dict[int, list[Header]] = {}
@@ -143,6 +143,10 @@ def fast_update(  # noqa: PLR0917 - the group bounds, by position
         return None
     if header is None:
         return None
+    both = header.update(value, start, middle, end, terms, names)
+    if both is not None:
+        return both[0], both[1], header
+    # another header for the old group, or a group not read through: each alone
     data = header.data
     new = header.read(value, start + 2 + len(data), middle, terms, names, start + 2)
     if new is None:

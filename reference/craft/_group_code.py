@@ -16,6 +16,12 @@ fill the group to its end exactly, the names of the header's IDs (``Terms.lookup
 message and header in ``names``), then each column's value read by its reader in column
 order and the ``DecodedColumn`` tuples built; ``None`` where a reader refuses a value
 (``ValueError``) or finds it invalid (``Invalid``), for the decoder's full read.
+
+A second function reads an UPDATE whose new and old groups both have the header in one call:
+each group's type, count and header bytes checked, then both groups' lengths, the names once,
+and both groups' values, new then old; ``None`` wherever either group's read would give
+``None`` (the caller then reads each group alone, which gives the same outcome, a term ID
+out of order raising as it would for the new group).
 """
 
 from __future__ import annotations
@@ -44,13 +50,20 @@ from ticdc_conformance.reference.validation import code_check
 from ticdc_conformance.reference.validity import FLOAT32_MAX
 from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
 
-__all__ = ["GroupReader", "group_reader", "inline_read"]
+__all__ = ["GroupReader", "UpdateReader", "group_reader", "inline_read"]
 
 GroupReader = Callable[
     [bytes, int, int, Terms, dict[bytes, list[str]], int], tuple[DecodedColumn, ...] | None
 ]
 """``(value, at, end, terms, names, position)``: the columns of the group whose lengths start
 at ``at`` and whose header starts at ``position``, or ``None``."""
+_Columns = tuple[DecodedColumn, ...]
+UpdateReader = Callable[
+    [bytes, int, int, int, Terms, dict[bytes, list[str]]], tuple[_Columns, _Columns] | None
+]
+"""``(value, start, middle, end, terms, names)``: the old and new columns of an UPDATE whose
+new group (``start..middle``) and old group (``middle..end``) both have the header, or
+``None``; what ``read`` gives for each group, the names looked up once."""
 
 _ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
 """The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
@@ -96,8 +109,8 @@ def _joined(tests: Sequence[Callable[[bytes], object]]) -> Callable[[bytes, int,
 def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
     """Column ``j``'s value read as an expression of ``@`` (its bytes), and the names it uses.
 
-    The expression may use ``value``, ``a{j}`` (where the bytes start) and ``l{j}`` (their
-    ZigZag length) as well.
+    The expression may use ``value``, ``@a`` (where the bytes start) and ``@l`` (their ZigZag
+    length) as well.
 
     Where the bulk reader ``read`` starts with a test that is sufficient (``_readers``), the
     test and its answer are written out and anything else goes to the column's reader, which
@@ -139,7 +152,7 @@ def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, 
             **full,
         }
         return (
-            f"(x if l{j} == 16 and lo{j} <= (x := _f64(value, a{j})[0]) <= hi{j} else g{j}(@))",
+            f"(x if @l == 16 and lo{j} <= (x := _f64(value, @a)[0]) <= hi{j} else g{j}(@))",
             test,
         )
     return f"r{j}(@)", {}
@@ -152,8 +165,11 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
     flags: Sequence[int],
     handles: Sequence[bool],
     readers: Sequence[Reader],
-) -> GroupReader:
-    """The compiled reader of the groups whose header is ``data`` (see the module doc)."""
+) -> tuple[GroupReader, UpdateReader]:
+    """The compiled readers of the groups whose header is ``data`` (see the module doc).
+
+    One reads one group; the other an UPDATE's two groups (both of this header) in one call.
+    """
     count = len(ids)
     names: dict[str, object] = {
         "_new": tuple.__new__,
@@ -174,68 +190,143 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
         names[f"f{j}"] = flags[j]
         names[f"h{j}"] = handles[j]
         form, used = inline_read(j, types[j], flags[j], readers[j])
-        forms.append(form.replace("@", f"value[a{j}:a{j + 1}]"))
+        forms.append(form)
         names.update(used)
-    ls = ", ".join(f"l{j}" for j in range(count))
     # runs of text columns tested by one joined pattern, their group ends checked; any other
     # outcome reads them one by one
     tests = [
         _text_test(types[j], flags[j]) if forms[j].startswith("(") else None for j in range(count)
     ]
-    values = [f"None if l{j} == 1 else {forms[j]}" for j in range(count)]
-    joined: list[str] = []
     for first, last in _runs(tests):
         names[f"c{first}"] = _joined([tests[j] for j in range(first, last)])  # type: ignore[misc]
-        ends = " and ".join(f"m.end({g}) == a{first + g}" for g in range(1, last - first))
-        joined += [
-            f"        m = c{first}(value, a{first}, a{last})",
-            f"        if m is not None and {ends}:",
-            *(
-                f"            v{j} = {'_ts' if tests[j] is TIMESTAMP_BYTES else ''}"
-                f"(value[a{j}:a{j + 1}].decode())"
-                for j in range(first, last)
-            ),
-            "        else:",
-            *(f"            v{j} = {values[j]}" for j in range(first, last)),
-        ]
-        for j in range(first, last):
-            values[j] = f"v{j}"
+    new = _Group(forms, tests, "a", "l", "v")
+    old = _Group(forms, tests, "b", "z", "w")
     ns = ", ".join(f"n{j}" for j in range(count))
-    lines = [
-        "def read(value, at, end, terms, names, position):",
-        f"    lengths = value[at:at + {count}]",
-        f"    if len(lengths) == {count} and not lengths.translate(None, _ONE):",
-        f"        a0 = at + {count}",
-        "    else:",
-        f"        got = _leading(value, at, {count}, end)",
-        "        if got is None:",
-        "            try:",
-        f"                got = _chunk(value, at, {count}, end)",
-        "            except _DecodeError:",
-        "                return None",
-        "        lengths, a0 = got",
-        "        if sum(map(_ODD, lengths)) != lengths.count(1):",
-        "            return None",
-        f"    {ls}{',' if count == 1 else ''} = lengths",
-        *(f"    a{j + 1} = a{j} + (l{j} >> 1)" for j in range(count)),
-        f"    if a{count} != end:",
-        "        return None",
+    names_lines = [
         "    found = names.get(_data)",
         "    if found is None:",
         "        found = names[_data] = terms.lookup(_ids, position)",
         f"    {ns}{',' if count == 1 else ''} = found",
+    ]
+    width = len(data) + 2  # the group type, the count and the header
+    lines = [
+        "def read(value, at, end, terms, names, position):",
+        *new.lengths("at", "end"),
+        *names_lines,
         "    try:",
-        *joined,
-        "        return (",
-        *(
-            f"            _new(_C, (n{j}, {values[j]}, t{j}, f{j}, h{j}, None, None)),"
-            for j in range(count)
-        ),
-        "        )",
+        *new.joined(),
+        f"        return {new.columns()}",
+        "    except (ValueError, _Invalid):",
+        "        return None",
+        "",
+        "",
+        "def update(value, start, middle, end, terms, names):",
+        "    position = start + 2",
+        f"    at, after = start + {width}, middle + {width}",
+        "    if not (",
+        "        at <= middle and after <= end",
+        f"        and value[start] == 1 and value[start + 1] == {count}",
+        f"        and value[middle] == 2 and value[middle + 1] == {count}",
+        "        and value.startswith(_data, position) and value.startswith(_data, middle + 2)",
+        "    ):",
+        "        return None",
+        *new.lengths("at", "middle"),
+        *old.lengths("after", "end"),
+        *names_lines,
+        "    try:",
+        *new.joined(),
+        *old.joined(),
+        f"        return {old.columns()}, {new.columns()}",
         "    except (ValueError, _Invalid):",
         "        return None",
     ]
     source = "\n".join(lines)  # positions and local names only: nothing of a table's
     exec(compile(source, "<craft group reader>", "exec"), names)  # noqa: S102
-    made: GroupReader = names["read"]  # type: ignore[assignment]
-    return made
+    return names["read"], names["update"]  # type: ignore[return-value]
+
+
+class _Group:
+    """The source of one group's reading: its lengths, its joined tests and its columns.
+
+    ``a``, ``n`` and ``v`` name its locals (where each value starts, each ZigZag length, each
+    value of a joined run), so that an UPDATE's two groups read in one function.
+    """
+
+    def __init__(
+        self,
+        forms: Sequence[str],
+        tests: Sequence[Callable[[bytes], object] | None],
+        a: str,
+        n: str,
+        v: str,
+    ) -> None:
+        self.count = len(forms)
+        self.tests = tests
+        self.a, self.n, self.v = a, n, v
+        self.values = [
+            f"None if {n}{j} == 1 else "
+            + form.replace("@a", f"{a}{j}")
+            .replace("@l", f"{n}{j}")
+            .replace("@", f"value[{a}{j}:{a}{j + 1}]")
+            for j, form in enumerate(forms)
+        ]
+        self.runs = _runs(tests)
+
+    def lengths(self, at: str, end: str) -> list[str]:
+        """Reading the lengths from ``at``, and each value's start.
+
+        ``None`` unless the values fill the group to ``end`` exactly.
+        """
+        count, a, n = self.count, self.a, self.n
+        ls = ", ".join(f"{n}{j}" for j in range(count))
+        return [
+            f"    lengths = value[{at}:{at} + {count}]",
+            f"    if len(lengths) == {count} and not lengths.translate(None, _ONE):",
+            f"        {a}0 = {at} + {count}",
+            "    else:",
+            f"        got = _leading(value, {at}, {count}, {end})",
+            "        if got is None:",
+            "            try:",
+            f"                got = _chunk(value, {at}, {count}, {end})",
+            "            except _DecodeError:",
+            "                return None",
+            f"        lengths, {a}0 = got",
+            "        if sum(map(_ODD, lengths)) != lengths.count(1):",
+            "            return None",
+            f"    {ls}{',' if count == 1 else ''} = lengths",
+            *(f"    {a}{j + 1} = {a}{j} + ({n}{j} >> 1)" for j in range(count)),
+            f"    if {a}{count} != {end}:",
+            "        return None",
+        ]
+
+    def joined(self) -> list[str]:
+        """Each run's joined test, and its values (each alone where the test fails)."""
+        a, v = self.a, self.v
+        lines: list[str] = []
+        for first, last in self.runs:
+            ends = " and ".join(f"m.end({g}) == {a}{first + g}" for g in range(1, last - first))
+            lines += [
+                f"        m = c{first}(value, {a}{first}, {a}{last})",
+                f"        if m is not None and {ends}:",
+                *(
+                    f"            {v}{j} = {'_ts' if self.tests[j] is TIMESTAMP_BYTES else ''}"
+                    f"(value[{a}{j}:{a}{j + 1}].decode())"
+                    for j in range(first, last)
+                ),
+                "        else:",
+                *(f"            {v}{j} = {self.values[j]}" for j in range(first, last)),
+            ]
+        return lines
+
+    def columns(self) -> str:
+        """The tuple of the group's ``DecodedColumn``s."""
+        in_runs = {j for first, last in self.runs for j in range(first, last)}
+        values = [f"{self.v}{j}" if j in in_runs else value for j, value in enumerate(self.values)]
+        return (
+            "("
+            + "".join(
+                f"_new(_C, (n{j}, {value}, t{j}, f{j}, h{j}, None, None)), "
+                for j, value in enumerate(values)
+            )
+            + ")"
+        )
