@@ -13,9 +13,9 @@ and gives the outcome it always gave.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
-from ticdc_conformance.reference.craft._fast_groups import Names, fast_group, fast_update
+from ticdc_conformance.reference.craft._fast_groups import Header, Names, fast_group, fast_update
 from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
 from ticdc_conformance.reference.craft._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.craft._rows import NEW_GROUP, OLD_GROUP
@@ -173,7 +173,8 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
     events: list[DecodedEvent] = []
     append = events.append
     end = start
-    last = None  # the last UPDATE's header: the next one's most often
+    last: Header | None = None  # the last UPDATE's header: the next one's most often
+    data = cast("bytes", value)  # the caller's promise, as for names
     for i, size in enumerate(sizes):
         start, end = end, end + size
         schema, table = schemas[i], tables_names[i]
@@ -185,12 +186,20 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
             first = groups[0]
             middle = start + first
             if first > 0 and groups[1] > 0 and middle + groups[1] == end:
-                both = fast_update(value, start, middle, end, terms, names, last)  # type: ignore[arg-type]
-                if both is not None:
-                    read = "update", both[0], both[1]
-                    last = both[2]
+                # the last UPDATE's header reads it at once where both groups have it (its
+                # compiled reader checks that), else fast_update finds the header
+                pair = None
+                if last is not None:
+                    pair = last.update(data, start, middle, end, terms, names)
+                if pair is not None:
+                    read = "update", pair[0], pair[1]
+                else:
+                    both = fast_update(data, start, middle, end, terms, names, last)
+                    if both is not None:
+                        read = "update", both[0], both[1]
+                        last = both[2]
         elif len(groups) == 1 and groups[0] == size > 0:
-            only = fast_group(value, start, end, terms, names)  # type: ignore[arg-type]
+            only = fast_group(data, start, end, terms, names)
             if only is not None:
                 read = (
                     ("insert", None, only[1]) if only[0] == NEW_GROUP else ("delete", only[1], None)
