@@ -22,7 +22,7 @@ from ticdc_conformance.reference import (
     craft,
 )
 from ticdc_conformance.reference._fast_checks import DATE_BYTES, DATETIME_BYTES, TIMESTAMP_BYTES
-from ticdc_conformance.reference.craft import _group_code, _row_bodies
+from ticdc_conformance.reference.craft import _encode, _group_code, _row_bodies
 from ticdc_conformance.reference.validation import InvalidValueError, unchecked_values
 
 TABLE = TableInfo(
@@ -109,3 +109,26 @@ def test_joined_patterns_look_ahead_only_at_their_start() -> None:
 def test_a_run_needs_two_combinable_tests() -> None:
     tests = [DATE_BYTES, None, TIMESTAMP_BYTES, DATETIME_BYTES, DATE_BYTES, None, DATE_BYTES]
     assert _group_code._runs(tests) == [(2, 5)]
+
+
+def test_a_wide_tables_image_writer_keeps_each_columns_names_apart() -> None:
+    # FLOAT's writer names "pack32" and DOUBLE's "pack": columns 5 and 325 must not share one
+    kinds = {5: "float", 325: "double"}
+    table = TableInfo(
+        schema="s",
+        name="wide",
+        columns=tuple(
+            ColumnInfo(name=f"c{i}", type=kinds.get(i, "int"), key="primary" if i == 0 else None)  # type: ignore[arg-type]
+            for i in range(330)
+        ),
+    )
+    image = tuple(1.1 if i in kinds else i for i in range(330))
+    event = RowChangedEvent(commit_ts=1, table=table, op="insert", before=None, after=image)
+    fast = craft.encode([event])
+    saved = getattr(_encode, "fast_row")  # noqa: B009 - not exported: switched off by name
+    setattr(_encode, "fast_row", lambda *_: None)  # noqa: B010
+    try:
+        full = craft.encode([event])
+    finally:
+        setattr(_encode, "fast_row", saved)  # noqa: B010
+    assert fast == full

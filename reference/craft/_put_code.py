@@ -60,8 +60,9 @@ def image_writer(  # noqa: PLR0917 - a plan's members, by position
             lines.append(f"    w{j} = None if v{j} is None else p{j}(v{j})")
             continue
         text, used = form
-        local = {name: f"{name}{j}" for name in used}
-        namespace.update({f"{name}{j}": value for name, value in used.items()})
+        # a separator: "pack32" of column 5 and "pack" of column 325 stay two names
+        local = {name: f"{name}_{j}" for name in used}
+        namespace.update({f"{name}_{j}": value for name, value in used.items()})
         text = text.format(put=f"p{j}", **local).replace("@", f"v{j}")
         lines.append(f"    w{j} = None if v{j} is None else {text}")
     vs = ", ".join(f"v{j}" for j in range(count))
