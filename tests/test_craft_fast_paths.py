@@ -270,6 +270,7 @@ def _both_decodings(value: bytes) -> tuple[object, object]:
         switched_off(_row_bodies, "fast_update", lambda *_: None),
         switched_off(_decode, "fast_size_tables", lambda *_: None),
         switched_off(_decode, "uvarints_filling", lambda *_: None),
+        switched_off(_decode, "header_uvarints", lambda *_: None),
         switched_off(_decode, "terms_at_once", lambda *_: None),
     ):
         full = _decoded(message)

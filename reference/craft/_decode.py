@@ -38,7 +38,11 @@ from ticdc_conformance.reference.craft._fast_groups import Names, terms_at_once
 from ticdc_conformance.reference.craft._groups import Terms
 from ticdc_conformance.reference.craft._row_bodies import Found, Headers, Parts, row
 from ticdc_conformance.reference.craft._row_bodies import rows as rows_of
-from ticdc_conformance.reference.craft._uvarints import fast_size_tables, uvarints_filling
+from ticdc_conformance.reference.craft._uvarints import (
+    fast_size_tables,
+    header_uvarints,
+    uvarints_filling,
+)
 from ticdc_conformance.reference.craft.primitives import (
     Buffer,
     fail,
@@ -94,7 +98,9 @@ def _dictionary(value: Buffer, start: int, end: int) -> Terms:
 
 def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> Headers:
     # one pass over the five chunks where they fill the headers exactly and hold no fault
-    numbers = uvarints_filling(value, start, end) if type(value) is bytes else None
+    numbers = None
+    if type(value) is bytes:
+        numbers = header_uvarints(value, start, end, count) or uvarints_filling(value, start, end)
     if numbers is not None and len(numbers) == 5 * count:
         kinds = numbers[count : 2 * count]
         if set(kinds) == _ROWS if count > 1 else count == 1 and kinds[0] in _EVENTS:
