@@ -80,14 +80,17 @@ def _utf8(data: bytes, what: str, offset: int) -> str:
 def _dictionary(value: Buffer, start: int, end: int) -> Terms:
     if start == end:
         return Terms([])
+    if type(value) is bytes and 0 < value[start] < 0x80:  # a count of one byte
+        terms = terms_at_once(value, start + 1, value[start], end)
+        # the text of distinct bytes is distinct: no repeat there, none in the bytes
+        if terms is not None and len(set(terms)) == len(terms):
+            return Terms(terms)
     count, position = read_uvarint(value, start, end)
     if count == 0:
         fail("a term dictionary that is present holds one term at least", start)
-    raw = terms_at_once(value, position, count, end)
-    if raw is None:
-        raw, position = read_bytes_chunk(value, position, count, end)
-        if position != end:
-            fail(f"{end - position} bytes after the term dictionary", position)
+    raw, position = read_bytes_chunk(value, position, count, end)
+    if position != end:
+        fail(f"{end - position} bytes after the term dictionary", position)
     if len(set(raw)) != len(raw):
         fail("the term dictionary repeats a term", start)
     try:

@@ -30,7 +30,7 @@ from itertools import accumulate, pairwise
 from ticdc_conformance.reference.craft._group_code import group_reader
 from ticdc_conformance.reference.craft._groups import Terms
 from ticdc_conformance.reference.craft._readers import Reader, bulk_reader
-from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
+from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
@@ -165,18 +165,19 @@ def fast_update(  # noqa: PLR0917 - the group bounds, by position
     return None if old is None else (old, new, header)
 
 
-def terms_at_once(value: Buffer, start: int, count: int, end: int) -> list[bytes] | None:
-    """The terms of a dictionary, sliced in one pass, or ``None`` for the full read.
+def terms_at_once(value: bytes, start: int, count: int, end: int) -> list[str] | None:
+    """The terms of a dictionary, sliced and decoded in one pass, or ``None``.
 
-    ``None`` unless the lengths take one byte each and the terms fill the dictionary to ``end``
-    exactly (so the full read's checks all pass).
+    ``None`` (for the full read) unless the lengths take one byte each, the terms fill the
+    dictionary to ``end`` exactly and each is UTF-8 (so the full read's checks of them pass).
     """
-    if type(value) is not bytes:
-        return None
     sizes = value[start : start + count]
     if len(sizes) != count or not sizes.isascii():
         return None
     ends = list(accumulate(sizes, initial=start + count))
     if ends[-1] != end:
         return None
-    return [value[a:b] for a, b in pairwise(ends)]
+    try:
+        return [value[a:b].decode() for a, b in pairwise(ends)]
+    except UnicodeDecodeError:
+        return None
