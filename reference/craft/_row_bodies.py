@@ -5,9 +5,11 @@ an old one (0x02), or new then old. ``row`` reads a row event's body: each group
 read (``_fast_groups``) where it reads the group through, else the full read (``_group``),
 which raises at the fault or records an invalid value's finding. ``rows`` reads the bodies of a
 message of row events only, held in ``bytes``: a body of one or two groups of the kinds a row
-has goes through ``fast_group`` alone, anything else (a group it does not read through, sizes
-that do not add up, another order or count of groups) through ``row``, which reads it again
-and gives the outcome it always gave.
+has goes through the bulk reads alone (an UPDATE's two groups through the last UPDATE's
+compiled reader where they have its header, else ``fast_update``; one group through
+``fast_group``), anything else (a group they do not read through, sizes that do not add up,
+another order or count of groups) through ``row``, which reads it again and gives the outcome
+it always gave.
 """
 
 from __future__ import annotations
