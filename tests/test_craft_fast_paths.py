@@ -42,7 +42,7 @@ from ticdc_conformance.reference import (
     Value,
     craft,
 )
-from ticdc_conformance.reference.craft import _decode, _encode, _puts, _values
+from ticdc_conformance.reference.craft import _decode, _encode, _puts, _row_bodies, _values
 from ticdc_conformance.reference.validation import InvalidValueError, info_type, unchecked_values
 from ticdc_conformance.reference.validity import FLOAT32_MAX, problem
 from ticdc_conformance.reference.values import check_value
@@ -216,6 +216,42 @@ def test_a_column_put_refuses_or_writes_what_the_writer_writes(
         assert written == writer(value, flag), value
 
 
+def _inline_put(put: _puts.Put) -> _puts.Put:
+    """The put's inline form compiled on its own, as the image writer writes it."""
+    form = _puts.inline_form(put)
+    if form is None:
+        return put
+    text, used = form
+    namespace: dict[str, object] = {f"{name}_": value for name, value in used.items()}
+    namespace["put_"] = put
+    local = {name: f"{name}_" for name in [*used, "put"]}
+    source = f"def inline(v):\n    return {text.format(**local).replace('@', 'v')}"
+    exec(compile(source, "<inline put>", "exec"), namespace)  # noqa: S102
+    return namespace["inline"]  # type: ignore[return-value]
+
+
+def _put_outcome(put: _puts.Put, value: Value) -> object:
+    try:
+        return "written", put(value)
+    except _puts.Slow:
+        return "slow"
+    except ValueError as error:
+        return "error", str(error)
+
+
+@given(column_infos(), st.sampled_from([0, 1, 2, 3, 32, 33, 64, 65]), st.data())
+def test_a_column_puts_inline_form_gives_what_the_put_gives(
+    column: ColumnInfo, flag: int, data: st.DataObject
+) -> None:
+    writer = _values.value_writer(column.effective_type_code)
+    put = _puts.put_of(column, writer, flag)
+    inline = _inline_put(put)
+    drawn = data.draw(st.lists(column_values(column) | odd_values, max_size=5))
+    for value in [*FIXED_VALUES, *drawn]:
+        if value is not None:
+            assert _put_outcome(inline, value) == _put_outcome(put, value), value
+
+
 def _decoded(message: Message) -> object:
     try:
         return craft.decode(message)
@@ -230,9 +266,11 @@ def _both_decodings(value: bytes) -> tuple[object, object]:
     message = Message(key=None, value=value)
     fast = _decoded(message)
     with (
-        switched_off(_decode, "fast_group", lambda *_: None),
+        switched_off(_row_bodies, "fast_group", lambda *_: None),
+        switched_off(_row_bodies, "fast_update", lambda *_: None),
         switched_off(_decode, "fast_size_tables", lambda *_: None),
         switched_off(_decode, "uvarints_filling", lambda *_: None),
+        switched_off(_decode, "header_uvarints", lambda *_: None),
         switched_off(_decode, "terms_at_once", lambda *_: None),
     ):
         full = _decoded(message)

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ticdc_conformance.reference.craft import _group_code
 from ticdc_conformance.reference.craft._readers import Invalid, bulk_reader, reader
 from ticdc_conformance.reference.craft._values import decode_value
 from ticdc_conformance.reference.mysql import TYPE_CODES
@@ -181,3 +182,33 @@ def test_a_bulk_reader_reads_as_the_reader(type_code: int, flags: int, data: byt
             assert kind == "error" or (kind == "value" and shown.startswith("bytes "))
         else:
             assert found == (kind, shown)
+
+
+def _inline_outcome(type_code: int, flags: int, data: bytes) -> Outcome:
+    """A column's value as a compiled group reader reads it: its inline form, compiled alone."""
+    read = bulk_reader(type_code, flags)
+    form, used = _group_code.inline_read(0, type_code, flags, read)
+    namespace: dict[str, object] = {**used, "r0": read}
+    source = (
+        "def inline(v):\n"
+        "    value, a0, l0 = v, 0, len(v) << 1\n"
+        f"    return {form.replace('@a', 'a0').replace('@l', 'l0').replace('@', 'v')}"
+    )
+    exec(compile(source, "<inline read>", "exec"), namespace)  # noqa: S102
+    try:
+        value = namespace["inline"](data)  # type: ignore[operator]
+    except (ValueError, Invalid):
+        return "refused", ""
+    return "value", f"{type(value).__name__} {value!r}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(type_code=st.sampled_from(CODES), flags=st.sampled_from(FLAGS), data=DATA)
+def test_an_inline_read_reads_as_the_bulk_reader(type_code: int, flags: int, data: bytes) -> None:
+    try:
+        value = bulk_reader(type_code, flags)(data)
+    except (ValueError, Invalid):
+        expected_outcome: Outcome = ("refused", "")
+    else:
+        expected_outcome = ("value", f"{type(value).__name__} {value!r}")
+    assert _inline_outcome(type_code, flags, data) == expected_outcome

@@ -151,3 +151,37 @@ def test_fast_size_tables_as_the_full_read(tables: list[list[int]]) -> None:
     value = bytes(out)
     fast = _uvarints.fast_size_tables(value, 1)
     assert fast is None or fast == read_size_tables(value, 1)
+
+
+HEADERS = st.integers(1, 5).flatmap(
+    lambda count: st.tuples(
+        st.just(count),
+        st.one_of(
+            st.tuples(
+                st.lists(NUMBERS, min_size=count, max_size=count),
+                st.lists(st.integers(0, 0x7F), min_size=4 * count, max_size=4 * count),
+            ).map(lambda parts: b"".join(map(_uvarint, parts[0])) + bytes(parts[1])),
+            REGIONS,
+            st.lists(
+                st.sampled_from(
+                    [b"\x80" * 9 + b"\x01", b"\x80" * 10 + b"\x00", b"\xff" * 9 + b"\x02"]
+                ),
+                max_size=count,
+            ).map(lambda parts: b"".join(parts) + bytes(4 * count)),
+        ),
+    )
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(header=HEADERS, before=st.binary(max_size=3), after=st.binary(max_size=3))
+def test_header_uvarints_as_one_by_one(
+    header: tuple[int, bytes], before: bytes, after: bytes
+) -> None:
+    count, region = header
+    value = before + region + after
+    start, end = len(before), len(before) + len(region)
+    read = _uvarints.header_uvarints(value, start, end, count)
+    if read is not None:  # only what the one-by-one read gives: 5 × count uvarints
+        assert read == _one_by_one(region)
+        assert len(read) == 5 * count

@@ -23,23 +23,26 @@ fault (``_fast_groups``); anything else is read again the full way, which raises
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable
+from itertools import accumulate
 
 from ticdc_conformance.reference.compression import Compression
 from ticdc_conformance.reference.craft._config import PROTOCOL
 from ticdc_conformance.reference.craft._encode import (
     DDL,
-    NEW_GROUP,
     NO_PARTITION,
-    OLD_GROUP,
     RESOLVED,
     ROW,
 )
-from ticdc_conformance.reference.craft._fast_groups import Names, fast_group, terms_at_once
-from ticdc_conformance.reference.craft._groups import Terms, fields, fields_at_once
-from ticdc_conformance.reference.craft._readers import KINDS_SEEN, Invalid, reader
-from ticdc_conformance.reference.craft._uvarints import fast_size_tables, uvarints_filling
+from ticdc_conformance.reference.craft._fast_groups import Names, terms_at_once
+from ticdc_conformance.reference.craft._groups import Terms
+from ticdc_conformance.reference.craft._row_bodies import Found, Headers, Parts, row
+from ticdc_conformance.reference.craft._row_bodies import rows as rows_of
+from ticdc_conformance.reference.craft._uvarints import (
+    fast_size_tables,
+    header_uvarints,
+    uvarints_filling,
+)
 from ticdc_conformance.reference.craft.primitives import (
     Buffer,
     fail,
@@ -53,34 +56,18 @@ from ticdc_conformance.reference.craft.primitives import (
     zigzag_deltas,
 )
 from ticdc_conformance.reference.decoded import (
-    DecodedColumn,
     DecodedDDL,
     DecodedEvent,
     DecodedResolved,
-    decoded_row,
 )
 from ticdc_conformance.reference.errors import DecodeError
-from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.message import Message
-from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
 from ticdc_conformance.reference.validation import finding, raise_findings
-from ticdc_conformance.reference.validity import ColumnType
-from ticdc_conformance.reference.values import Value
 
 __all__ = ["decode"]
 
 _U64 = 1 << 64
-_new = tuple.__new__
-"""``_new(DecodedColumn, members)``: a ``DecodedColumn`` from all its members in order, without
-``__new__``'s argument handling."""
-_KINDS = KINDS_SEEN
-"""Column readers by (type code, flags), each chosen once (``_readers``)."""
-
-_OPERATIONS: dict[tuple[int, ...], Operation] = {
-    (NEW_GROUP,): "insert",
-    (OLD_GROUP,): "delete",
-    (NEW_GROUP, OLD_GROUP): "update",
-}
+_ROWS = {ROW}
 
 
 def _utf8(data: bytes, what: str, offset: int) -> str:
@@ -93,14 +80,17 @@ def _utf8(data: bytes, what: str, offset: int) -> str:
 def _dictionary(value: Buffer, start: int, end: int) -> Terms:
     if start == end:
         return Terms([])
+    if type(value) is bytes and 0 < value[start] < 0x80:  # a count of one byte
+        terms = terms_at_once(value, start + 1, value[start], end)
+        # the text of distinct bytes is distinct: no repeat there, none in the bytes
+        if terms is not None and len(set(terms)) == len(terms):
+            return Terms(terms)
     count, position = read_uvarint(value, start, end)
     if count == 0:
         fail("a term dictionary that is present holds one term at least", start)
-    raw = terms_at_once(value, position, count, end)
-    if raw is None:
-        raw, position = read_bytes_chunk(value, position, count, end)
-        if position != end:
-            fail(f"{end - position} bytes after the term dictionary", position)
+    raw, position = read_bytes_chunk(value, position, count, end)
+    if position != end:
+        fail(f"{end - position} bytes after the term dictionary", position)
     if len(set(raw)) != len(raw):
         fail("the term dictionary repeats a term", start)
     try:
@@ -109,23 +99,14 @@ def _dictionary(value: Buffer, start: int, end: int) -> Terms:
         return Terms([_utf8(term, f"term {i}", start) for i, term in enumerate(raw)])
 
 
-class _Headers(NamedTuple):
-    """The columnar headers, one element per event (§3.2)."""
-
-    start: int
-    commit_ts: list[int]
-    kinds: list[int]
-    partitions: list[int]
-    schemas: list[str | None]
-    tables: list[str | None]
-
-
-def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> _Headers:
+def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> Headers:
     # one pass over the five chunks where they fill the headers exactly and hold no fault
-    numbers = uvarints_filling(value, start, end) if type(value) is bytes else None
+    numbers = None
+    if type(value) is bytes:
+        numbers = header_uvarints(value, start, end, count) or uvarints_filling(value, start, end)
     if numbers is not None and len(numbers) == 5 * count:
         kinds = numbers[count : 2 * count]
-        if all(kind in _EVENTS for kind in kinds) and (count == 1 or set(kinds) == {ROW}):
+        if set(kinds) == _ROWS if count > 1 else count == 1 and kinds[0] in _EVENTS:
             before = terms.next_new
             try:
                 schemas = terms.names(zigzag_deltas(numbers[3 * count : 4 * count]), start)
@@ -133,16 +114,18 @@ def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> _
             except DecodeError:
                 terms.next_new = before  # the full read below raises at the right offset
             else:
-                last, ts = 0, []
-                for delta in numbers[:count]:
-                    last = (last + delta) % _U64
-                    ts.append(last)
+                ts = list(accumulate(numbers[:count]))  # uvarints: never negative
+                if ts[-1] >= _U64:  # a sum past 2^64 somewhere: each modulo 2^64
+                    last, ts = 0, []
+                    for delta in numbers[:count]:
+                        last = (last + delta) % _U64
+                        ts.append(last)
                 partitions = zigzag_deltas(numbers[2 * count : 3 * count])
-                return _Headers(start, ts, kinds, partitions, schemas, tables)
+                return Headers(start, ts, kinds, partitions, schemas, tables)
     return _full_headers(value, start, end, count, terms)
 
 
-def _full_headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> _Headers:
+def _full_headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> Headers:
     ts, kinds_at = read_delta_uvarint_chunk(value, start, count, end)
     kinds, partitions_at = read_uvarint_chunk(value, kinds_at, count, end)
     for i, kind in enumerate(kinds):
@@ -157,125 +140,16 @@ def _full_headers(value: Buffer, start: int, end: int, count: int, terms: Terms)
     tables = terms.names(table_ids, tables_at)
     if position != end:
         fail(f"{end - position} bytes after the headers", position)
-    return _Headers(start, ts, kinds, partitions, schemas, tables)
+    return Headers(start, ts, kinds, partitions, schemas, tables)
 
 
-_Found = list[tuple[str, ColumnType, Value, int]]
-"""Invalid values of a message: column, its type, the value and the value's byte offset."""
-
-
-def _group(
-    value: Buffer, start: int, end: int, terms: Terms, found: _Found
-) -> tuple[int, list[DecodedColumn]]:
-    kind = value[start]
-    if kind not in (NEW_GROUP, OLD_GROUP):
-        fail(f"column group type {kind}; 1 new, 2 old", start)
-    count, position = read_uvarint(value, start + 1, end)
-    if count == 0:
-        fail("a column group holds one column at least", start + 1)
-    at_once = fields_at_once(value, position, count, end, terms)
-    names, types, flags, raw, position = at_once or fields(value, position, count, end, terms)
-    columns: list[DecodedColumn] = []
-    append = columns.append
-    data_at = position - sum(len(r) for r in raw if r is not None)
-    for name, type_code, flag, data in zip(names, types, flags, raw, strict=True):
-        handle = bool(flag & HANDLE_KEY_FLAG)
-        if data is None:
-            append(_new(DecodedColumn, (name, None, type_code, flag, handle, None, None)))
-            continue
-        read = _KINDS.get((type_code, flag)) or reader(type_code, flag)
-        try:
-            decoded = read(data)
-        except ValueError as error:
-            fail(f"column {name!r}: {error}", data_at)
-        except Invalid as invalid:
-            decoded = invalid.value
-            found.append((name, invalid.ctype, decoded, data_at))
-        append(_new(DecodedColumn, (name, decoded, type_code, flag, handle, None, None)))
-        data_at += len(data)
-    return kind, columns
-
-
-def _row_groups(  # noqa: PLR0917 - called once per row, by position
-    value: Buffer,
-    start: int,
-    sizes: Sequence[int],
-    body_end: int,
-    terms: Terms,
-    found: _Found,
-    names: Names | None,
-) -> tuple[Operation, dict[int, tuple[DecodedColumn, ...]]]:
-    if sum(sizes) != body_end - start:
-        fail(f"column groups of {sum(sizes)} bytes in a body of {body_end - start}", start)
-    groups: dict[int, tuple[DecodedColumn, ...]] = {}
-    kinds = []
-    position = start
-    for size in sizes:
-        if size <= 0:
-            fail(f"a column group of {size} bytes", position)
-        # the bulk read where it reads the group through, else the full read (_fast_groups);
-        # names are kept only where the value is bytes
-        read = None
-        if names is not None:
-            read = fast_group(value, position, position + size, terms, names)  # type: ignore[arg-type]
-        if read is None:
-            kind, listed = _group(value, position, position + size, terms, found)
-            read = kind, tuple(listed)
-        kind, columns = read
-        kinds.append(kind)
-        groups[kind] = columns
-        position += size
-    operation = _OPERATIONS.get(tuple(kinds))
-    if operation is None:
-        fail(f"column groups {kinds}: a row has [1], [2] or [1, 2]", start)
-    return operation, groups
-
-
-class _Message(NamedTuple):
-    """What every body needs: the bytes, the headers, the size tables and the terms."""
-
-    value: Buffer
-    headers: _Headers
-    tables: list[list[int]]
-    terms: Terms
-    found: _Found
-    names: Names | None
-    """Term names by group header (``_fast_groups``); ``None`` unless the value is ``bytes``."""
-
-
-def _row(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
-    headers = message.headers
-    schema, table = headers.schemas[i], headers.tables[i]
-    if schema is None or table is None:
-        fail(f"row {i} has no schema or table name", headers.start)
-    op, groups = _row_groups(
-        message.value,
-        start,
-        message.tables[2 + i],
-        end,
-        message.terms,
-        message.found,
-        message.names,
-    )
-    partition = headers.partitions[i]
-    return decoded_row(
-        headers.commit_ts[i],
-        schema,
-        table,
-        op,
-        groups.get(OLD_GROUP),
-        groups.get(NEW_GROUP),
-        partition if partition >= 0 else None,
-    )
-
-
-def _control(message: _Message, i: int) -> None:
+def _control(message: Parts, i: int) -> None:
     if message.headers.partitions[i] != NO_PARTITION:
         partition = message.headers.partitions[i]
         fail(f"a DDL or resolved event has partition {partition}, not -1", message.headers.start)
 
 
-def _ddl(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
+def _ddl(message: Parts, i: int, start: int, end: int) -> DecodedEvent:
     _control(message, i)
     ddl_type, query_at = read_uvarint(message.value, start, end)
     if ddl_type > 255:
@@ -293,7 +167,7 @@ def _ddl(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
     )
 
 
-def _resolved(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
+def _resolved(message: Parts, i: int, start: int, end: int) -> DecodedEvent:
     _control(message, i)
     headers = message.headers
     if end != start or headers.schemas[i] is not None or headers.tables[i] is not None:
@@ -301,16 +175,19 @@ def _resolved(message: _Message, i: int, start: int, end: int) -> DecodedEvent:
     return DecodedResolved(commit_ts=headers.commit_ts[i])
 
 
-_EVENTS: dict[int, Callable[[_Message, int, int, int], DecodedEvent]] = {
-    ROW: _row,
+_EVENTS: dict[int, Callable[[Parts, int, int, int], DecodedEvent]] = {
+    ROW: row,
     DDL: _ddl,
     RESOLVED: _resolved,
 }
 """Header event type → the reader of its body (§3.2)."""
 
 
-def _decode(value: Buffer, found: _Found) -> list[DecodedEvent]:
-    version, header_start = read_uvarint(value, 0)
+def _decode(value: Buffer, found: Found) -> list[DecodedEvent]:
+    if value[:1] == b"\x01":  # version 1, the only one: its one-byte uvarint
+        version, header_start = 1, 1
+    else:
+        version, header_start = read_uvarint(value, 0)
     if version != 1:
         fail(f"version {version}, only version 1 exists", 0)
     tables, tables_start = fast_size_tables(value, header_start) or read_size_tables(
@@ -336,12 +213,15 @@ def _decode(value: Buffer, found: _Found) -> list[DecodedEvent]:
     if len(tables) != 2 + rows:
         fail(f"{len(tables) - 2} column-group size tables for {rows} rows", tables_start)
     names: Names | None = {} if type(value) is bytes else None
-    message = _Message(value, headers, tables, terms, found, names)
-    events: list[DecodedEvent] = []
-    position = bodies_start
-    for i, size in enumerate(body_sizes):
-        events.append(_EVENTS[headers.kinds[i]](message, i, position, position + size))
-        position += size
+    message = Parts(value, headers, tables, terms, found, names)
+    if names is not None and rows == len(body_sizes):
+        events = rows_of(message, bodies_start, body_sizes)
+    else:
+        events = []
+        position = bodies_start
+        for i, size in enumerate(body_sizes):
+            events.append(_EVENTS[headers.kinds[i]](message, i, position, position + size))
+            position += size
     if terms.next_new != len(terms.terms):
         fail(f"term {terms.next_new} of the dictionary is never used", dictionary_start)
     return events
@@ -362,7 +242,7 @@ def decode(
             offset=0,
             message_index=message_index,
         )
-    found: _Found = []
+    found: Found = []
     try:
         events = _decode(message.value or b"", found)
     except DecodeError as error:
@@ -375,9 +255,10 @@ def decode(
             offset=error.offset,
             message_index=message_index,
         ) from None
-    findings = [
-        finding(name, ctype, value, protocol=PROTOCOL, message_index=message_index, offset=at)
-        for name, ctype, value, at in found
-    ]
-    raise_findings([error for error in findings if error is not None], events)
+    if found:
+        findings = [
+            finding(name, ctype, value, protocol=PROTOCOL, message_index=message_index, offset=at)
+            for name, ctype, value, at in found
+        ]
+        raise_findings([error for error in findings if error is not None], events)
     return events

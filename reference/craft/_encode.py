@@ -177,25 +177,40 @@ def _skeleton(rows: Sequence[Row]) -> _Skeleton:
 
 def _rows_message(rows: Sequence[Row]) -> Message:
     """``_message`` of rows, its skeleton made once for rows of the same tables and images."""
-    key = tuple(
-        [(*r.header[1:], *[(g.kind, g.names, g.types_and_flags) for g in r.groups]) for r in rows]
-    )
+    key = tuple([r.layout for r in rows])
     skeleton = _skeletons.get(key)
     if skeleton is None:
         skeleton = _skeleton(rows)
         if len(_skeletons) >= 64:
             _skeletons.clear()
         _skeletons[key] = skeleton
-    commit_ts = _uvarints(_deltas([r.header.commit_ts for r in rows]))  # delta uvarints
+    deltas, last = [], 0
+    for r in rows:  # the delta uvarints of the commit ts, each modulo 2^64
+        ts = r.header.commit_ts
+        deltas.append(_UVARINT((ts - last) % _U64))
+        last = ts
+    commit_ts = b"".join(deltas)
     header_size = len(commit_ts) + len(skeleton.headers)
     parts = [_VERSION, commit_ts, skeleton.headers]
     # the size tables' uvarints as _size_tables makes them: each table's count, then the
     # ZigZag deltas of its sizes (lengths of bytes: int64 deltas that do not wrap)
-    body_sizes, group_numbers = [], []
+    body_sizes: list[int] = []
+    group_numbers: list[int] = []
     for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
+        groups = r.groups
+        if len(groups) == 2 and len(prefixes) == 2:  # an UPDATE: the common row, unrolled
+            (first, second), (new, old) = prefixes, groups
+            new_tail, old_tail = new.tail, old.tail
+            parts += (first, new_tail, second, old_tail)
+            new_size = len(first) + len(new_tail)
+            old_size = len(second) + len(old_tail)
+            delta = old_size - new_size
+            group_numbers += (2, new_size << 1, (delta << 1) ^ (delta >> 63))
+            body_sizes.append(new_size + old_size)
+            continue
         group_numbers.append(len(prefixes))
         last = total = 0
-        for group, prefix in zip(r.groups, prefixes, strict=True):
+        for group, prefix in zip(groups, prefixes, strict=True):
             tail = group.tail
             parts += (prefix, tail)
             size = len(prefix) + len(tail)
@@ -212,11 +227,24 @@ def _rows_message(rows: Sequence[Row]) -> Message:
         delta = size - last
         numbers.append((delta << 1) ^ (delta >> 63))
         last = size
-    tables = _uvarints(numbers + group_numbers)
-    trailer = bytearray()
-    write_uvarint_reversed(trailer, len(tables))
-    parts += (tables, bytes(trailer))
+    numbers += group_numbers
+    tables = _uvarints(numbers)
+    parts += (tables, _TRAILERS[len(tables)])
     return Message(key=None, value=b"".join(parts))
+
+
+class _Trailers(dict[int, bytes]):
+    """The trailer's reversed uvarint of the size tables' byte length, by the length."""
+
+    def __missing__(self, length: int) -> bytes:
+        trailer = bytearray()
+        write_uvarint_reversed(trailer, length)
+        if length < 1 << 14:  # the ones of one and two bytes, kept
+            self[length] = bytes(trailer)
+        return bytes(trailer)
+
+
+_TRAILERS = _Trailers()
 
 
 def _zigzag(value: int) -> int:

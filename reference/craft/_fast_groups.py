@@ -5,10 +5,9 @@ their column groups begin with the same bytes: the column count, then the chunks
 IDs, type codes and flags (ground truth §3.2). ``fast_group`` keeps what those bytes mean — the
 IDs, the type codes, the flags and each column's reader (``_readers``) — by the bytes
 themselves; identical bytes read as the same ``3 × count`` varints, so a group that starts
-with them needs only its value lengths read. The lengths of one byte each (values under 64
-bytes) are taken as the bytes they are; the values are sliced and read
-column by column (``_readers.bulk_reader``: text decoded and bytes taken by C functions), and
-the ``DecodedColumn`` tuples are built in one pass.
+with them needs only its value lengths read, and each header has a reader compiled for it
+(``_group_code``) that reads the lengths, slices the values and reads them column by column,
+unrolled, and builds the ``DecodedColumn`` tuples.
 
 It returns ``None`` for anything it does not read through: a count, header or length chunk
 that does not fit, lengths that do not fill the group exactly, a value that its reader refuses
@@ -26,12 +25,12 @@ is sliced the same way (``terms_at_once``) where its lengths take one byte each.
 
 from __future__ import annotations
 
-from itertools import accumulate, pairwise, repeat
+from itertools import accumulate, pairwise
 
+from ticdc_conformance.reference.craft._group_code import group_reader
 from ticdc_conformance.reference.craft._groups import Terms
-from ticdc_conformance.reference.craft._readers import Invalid, Reader, bulk_reader
-from ticdc_conformance.reference.craft._uvarints import leading_uvarints
-from ticdc_conformance.reference.craft.primitives import Buffer, read_uvarint_chunk, zigzag_deltas
+from ticdc_conformance.reference.craft._readers import Reader, bulk_reader
+from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.tables import HANDLE_KEY_FLAG
@@ -40,6 +39,7 @@ __all__ = [
     "Header",
     "Names",
     "fast_group",
+    "fast_update",
     "terms_at_once",
 ]
 
@@ -47,17 +47,12 @@ _new = tuple.__new__
 _MAX_HEADERS = 16
 """Headers kept per column count (most recent first): the bytes are the message's, the memory
 is not."""
-_ODD = (1).__and__
-_ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
-"""The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
-_HALVES = bytes(b >> 1 for b in range(256))
-"""``translate`` table: a one-byte length's size in bytes (NULL's 1: none)."""
 
 
 class Header:
     """What a group's column count and first three chunks say, by their bytes."""
 
-    __slots__ = ("data", "flags", "handles", "ids", "nones", "readers", "types")
+    __slots__ = ("data", "flags", "handles", "ids", "read", "readers", "types", "update")
 
     def __init__(
         self, data: bytes, ids: list[int], types: list[int], flags: list[int], readers: list[Reader]
@@ -68,7 +63,7 @@ class Header:
         self.flags = flags
         self.readers = readers
         self.handles = [bool(flag & HANDLE_KEY_FLAG) for flag in flags]
-        self.nones = [None] * len(ids)
+        self.read, self.update = group_reader(data, ids, types, flags, self.handles, readers)
 
 
 _HEADERS: dict[int, list[Header]] = {}
@@ -113,57 +108,76 @@ def fast_group(
     header = _header(value, position, count, end)
     if header is None:
         return None
-    at = position + len(header.data)
-    lengths: bytes | list[int]
-    one_byte = value[at : at + count]
-    if len(one_byte) == count and not one_byte.translate(None, _ONE_BYTE_LENGTHS):
-        # every length one byte, NULL or a size: deleting those bytes left nothing
-        lengths = one_byte
-        at += count
-        sizes: bytes | list[int] = one_byte.translate(_HALVES)
-    else:
-        read = leading_uvarints(value, at, count, end)
-        if read is None:
-            try:
-                read = read_uvarint_chunk(value, at, count, end)
-            except DecodeError:
-                return None
-        lengths, at = read
-        if sum(map(_ODD, lengths)) != lengths.count(1):  # an odd length but NULL's 1
-            return None
-        sizes = [length >> 1 for length in lengths]
-    ends = list(accumulate(sizes, initial=at))
-    if ends[-1] != end:
+    columns = header.read(value, position + len(header.data), end, terms, names, position)
+    if columns is None:
         return None
-    group_names = names.get(header.data)
-    if group_names is None:
-        group_names = names[header.data] = terms.lookup(header.ids, position)
-    try:
-        values = [
-            None if length == 1 else read(value[a:b])
-            for length, read, a, b in zip(lengths, header.readers, ends, ends[1:], strict=False)
-        ]
-    except (ValueError, Invalid):
-        return None
-    nones = header.nones
-    columns = zip(
-        group_names, values, header.types, header.flags, header.handles, nones, nones, strict=True
-    )
-    return value[start], tuple(map(_new, repeat(DecodedColumn), columns))
+    return value[start], columns
 
 
-def terms_at_once(value: Buffer, start: int, count: int, end: int) -> list[bytes] | None:
-    """The terms of a dictionary, sliced in one pass, or ``None`` for the full read.
+def fast_update(  # noqa: PLR0917 - the group bounds, by position
+    value: bytes,
+    start: int,
+    middle: int,
+    end: int,
+    terms: Terms,
+    names: Names,
+    last: Header | None = None,
+) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...], Header] | None:
+    """An UPDATE's old and new columns and the new group's header, or ``None``.
 
-    ``None`` unless the lengths take one byte each and the terms fill the dictionary to ``end``
-    exactly (so the full read's checks all pass).
+    ``fast_group`` of a new group at ``start..middle`` and of an old one at ``middle..end``;
+    ``None`` where either is not read through or is of another type. ``last`` (the header of
+    the message's last UPDATE) is tried first, then the kept headers: a header's bytes are
+    whole uvarints, so no other header starts where one does, and the one that does is the
+    one ``fast_group`` finds. The old group mostly has the new one's header too (an UPDATE
+    of one table): that header then reads it at once.
     """
-    if type(value) is not bytes:
+    if start + 1 >= middle or value[start] != 1:
         return None
+    count = value[start + 1]
+    if last is not None and len(last.ids) == count and value.startswith(last.data, start + 2):
+        header: Header | None = last if start + 2 + len(last.data) <= middle else None
+    elif 0 < count < 0x80:
+        header = _header(value, start + 2, count, middle)
+    else:
+        return None
+    if header is None:
+        return None
+    both = header.update(value, start, middle, end, terms, names)
+    if both is not None:
+        return both[0], both[1], header
+    # another header for the old group, or a group not read through: each alone
+    data = header.data
+    new = header.read(value, start + 2 + len(data), middle, terms, names, start + 2)
+    if new is None:
+        return None
+    after = middle + 2 + len(data)
+    if (
+        after <= end
+        and value[middle] == 2
+        and value[middle + 1] == count
+        and value.startswith(data, middle + 2)
+    ):
+        old = header.read(value, after, end, terms, names, middle + 2)
+    else:
+        read = fast_group(value, middle, end, terms, names)
+        old = read[1] if read is not None and read[0] == 2 else None
+    return None if old is None else (old, new, header)
+
+
+def terms_at_once(value: bytes, start: int, count: int, end: int) -> list[str] | None:
+    """The terms of a dictionary, sliced and decoded in one pass, or ``None``.
+
+    ``None`` (for the full read) unless the lengths take one byte each, the terms fill the
+    dictionary to ``end`` exactly and each is UTF-8 (so the full read's checks of them pass).
+    """
     sizes = value[start : start + count]
     if len(sizes) != count or not sizes.isascii():
         return None
     ends = list(accumulate(sizes, initial=start + count))
     if ends[-1] != end:
         return None
-    return [value[a:b] for a, b in pairwise(ends)]
+    try:
+        return [value[a:b].decode() for a, b in pairwise(ends)]
+    except UnicodeDecodeError:
+        return None

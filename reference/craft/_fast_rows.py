@@ -13,15 +13,16 @@ values unchecked (``validation.unchecked_values``) gives ``None``, and the encod
 full way, which raises the error the row deserves. What it returns is what the full way
 returns for the row: the same group tails and the same size estimate.
 
-The per-column functions and their cheap tests are in ``_puts``.
+The per-column functions and their cheap tests are in ``_puts``; each plan's image writer,
+compiled once with those tests written out, in ``_put_code``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import Config
+from ticdc_conformance.reference.craft._put_code import ImageWriter, image_writer
 from ticdc_conformance.reference.craft._puts import Put, Slow, put_of
 from ticdc_conformance.reference.craft._rows import (
     HEADER_ESTIMATE,
@@ -34,6 +35,7 @@ from ticdc_conformance.reference.craft._rows import (
     Layout,
     Row,
     layout,
+    row_layout,
 )
 from ticdc_conformance.reference.craft._scalars import UVARINT_BYTES
 from ticdc_conformance.reference.craft._values import Writer
@@ -41,13 +43,11 @@ from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.mysql import INT64
 from ticdc_conformance.reference.tables import Profile, TableInfo
 from ticdc_conformance.reference.validation import checking_values
-from ticdc_conformance.reference.values import Value
 
 __all__ = ["fast_row"]
 
 _new = tuple.__new__
-_NULL = b"\x01"
-"""NULL's length in the nullable bytes chunk: the ZigZag varint of -1."""
+"""``_new(Row, members)``: a named tuple from all its members, without its ``__new__``."""
 
 
 class _Lengths(dict[int, bytes]):
@@ -61,7 +61,6 @@ class _Lengths(dict[int, bytes]):
 
 
 _LENGTHS = _Lengths()
-"""``_new(Group, members)``: a named tuple from all its members, without its ``__new__``."""
 
 
 class _Plan(NamedTuple):
@@ -79,6 +78,11 @@ class _Plan(NamedTuple):
     schema: bytes
     name: bytes
     partition: int
+    write: ImageWriter
+    layouts: dict[int, tuple[object, ...]]
+    """The layouts of rows whose groups are all this plan's (``_rows.row_layout``), by their
+    kinds together: 1 new only, 2 old only, 3 new and old."""
+    """The compiled writer of an image (``_put_code``)."""
 
 
 _plans: dict[tuple[int, Profile, bool], tuple[TableInfo, _Plan | None]] = {}
@@ -120,24 +124,18 @@ def _make_plan(table: TableInfo, profile: Profile, keys_only: bool) -> _Plan | N
     chosen = None if len(made.chosen) == len(table.columns) else made.chosen
     keys = tuple(i for i, column in enumerate(table.columns) if column.key == "primary")
     header_size = HEADER_ESTIMATE + len(schema) + len(name)
-    return _Plan(puts, chosen, keys, made, made.names, header_size, schema, name, partition)
-
-
-def _group(kind: int, plan: _Plan, image: Sequence[Value]) -> Group:
-    if len(image) != len(plan.puts):
-        raise Slow
-    for key in plan.keys:
-        if image[key] is None:
-            raise Slow
-    values = [None if v is None else put(v) for put, v in zip(plan.puts, image, strict=False)]
-    if plan.chosen is not None:
-        values = [values[i] for i in plan.chosen]
-    # the nullable bytes chunk (as _rows.tail): ZigZag lengths, 1 for NULL, then the values
-    chunk = b"".join([_NULL if value is None else _LENGTHS[len(value)] for value in values])
-    data = b"".join(filter(None, values))  # empty values add nothing either
-    made = plan.made
-    size = made.names_estimate + len(data)  # the values' bytes
-    return _new(Group, (kind, plan.names, made.types_and_flags, chunk + data, size))
+    image = image_writer(
+        puts,
+        made.chosen,
+        keys,
+        made.names,
+        made.types_and_flags,
+        made.names_estimate,
+        _LENGTHS,
+    )
+    return _Plan(
+        puts, chosen, keys, made, made.names, header_size, schema, name, partition, image, {}
+    )
 
 
 def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
@@ -147,24 +145,40 @@ def fast_row(event: RowChangedEvent, config: Config) -> Row | None:
     table, after, before = event.table, event.after, event.before
     profile = config.profile
     keys_only = event.op == "delete" and config.delete_only_output_handle_key_columns
-    groups: list[Group] = []
-    plan = None
+    groups: tuple[Group, ...]
+    one_plan = True  # every group written by ``plan``
     try:
         if after is not None:
             plan = _plan(table, profile, keys_only=False)
             if plan is None:
                 return None
-            groups.append(_group(NEW_GROUP, plan, after))
-        if before is not None:
-            if plan is None or keys_only:  # else the new image's plan is the old one's
-                plan = _plan(table, profile, keys_only=keys_only)
-                if plan is None:
-                    return None
-            groups.append(_group(OLD_GROUP, plan, before))
+            new = plan.write(NEW_GROUP, after)
+            if before is None:
+                groups, size = (new,), new.size
+            else:
+                if keys_only:  # else the new image's plan is the old one's
+                    plan = _plan(table, profile, keys_only=True)
+                    if plan is None:
+                        return None
+                    one_plan = False
+                old = plan.write(OLD_GROUP, before)
+                groups, size = (new, old), new.size + old.size
+        elif before is not None:
+            plan = _plan(table, profile, keys_only=keys_only)
+            if plan is None:
+                return None
+            old = plan.write(OLD_GROUP, before)
+            groups, size = (old,), old.size
+        else:
+            return None
     except (Slow, ValueError):
         return None
-    if plan is None:
-        return None
     header = _new(Header, (event.commit_ts, ROW, plan.partition, plan.schema, plan.name))
-    size = plan.header_size + sum([group.size for group in groups])
-    return _new(Row, (header, tuple(groups), size))
+    kept = None
+    if one_plan:  # the plan's header and groups: the same layout for every row of these kinds
+        kinds = groups[0].kind | groups[-1].kind
+        kept = plan.layouts.get(kinds)
+        if kept is None:
+            kept = plan.layouts[kinds] = row_layout(header, groups)
+    layout = row_layout(header, groups) if kept is None else kept
+    return _new(Row, (header, groups, plan.header_size + size, layout))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import struct
 import sys
+import weakref
 from collections.abc import Callable
 
 from ticdc_conformance.reference._fast_checks import MAX_FSP, date_test, datetime_test, json_reads
@@ -60,7 +61,7 @@ from ticdc_conformance.reference.validity import (
 )
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value
 
-__all__ = ["Put", "Slow", "put_of"]
+__all__ = ["Put", "Slow", "inline_form", "put_of"]
 
 
 class Slow(Exception):  # noqa: N818 - a signal to take the full way, not an error shown
@@ -72,6 +73,24 @@ Put = Callable[[Value], bytes | None]
 
 _FLOAT64 = struct.Struct("<d")
 _FLOAT32 = struct.Struct("<f")
+
+_INLINE: weakref.WeakKeyDictionary[Put, tuple[str, dict[str, object]]] = weakref.WeakKeyDictionary()
+"""A put's cheap test and write as an expression of ``@`` (the value) and the names it uses,
+where it has one: the expression gives what the put gives wherever its test holds."""
+
+
+def inline_form(put: Put) -> tuple[str, dict[str, object]] | None:
+    """``put``'s cheap test and write as source (``@`` the value) and its names, or ``None``.
+
+    A compiled writer (``_fast_rows``) writes ``(FORM if TEST else put(@))``: the put
+    itself tests again and takes the full check where the test fails.
+    """
+    return _INLINE.get(put)
+
+
+def _inlined(put: Put, test: str, form: str, /, **names: object) -> Put:
+    _INLINE[put] = (f"({form} if {test} else {{put}}(@))", names)
+    return put
 
 
 def _checked(ctype: ColumnType, check: Check, write: Writer | None, flag: int) -> Put:
@@ -121,7 +140,9 @@ def _integer(ctype: ColumnType, write: Writer, flag: int) -> Put | None:
             value = (value << 1) ^ (value >> 63)
         return UVARINT_BYTES[value]
 
-    return put
+    form = "{U}[(@ << 1) ^ (@ >> 63)]" if zigzag else "{U}[@]"
+    test = "type(@) is int and {low} <= @ < {high}"
+    return _inlined(put, test, form, U=UVARINT_BYTES, low=low, high=high)
 
 
 def _float(ctype: ColumnType, write: Writer) -> Put | None:
@@ -140,7 +161,10 @@ def _float(ctype: ColumnType, write: Writer) -> Put | None:
         # TiCDC holds FLOAT as float32 and widens it to float64 on the wire (§3.3)
         return pack(unpack32(pack32(value))[0] if narrow else value)
 
-    return put
+    form = "{pack}({unpack32}({pack32}(@))[0])" if narrow else "{pack}(@)"
+    test = "type(@) is float and {smallest} <= @ <= {largest}"
+    names = {"pack": pack, "unpack32": unpack32, "pack32": pack32}
+    return _inlined(put, test, form, smallest=smallest, largest=largest, **names)
 
 
 def _temporal(ctype: ColumnType, write: Writer) -> Put | None:
@@ -155,7 +179,7 @@ def _temporal(ctype: ColumnType, write: Writer) -> Put | None:
                 return value.encode()
             raise Slow
 
-        return put_date
+        return _inlined(put_date, "type(@) is str and {is_date}(@)", "@.encode()", is_date=is_date)
     if ctype.name not in ("datetime", "timestamp") or (fsp is not None and fsp > MAX_FSP):
         return None
     stamp = ctype.name == "timestamp"
@@ -167,7 +191,10 @@ def _temporal(ctype: ColumnType, write: Writer) -> Put | None:
             return text.encode()
         raise Slow
 
-    return put
+    if stamp:  # a TimestampValue's text; text as it comes takes the put
+        check = "type(@) is {TSV} and type(@.text) is str and {test}(@.text)"
+        return _inlined(put, check, "@.text.encode()", TSV=TimestampValue, test=test)
+    return _inlined(put, "type(@) is str and {test}(@)", "@.encode()", test=test)
 
 
 def _string(ctype: ColumnType, write: Writer) -> Put | None:
@@ -181,7 +208,8 @@ def _string(ctype: ColumnType, write: Writer) -> Put | None:
                 return value
             raise Slow
 
-        return put_bytes
+        test = "type(@) is bytes" + ("" if limit == sys.maxsize else " and len(@) <= {limit}")
+        return _inlined(put_bytes, test, "@", limit=limit)
     if ctype.name not in TEXT_TYPES or not ctype.raw_text:
         return None
 
@@ -193,7 +221,10 @@ def _string(ctype: ColumnType, write: Writer) -> Put | None:
             return value
         raise Slow
 
-    return put_text
+    # no length is past sys.maxsize: no test of it
+    test = "type(@) is str and @.isascii()"
+    test += "" if limit == sys.maxsize else " and len(@) <= {limit}"
+    return _inlined(put_text, test, "@.encode()", limit=limit)
 
 
 def _decimal(ctype: ColumnType, write: Writer) -> Put | None:

@@ -54,7 +54,18 @@ from ticdc_conformance.reference.values import (
     valid_timestamp,
 )
 
-__all__ = ["KINDS_SEEN", "Invalid", "Reader", "bulk_reader", "reader"]
+__all__ = [
+    "DECIMAL_CHARACTERS",
+    "DECIMAL_TEXT",
+    "FLOAT64",
+    "KINDS_SEEN",
+    "Invalid",
+    "Known",
+    "Reader",
+    "bulk_reader",
+    "reader",
+    "stated",
+]
 
 Reader = Callable[[bytes], Value]
 
@@ -72,7 +83,7 @@ KINDS_SEEN: dict[tuple[int, int], Reader] = {}
 """``reader``'s answers so far, by type code and flags: the decoder looks here first."""
 _MAX_KINDS = 4096
 """Kinds kept: the flags are the message's to choose, the memory is not."""
-_FLOAT64 = struct.Struct("<d")
+FLOAT64 = struct.Struct("<d")
 
 
 def reader(type_code: int, flags: int) -> Reader:
@@ -90,7 +101,7 @@ def bulk_reader(type_code: int, flags: int) -> Reader:
     """``reader``'s answer for ``bytes`` values (slices of a ``bytes`` message).
 
     A C function where one decides as the reader does (``_c_string``); for integer kinds, the
-    reader behind a table of the values it read from one or two bytes (``_Known``), looked up
+    reader behind a table of the values it read from one or two bytes (``Known``), looked up
     in C; else the reader.
     """
     key = (type_code, flags)
@@ -107,17 +118,17 @@ _BULK_SEEN: dict[tuple[int, int], Reader] = {}
 
 def _bulk(type_code: int, flags: int) -> Reader:
     checked = code_check(type_code, flags)
-    if checked is not None and _stated(checked[0]):
+    if checked is not None and stated(checked[0]):
         ctype = checked[0]
         fast = _c_string(ctype, flags)
         if fast is not None:
             return fast
         if ctype.name in INTEGER_TYPES or ctype.name in _OTHER_INTEGERS:
-            return _Known(reader(type_code, flags)).__getitem__
+            return Known(reader(type_code, flags)).__getitem__
     return reader(type_code, flags)
 
 
-class _Known(dict[bytes, Value]):
+class Known(dict[bytes, Value]):
     """A reader's values of data of one or two bytes, each kept once read.
 
     The reader is a function of the bytes alone and its integers are immutable, so a kept
@@ -134,16 +145,16 @@ class _Known(dict[bytes, Value]):
 
     def __missing__(self, data: bytes) -> Value:
         value = self.read(data)
-        if len(data) <= _KEPT_BYTES and _Known.room > 0:
+        if len(data) <= _KEPT_BYTES and Known.room > 0:
             self[data] = value
-            _Known.room -= 1
+            Known.room -= 1
         return value
 
 
 _KEPT_BYTES = 2
 
 
-def _stated(ctype: ColumnType) -> bool:
+def stated(ctype: ColumnType) -> bool:
     """Whether a type code and flags state all of ``ctype`` (no length, scale or members)."""
     return ctype.length is None and ctype.scale is None and ctype.elements is None
 
@@ -179,7 +190,7 @@ def _make(type_code: int, flags: int) -> Reader:
     if checked is None:
         return general
     ctype = checked[0]
-    if not _stated(ctype):
+    if not stated(ctype):
         return general  # a type code states none of them; kept for safety
     for make in (_integer, _float, _string, _text, _timestamp, _decimal, _json):
         fast = make(ctype, flags, general)
@@ -238,7 +249,7 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     if largest is None:
         return None
     smallest = -largest
-    unpack = _FLOAT64.unpack
+    unpack = FLOAT64.unpack
 
     def read(data: bytes) -> Value:
         if len(data) == 8:  # a float64
@@ -311,19 +322,19 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
-_DECIMAL = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?")
+DECIMAL_TEXT = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?").fullmatch
 """``DecimalValue``'s own pattern."""
-_DECIMAL_CHARACTERS = 31
+DECIMAL_CHARACTERS = 31
 
 
 def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del flags
     if ctype.name != "decimal":
         return None
-    matches = _DECIMAL.fullmatch
+    matches = DECIMAL_TEXT
 
     def read(data: bytes) -> Value:
-        if len(data) <= _DECIMAL_CHARACTERS and matches(data):
+        if len(data) <= DECIMAL_CHARACTERS and matches(data):
             return valid_decimal(data.decode())
         return general(data)
 

@@ -37,6 +37,7 @@ __all__ = [
     "Row",
     "layout",
     "row",
+    "row_layout",
     "tail",
     "utf8",
 ]
@@ -76,6 +77,13 @@ class Row(NamedTuple):
     groups: tuple[Group, ...]
     size: int
     """TiCDC's estimate of the row (§3.4): ``HEADER_ESTIMATE``, the names and the groups."""
+    layout: tuple[object, ...]
+    """What fixes the row's share of a message's skeleton (``row_layout``)."""
+
+
+def row_layout(header: Header, groups: Sequence[Group]) -> tuple[object, ...]:
+    """The header but its commit ts, then each group's kind, names and type and flag chunks."""
+    return (header[1:], *[group[:3] for group in groups])
 
 
 def utf8(text: str, what: str) -> bytes:
@@ -209,4 +217,6 @@ def row(event: RowChangedEvent, config: Config) -> Row:
         table=utf8(table.name, "table name"),
     )
     size = HEADER_ESTIMATE + len(header.schema or b"") + len(header.table or b"")
-    return Row(header, tuple(groups), size + sum(g.size for g in groups))
+    return Row(
+        header, tuple(groups), size + sum(g.size for g in groups), row_layout(header, groups)
+    )

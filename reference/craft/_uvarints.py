@@ -28,6 +28,7 @@ __all__ = [
     "UVARINTS",
     "Overflow",
     "fast_size_tables",
+    "header_uvarints",
     "leading_uvarints",
     "split_uvarints",
     "uvarints_filling",
@@ -89,6 +90,38 @@ def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
     except DecodeError:
         return None
     return numbers if after == end else None
+
+
+def header_uvarints(value: bytes, start: int, end: int, count: int) -> list[int] | None:
+    """``uvarints_filling`` of the headers of ``count`` rows, or ``None``.
+
+    The commit ts chunk comes first, ``count`` uvarints mostly of five to nine bytes, each
+    read by a loop here (no table to miss); the other four chunks must then take one byte a
+    uvarint and fill the headers to ``end`` exactly. ``None`` for anything else (a uvarint
+    past 64 bits or past ``end``): the caller takes ``uvarints_filling``, then the full read.
+    """
+    position = start
+    numbers: list[int] = []
+    append = numbers.append
+    for _ in range(count):
+        number = shift = 0
+        while True:
+            if position >= end:
+                return None
+            byte = value[position]
+            position += 1
+            number |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        if shift > 63 or (shift == 63 and byte > 1):  # past ten bytes, or 64 bits
+            return None
+        append(number)
+    rest = value[position:end]
+    if len(rest) != 4 * count or not rest.isascii():
+        return None
+    numbers += rest
+    return numbers
 
 
 def split_uvarints(value: bytes, start: int, end: int) -> list[int] | None:
@@ -156,16 +189,22 @@ def fast_size_tables(value: Buffer, offset: int) -> tuple[list[list[int]], int] 
     numbers = split_uvarints(value, start, trailer)
     if numbers is None:
         return None
-    tables = []
+    tables: list[list[int]] = []
     at, left = 0, len(numbers)
     if numbers and max(numbers) < SMALL:  # ZigZag's values of all at once (the counts' unused)
         small = list(map(ZIGZAG.__getitem__, numbers))
+        append = tables.append
         while at < left:
             count = numbers[at]
+            # deltas under 2^13 in size: their sums stay inside int64, as zigzag_deltas says
+            if count == 2 and at + 2 < left:  # an UPDATE's two groups, the common table
+                first = small[at + 1]
+                append([first, first + small[at + 2]])
+                at += 3
+                continue
             if count == 0 or count > left - at - 1:
                 return None
-            # deltas under 2^13 in size: their sums stay inside int64, as zigzag_deltas says
-            tables.append(list(accumulate(small[at + 1 : at + 1 + count])))
+            append(list(accumulate(small[at + 1 : at + 1 + count])))
             at += 1 + count
         return tables, start
     while at < left:
