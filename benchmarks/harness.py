@@ -103,10 +103,14 @@ def paired(
 
     The two alternate, run by run, and each side counts its least disturbed run (as
     ``timeit`` advises): on a shared machine other jobs only ever add time, to either side.
+    Each run's number of calls is sized from warm calls.
     """
     clock = time.process_time
 
     def number(f: Callable[[], object]) -> int:
+        # one call first: a codec's first call builds what it keeps per schema (plans,
+        # compiled readers), which timed here would size every run to one cold call
+        f()
         return max(1, int(budget / max(timeit.timeit(f, clock, number=3) / 3, 1e-9)))
 
     n, m = number(function), number(floor)
