@@ -40,6 +40,29 @@ class GenerateSummary:
     parquet_bytes: int
 
 
+_YOUNG_OBJECTS = 100_000
+"""Objects the cycle collector lets a generation gather before it runs while ``generate``
+runs (Python's default is 700)."""
+
+
+@contextlib.contextmanager
+def _rare_collections() -> Iterator[None]:
+    """The cycle collector's first threshold raised to ``_YOUNG_OBJECTS`` for the block.
+
+    A stream allocates objects by the million and makes almost no cycles (its objects go by
+    reference counting), so the default threshold runs the collector hundreds of times for
+    nothing, and a full collection walks every object the imports made (about 3 % of the CPU
+    time at 200,000 messages). Cycles are still collected, and the thresholds restored after.
+    """
+    young, *older = gc.get_threshold()
+    gc.set_threshold(max(young, _YOUNG_OBJECTS), *older)
+    try:
+        yield
+    finally:
+        gc.set_threshold(young, *older)
+
+
+@_rare_collections()
 def generate(
     settings: StreamSettings,
     *,
@@ -66,52 +89,6 @@ def generate(
     ``large-message-handle-option=claim-check`` the files TiCDC would have stored go to the
     dump's ``_claim_check/`` folder, and the labels' ``claim_check`` member says so.
     """
-    with _rare_collections():
-        return _generate(
-            settings,
-            messages=messages,
-            seed=seed,
-            faults=faults,
-            folder=folder,
-            ddl_every=ddl_every,
-            large_blobs=large_blobs,
-            progress=progress,
-        )
-
-
-_YOUNG_OBJECTS = 100_000
-"""Objects the cycle collector lets a generation gather before it runs while ``generate``
-runs (Python's default is 700)."""
-
-
-@contextlib.contextmanager
-def _rare_collections() -> Iterator[None]:
-    """The cycle collector's first threshold raised to ``_YOUNG_OBJECTS`` for the block.
-
-    A stream allocates objects by the million and makes almost no cycles (its objects go by
-    reference counting), so the default threshold runs the collector hundreds of times for
-    nothing, and a full collection walks every object the imports made (about 3 % of the CPU
-    time at 200,000 messages). Cycles are still collected, and the thresholds restored after.
-    """
-    young, *older = gc.get_threshold()
-    gc.set_threshold(max(young, _YOUNG_OBJECTS), *older)
-    try:
-        yield
-    finally:
-        gc.set_threshold(young, *older)
-
-
-def _generate(
-    settings: StreamSettings,
-    *,
-    messages: int,
-    seed: int,
-    faults: Sequence[str],
-    folder: Path,
-    ddl_every: int,
-    large_blobs: bool,
-    progress: Progress | None,
-) -> GenerateSummary:
     started = time.perf_counter()
     pulled = _Counted(shop_workload(seed, ddl_every=ddl_every, large_blobs=large_blobs))
     if progress is not None:

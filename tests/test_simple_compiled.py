@@ -17,7 +17,7 @@ from test_simple_readers import _COLUMNS, _EDGES, _raws
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.simple import _lazy, _rows
-from ticdc_conformance.reference.simple._compiled import Column, image_function
+from ticdc_conformance.reference.simple._compiled import Column, image_function, update_function
 from ticdc_conformance.reference.simple._plan import Plan, _object_column
 from ticdc_conformance.reference.simple._readers import Invalid, column_quick
 from ticdc_conformance.reference.simple._values import Raw
@@ -26,6 +26,7 @@ from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
 from ticdc_conformance.reference.validation import info_type
 
 Typed = tuple[DecodedColumn, ...] | None
+_BINARY = ("binary", "varbinary", "blob")
 
 
 def _one_by_one(columns: list[Column], raw: Columns) -> Typed:
@@ -65,6 +66,22 @@ def test_the_readers_edge_values_written_out() -> None:
             columns = _columns(TableInfo(schema="s", name="t", columns=(column,)), avro=avro)
             image = {column.name: raw}
             assert image_function(columns)(image) == _one_by_one(columns, image)
+
+
+def test_a_wide_image_written_out_is_its_readers_one_by_one() -> None:
+    """Column 64's bounds are ``a64`` and ``b64``, column 100's ``a100``: the compiled
+    functions' own names (binascii's base64 reader among them) must never meet a column's."""
+    ints = [ColumnInfo(name=f"i{j}", type="int") for j in range(130)]
+    binary = [ColumnInfo(name=f"b{j}", type=t, charset="binary") for j, t in enumerate(_BINARY)]
+    table = TableInfo(schema="s", name="t", columns=(*ints, *binary))
+    for avro, blob in ((False, "AAAA"), (True, b"\0\0\0")):
+        columns = _columns(table, avro=avro)
+        raw: Columns = {column.name: j if avro else str(j) for j, column in enumerate(ints)}
+        raw |= {column.name: blob for column in binary}
+        expected = _one_by_one(columns, raw)
+        assert expected is not None
+        assert image_function(columns)(raw) == expected
+        assert update_function(columns)(raw, raw) == (expected, expected)
 
 
 _images = st.dictionaries(st.sampled_from([*_NAMES, "z"]), st.none() | _raws, max_size=5)

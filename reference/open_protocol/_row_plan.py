@@ -81,7 +81,8 @@ class RowPlan:
         texts = ["{" + prefixes[0], *("}," + p for p in prefixes[1:]), "}}"]
         self.image = _image_function(texts, [(i, writers[i]) for i in order])
         """The JSON object of an image (``Unplanned`` for a value the plan leaves)."""
-        self.old_member = '"p":' if config.output_old_value else None
+        self.old_values = config.output_old_value
+        """Whether an UPDATE's value has ``p`` (its old image is checked either way)."""
         self.row_id_column = _row_id_column(table)
         self.row_ids = config.profile == "tiflow"
         """Whether the key has ``rid`` (tiflow's key; the new architecture's has none)."""
@@ -95,7 +96,7 @@ class RowPlan:
                 value = f'{{"u":{image(after)}}}'
             else:  # an update: "p" unless output-old-value is off
                 new, old = image(after), image(before)  # the old one checked even if not written
-                value = f'{{"u":{new},"p":{old}}}' if self.old_member else f'{{"u":{new}}}'
+                value = f'{{"u":{new},"p":{old}}}' if self.old_values else f'{{"u":{new}}}'
         else:
             assert before is not None
             value = f'{{"d":{image(before)}}}'
@@ -121,9 +122,11 @@ def _image_function(
     """
     names: dict[str, object] = {
         **{f"s{j}": text for j, text in enumerate(texts)},
-        "Timestamp": TimestampValue,
-        "Decimal": DecimalValue,
-        "b64": base64.b64encode,
+        # names of the plan's own start with an underscore, a column's are a letter and its
+        # position: they never meet
+        "_Timestamp": TimestampValue,
+        "_Decimal": DecimalValue,
+        "_b64": base64.b64encode,
     }
     lines = ["def image(image):"]
     for j, (position, writer) in enumerate(columns):
@@ -153,14 +156,14 @@ def _quick_lines(j: int, quick: Quick | None, names: dict[str, object]) -> list[
             names[f"m{j}"] = quick.text.fullmatch
             tests.append((f"type(v) is str and m{j}(v) is not None", "'\"' + v + '\"'"))
             if quick.timestamps:
-                test = f"type(v) is Timestamp and m{j}(v.text) is not None"
+                test = f"type(v) is _Timestamp and m{j}(v.text) is not None"
                 tests.append((test, "'\"' + v.text + '\"'"))
         if quick.decimals is not None:
             names[f"d{j}"] = quick.decimals.fullmatch
-            test = f"type(v) is Decimal and d{j}(v.text) is not None"
+            test = f"type(v) is _Decimal and d{j}(v.text) is not None"
             tests.append((test, "'\"' + v.text + '\"'"))
         if quick.base64:
-            tests.append(("type(v) is bytes", "'\"' + b64(v).decode('ascii') + '\"'"))
+            tests.append(("type(v) is bytes", "'\"' + _b64(v).decode('ascii') + '\"'"))
         if quick.null:
             tests.append(("v is None", "'null'"))
     lines = []
@@ -221,9 +224,9 @@ def plan_of(table: TableInfo, config: Config) -> RowPlan | None:
     if kept is not None and kept[0] is table and kept[1] is config:
         return kept[2]
     shape = (tuple([getattr(table, name) for name in _SHAPE_FIELDS]), config)
-    if shape in _SHAPES:
+    try:  # one lookup, not a test and a read: another thread may clear the dict between them
         plan = _SHAPES[shape]
-    else:
+    except KeyError:
         plan = _make_plan(table, config)
         if len(_SHAPES) >= _PLANS_KEPT:
             _SHAPES.clear()

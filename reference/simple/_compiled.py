@@ -4,8 +4,8 @@
 (``Plan.image``'s first try, ``parsed_image``, ``parsed_update``, ``parsed_row``) made as
 Python source and compiled once per plan, unrolled per column: each value's reader is called
 only where its fast test (``_readers.Quick``), written inline, does not take it. The source
-holds positions, integer bounds and local names only: no name, type or value of the table's,
-which reach the function as objects. What they answer is what the plan's readers answer, value
+holds positions and local names only: no name, type, bound or value of the table's, which
+reach the function as objects. What they answer is what the plan's readers answer, value
 by value: the typed columns in schema order, or ``None`` when an image lacks a column or has
 another, or a reader refuses a value.
 """
@@ -53,16 +53,16 @@ _TESTS: dict[str, tuple[str, ...]] = {
         "{a} <= {x} < {b}",
     ),
     "float": ("type({v}) is str and {a}({v})", "float({v})", "-{b} <= {x} <= {b}"),
-    "decimal": ("type({v}) is str and len({v}) <= {b} and {a}({v})", "dec({v})"),
+    "decimal": ("type({v}) is str and len({v}) <= {b} and {a}({v})", "_dec({v})"),
     "ascii": ("type({v}) is str and {v}.isascii()", "{v}"),
     "ascii_limit": ("type({v}) is str and {v}.isascii() and len({v}) <= {a}", "{v}"),
     "match": ("type({v}) is str and {a}({v})", "{v}"),
     "long": ("type({v}) is int and {a} <= {v} < {b}", "{v}"),
-    "unsigned": ("type({v}) is U and {a} <= {v}.value < {b}", "{v}.value"),
+    "unsigned": ("type({v}) is _U and {a} <= {v}.value < {b}", "{v}.value"),
     "double": ("type({v}) is float and -{a} <= {v} <= {a}", "{v}"),
     "bytes": ("type({v}) is bytes", "{v}"),
     "bytes_limit": ("type({v}) is bytes and len({v}) <= {a}", "{v}"),
-    "timestamp": ("type({v}) is TS and {a}({v}.text)", "{v}"),
+    "timestamp": ("type({v}) is _TS and {a}({v}.text)", "{v}"),
 }
 """Each form's source: ``{a}`` and ``{b}`` name its arguments, per column."""
 
@@ -82,7 +82,7 @@ def _read_value(j: int, column: Column, names: dict[str, object], v: str, x: str
             f"    t = {v}['value']",  # a KeyError: the reader refuses it too (ValueError)
             f"    z = {v}['location']",
             f"    if type(t) is str and type(z) is str and a{j}(t):",
-            f"        {x} = ts(t, z)",
+            f"        {x} = _ts(t, z)",
             "    else:",
             f"        {x} = r{j}({v})",
             "else:",
@@ -93,7 +93,7 @@ def _read_value(j: int, column: Column, names: dict[str, object], v: str, x: str
         return [
             f"if type({v}) is str:",
             "    try:",
-            f"        {x} = b64({v}, strict_mode=True)",
+            f"        {x} = _b64({v}, strict_mode=True)",
             "    except ValueError:",  # binascii.Error is one
             f"        {x} = r{j}({v})",
             *limit,
@@ -114,16 +114,21 @@ def _read_value(j: int, column: Column, names: dict[str, object], v: str, x: str
 
 
 def _names(columns: Sequence[Column]) -> dict[str, object]:
+    """The function's globals.
+
+    A column's objects are a letter and its position (``n0``, ``a64``); every other name
+    starts with an underscore, so no column's name ever meets one.
+    """
     names: dict[str, object] = {
-        "C": DecodedColumn,
-        "new": tuple.__new__,
-        "Invalid": Invalid,
-        "U": Unsigned,
-        "TS": TimestampValue,
-        "dec": valid_decimal,
-        "b64": binascii.a2b_base64,
-        "ts": valid_timestamp,
-        "count": len(columns),
+        "_C": DecodedColumn,
+        "_new": tuple.__new__,
+        "_Invalid": Invalid,
+        "_U": Unsigned,
+        "_TS": TimestampValue,
+        "_dec": valid_decimal,
+        "_b64": binascii.a2b_base64,
+        "_ts": valid_timestamp,
+        "_count": len(columns),
     }
     for j, column in enumerate(columns):
         names[f"n{j}"] = column.name
@@ -137,7 +142,7 @@ def _picks(image: str, prefix: str, count: int) -> list[str]:
 
 
 def _column(j: int, x: str) -> str:
-    return f"new(C, (n{j}, {x}, None, None, None, m{j}, None))"
+    return f"_new(_C, (n{j}, {x}, None, None, None, m{j}, None))"
 
 
 def _compile(source: list[str], names: dict[str, object], function: str) -> object:
@@ -154,12 +159,12 @@ def image_function(columns: Sequence[Column]) -> Image:
     """An image typed in one pass, written out: the typed columns, or ``None``."""
     names = _names(columns)
     count = len(columns)
-    body = ["def image(raw):", "    if len(raw) != count:", "        return None", "    try:"]
+    body = ["def image(raw):", "    if len(raw) != _count:", "        return None", "    try:"]
     body += _indent(_picks("raw", "v", count), 8)
     body += ["    except KeyError:", "        return None", "    try:"]
     for j, column in enumerate(columns):
         body += _indent(_read_value(j, column, names, f"v{j}", f"x{j}"), 8)
-    body += ["        pass", "    except (Invalid, ValueError, KeyError):", "        return None"]
+    body += ["        pass", "    except (_Invalid, ValueError, KeyError):", "        return None"]
     body.append(f"    return ({''.join(_column(j, f'x{j}') + ', ' for j in range(count))})")
     function: Image = _compile(body, names, "image")  # type: ignore[assignment]
     return function
@@ -169,7 +174,7 @@ def _update_body(columns: Sequence[Column], names: dict[str, object]) -> list[st
     """Lines typing ``data`` and ``old`` into columns ``c0``… and ``d0``… (else ``None``)."""
     count = len(columns)
     body = [
-        "if len(data) != count or len(old) != count:",
+        "if len(data) != _count or len(old) != _count:",
         "    return None",
         "try:",
     ]
@@ -183,7 +188,7 @@ def _update_body(columns: Sequence[Column], names: dict[str, object]) -> list[st
         body += [f"    if o{j} == v{j}:", f"        d{j} = c{j}", "    else:"]
         body += _indent(_read_value(j, column, names, f"o{j}", f"y{j}"), 8)
         body.append(f"        d{j} = {_column(j, f'y{j}')}")
-    return [*body, "    pass", "except (Invalid, ValueError, KeyError):", "    return None"]
+    return [*body, "    pass", "except (_Invalid, ValueError, KeyError):", "    return None"]
 
 
 def _images(letter: str, count: int) -> str:
@@ -210,7 +215,7 @@ def row_function(columns: Sequence[Column], other: Callable[[Wire], DecodedRow |
     message's members as ``_rows.row`` makes it; ``None`` when an image is not typed.
     """
     names = _names(columns)
-    names["other"], names["row_of"] = other, decoded_row
+    names["_other"], names["_row_of"] = other, decoded_row
     body = [
         "def row(wire):",
         (
@@ -218,10 +223,10 @@ def row_function(columns: Sequence[Column], other: Callable[[Wire], DecodedRow |
             " location, key_only, _, data, old, _) = wire"
         ),
         "    if kind != 'UPDATE' or data is None or old is None:",
-        "        return other(wire)",
+        "        return _other(wire)",
         *_indent(_update_body(columns, names), 4),
         (
-            "    return row_of(commit_ts, database, table, 'update',"
+            "    return _row_of(commit_ts, database, table, 'update',"
             f" {_images('d', len(columns))}, {_images('c', len(columns))},"
             " None, table_id, None, schema_version, key_only, location)"
         ),

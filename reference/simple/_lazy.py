@@ -68,7 +68,8 @@ def _ordinary(raw: Json, message_index: int, text: bytes | None) -> Wire | None:
     data, old = get("data"), get("old")
     if (  # the ranges compared, not asked of a range: faster
         images is None
-        or get("version") is not VERSION  # the int 1 itself (1.0 and True are other objects)
+        or type(version := get("version")) is not int  # not 1.0 or True
+        or version != VERSION
         or type(commit_ts) is not int
         or not 0 <= commit_ts < _UINT64_END
         or type(build_ts) is not int

@@ -1,10 +1,11 @@
 """One reader per schema column: ``SimpleDecoder``'s value and validity in one step (§4.3).
 
-``column_reader`` is asked once per column of a table schema, and the decoder keeps the
-answer. A reader takes a raw DML value and returns the ``Value`` ``_values.read_value``
-returns for it (``None`` for ``null``), raises the ``ValueError`` that raises, and raises
-``Invalid`` (the value attached) when the value is one TiCDC cannot have written for the
-column's stated type (``validity``, docs/errors.md).
+``column_quick`` is asked once per column of a table schema, and the decoder keeps the
+answer: the column's reader and its fast test as a ``Quick`` form, which ``_compiled`` writes
+out inline (``column_reader`` is the reader alone). A reader takes a raw DML value and
+returns the ``Value`` ``_values.read_value`` returns for it (``None`` for ``null``), raises the
+``ValueError`` that raises, and raises ``Invalid`` (the value attached) when the value is one
+TiCDC cannot have written for the column's stated type (``validity``, docs/errors.md).
 
 Readers first try a test that is sufficient, never necessary: a value that passes it is read
 as ``read_value`` reads it and is valid under ``validity`` for the type the schema states
