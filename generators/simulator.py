@@ -142,10 +142,10 @@ class _Producer:
             settings.profile,
             output_raw_change_event=settings.output_raw_change_event,
         )
-        now = physical_ms(transaction.commit_ts)
         if self.schedule is None and not self.renames:
             self.queue_rows(rows)
             return
+        now = physical_ms(transaction.commit_ts)
         for row in rows:
             if self.schedule is not None:
                 self.tick(now)

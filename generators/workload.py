@@ -274,10 +274,10 @@ class _Shop:
         if touched and rng.random() < 0.25:
             key = touched[below(bits, len(touched))]
         else:  # live.pick(rng), written out
-            count = len(keys)
-            index = bits(count.bit_length())
-            while index >= count:
-                index = bits(count.bit_length())
+            live_count = len(keys)
+            index = bits(live_count.bit_length())
+            while index >= live_count:
+                index = bits(live_count.bit_length())
             key = keys[index]
         if choice < 0.85:
             self._update(which, key)

@@ -219,10 +219,10 @@ def row_function(columns: Sequence[Column], other: Callable[[Wire], DecodedRow |
     body = [
         "def row(wire):",
         (
-            "    (_, kind, commit_ts, _, _, _, _, database, table, table_id, schema_version,"
+            "    (_, dml_type, commit_ts, _, _, _, _, database, table, table_id, schema_version,"
             " location, key_only, _, data, old, _) = wire"
         ),
-        "    if kind != 'UPDATE' or data is None or old is None:",
+        "    if dml_type != 'UPDATE' or data is None or old is None:",
         "        return _other(wire)",
         *_indent(_update_body(columns, names), 4),
         (

@@ -124,6 +124,10 @@ class Plan:
         means the same value. Avro's numbers are equal across kinds (``0.0 == -0.0``,
         ``1 == True``), so an Avro plan answers ``None``.
         """
+        general: Row = partial(at_once, plan=self)
+        self.parsed_row: Row = general
+        """The row of a DML as parsed (``Wire.unchecked``), typed at once, or ``None``
+        (``_rows.at_once``; a JSON UPDATE of both images in one compiled call)."""
         if not avro:
             # a JSON image as parsed holds TIMESTAMP as its {location, value} object
             objects = [
@@ -132,11 +136,7 @@ class Plan:
             ]
             self.parsed_image = image_function(objects)
             self.parsed_update = update_function(objects)
-        self.parsed_row: Row = partial(at_once, plan=self)
-        """The row of a DML as parsed (``Wire.unchecked``), typed at once, or ``None``
-        (``_rows.at_once``; a JSON UPDATE of both images in one compiled call)."""
-        if not avro:
-            self.parsed_row = row_function(objects, self.parsed_row)
+            self.parsed_row = row_function(objects, general)
 
     def image(
         self, member: str, raw: Columns, version: int, fail: Fail, found: Found
