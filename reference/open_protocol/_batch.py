@@ -1,17 +1,20 @@
-"""A message of row events read column by column across its images: the decoder's fast path.
+"""A message of row events read by its images' plans: the decoder's fast path.
 
 TiCDC batches the rows of one table into one message, so a message's row images mostly share
 one plan (``_plans``): the same column names, kinds and member shapes. ``decode_rows`` reads
-such a message whole: it checks each plan's members for all of its images at once and reads
-each column's values across the images with the column's batch reader (``_many``), in C
-loops instead of a Python step per column.
+such a message whole. A message of ``COLUMN_WISE_ROWS`` rows or more is read column by
+column: each plan's members are checked for all of its images at once and each column's
+values read across the images with the column's batch reader (``_many``), in C loops instead
+of a Python step per column. A smaller one is read image by image, each image by its plan's
+compiled reader (``_image_readers``). Value entries are orjson's drafts where it gives them
+(``_gojson.draft_loads``), which the readers confirm (``_document``).
 
 It returns exactly what the decoder's entry-by-entry path returns for the message, or
 ``None``, and the decoder then takes that path, which words every error: a message whose
 every entry is a row event (no compression), whose every key is one of today's keys
 (``key_from_text``), whose every value parses as an object of ``u``/``p``/``d`` images and
-whose every image has a plan it satisfies, with values its batch readers read without an
-error or an invalid value. Everything else, from the framing on, answers ``None``. Readers
+whose every image has a plan it satisfies, with values its readers read without an error, an
+invalid value or a float they leave to the entry path. Everything else, from the framing on, answers ``None``. Readers
 have no side effects, so reading a value again on the other path is harmless.
 
 The checks per plan are the ones ``_plans.read_planned`` makes per column: each column an
@@ -26,16 +29,18 @@ from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 
+from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND, draft_loads
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.open_protocol._entry import parse_json
-from ticdc_conformance.reference.open_protocol._keys import keys_from_texts
+from ticdc_conformance.reference.open_protocol._keys import Key, keys_from_texts
 from ticdc_conformance.reference.open_protocol._layouts import Layout, layout_for
+from ticdc_conformance.reference.open_protocol._plans import reader_for
 from ticdc_conformance.reference.open_protocol._readers import Invalid
 from ticdc_conformance.reference.open_protocol._rows import new_row
 
-__all__ = ["decode_rows"]
+__all__ = ["COLUMN_WISE_ROWS", "decode_rows"]
 
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
 _ROWS = {1}
@@ -64,6 +69,22 @@ def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | No
     return (keys, values) if len(keys) == len(values) else None
 
 
+def _document(data: bytes) -> Json:
+    """The document of a value entry: orjson's draft where it gives one, else ``parse_json``'s.
+
+    The readers here confirm a draft (``_gojson.draft_loads``): none of them takes a float of
+    ``DRAFT_FLOAT_BOUND`` or more (``_image_readers``, ``_small_floats``), and an image
+    nests three deep.
+    """
+    document = draft_loads(data)
+    return parse_json(data) if document is None else document
+
+
+COLUMN_WISE_ROWS = 5
+"""Rows from which a message is read column by column: a column of many rows is read faster
+so, one of few rows no faster than image by image."""
+
+
 def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     """The row events of a message of row events only, or ``None`` (the module's rules)."""
     frame = _documents(key, value)
@@ -72,11 +93,14 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     keys = keys_from_texts(frame[0])
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
+    documents = list(map(_document, frame[1]))
+    if len(documents) < COLUMN_WISE_ROWS:
+        return _by_image(keys, documents)
     rows = []
     groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
     last: tuple[str, ...] | None = None
     group: list[dict[str, Json]] = []
-    for document in map(parse_json, frame[1]):
+    for document in documents:
         images = _images(document)
         if images is None:
             return None
@@ -89,7 +113,7 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
                     last = names
                     group = groups.setdefault(names, [])
                     if not group and layout_for(names) is None:
-                        return None  # no plan yet: found out before the other values parse
+                        return None  # no plan yet: found out before the other values read
                 group.append(image)
     # JSON has true and false only where its text spells them
     bools = any(b"true" in data or b"false" in data for data in frame[1])
@@ -109,6 +133,27 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
         )
         for parsed_key, (op, before, after) in zip(keys, rows, strict=True)
     ]
+
+
+def _by_image(keys: list[Key], documents: list[Json]) -> list[DecodedEvent] | None:
+    """The rows of ``documents``, each image read by its plan's compiled reader, or ``None``."""
+    rows: list[DecodedEvent] = []
+    for parsed_key, document in zip(keys, documents, strict=True):
+        images = _images(document)
+        if images is None:
+            return None
+        op, before_image, after_image = images
+        before = after = None
+        if before_image is not None:
+            read = reader_for(tuple(before_image))
+            if read is None or (before := read(before_image)) is None:
+                return None
+        if after_image is not None:
+            read = reader_for(tuple(after_image))
+            if read is None or (after := read(after_image)) is None:
+                return None
+        rows.append(new_row(parsed_key, op, before, after))
+    return rows
 
 
 Image = dict[str, Json]
@@ -173,6 +218,9 @@ def _read_group(
             return None
         if marks.count(True) != count or set(map(type, marks)) != _BOOL:
             return None
+    for index in layout.float_columns:
+        if not _small_floats(values[index::width]):
+            return None  # a float orjson may have read from an integer (draft_loads)
     try:
         read = [read_many(values[index::width]) for index, read_many in enumerate(layout.readers)]
     except (ValueError, Invalid):  # the entry-by-entry path words it or marks it
@@ -199,3 +247,14 @@ def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:
     return any(bool in map(type, codes[index::width]) for index in layout.small_codes) or any(
         bool in map(type, flags[index::width]) for index in layout.small_flags
     )
+
+
+def _small_floats(values: Sequence[Json]) -> bool:
+    """Whether every float among ``values`` is of magnitude below ``DRAFT_FLOAT_BOUND``."""
+    try:
+        if max(map(abs, values)) < DRAFT_FLOAT_BOUND:  # type: ignore[arg-type]
+            return True  # numbers only, all of them small
+    except TypeError:  # a value that is not a number (NULL among them)
+        pass
+    bound = DRAFT_FLOAT_BOUND
+    return all(-bound < value < bound for value in values if type(value) is float)
