@@ -7,15 +7,16 @@ column: each plan's members are checked for all of its images at once and each c
 values read across the images with the column's batch reader (``_many``), in C loops instead
 of a Python step per column. A smaller one is read image by image, each image by its plan's
 compiled reader (``_image_readers``). Value entries are orjson's drafts where it gives them
-(``_gojson.draft_loads``), which the readers confirm (``_document``).
+(``_gojson.draft_loads``), which the readers confirm (``_documents_of``).
 
 It returns exactly what the decoder's entry-by-entry path returns for the message, or
 ``None``, and the decoder then takes that path, which words every error: a message whose
 every entry is a row event (no compression), whose every key is one of today's keys
 (``key_from_text``), whose every value parses as an object of ``u``/``p``/``d`` images and
 whose every image has a plan it satisfies, with values its readers read without an error, an
-invalid value or a float they leave to the entry path. Everything else, from the framing on, answers ``None``. Readers
-have no side effects, so reading a value again on the other path is harmless.
+invalid value or a float they leave to the entry path. Everything else, from the framing on,
+answers ``None``. Readers have no side effects, so reading a value again on the other path is
+harmless.
 
 The checks per plan are the ones ``_plans.read_planned`` makes per column: each column an
 object of exactly ``t``, ``f`` and ``v`` (and ``h``, ``true``, for a handle column), ``t`` and
@@ -29,7 +30,7 @@ from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 
-from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND, draft_loads
+from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND, drafts
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json
@@ -69,15 +70,17 @@ def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | No
     return (keys, values) if len(keys) == len(values) else None
 
 
-def _document(data: bytes) -> Json:
-    """The document of a value entry: orjson's draft where it gives one, else ``parse_json``'s.
+def _documents_of(entries: list[bytes]) -> list[Json]:
+    """The documents of value entries: orjson's draft where it gives one, else ``parse_json``'s.
 
     The readers here confirm a draft (``_gojson.draft_loads``): none of them takes a float of
     ``DRAFT_FLOAT_BOUND`` or more (``_image_readers``, ``_small_floats``), and an image
     nests three deep.
     """
-    document = draft_loads(data)
-    return parse_json(data) if document is None else document
+    return [
+        parse_json(data) if document is None else document
+        for data, document in zip(entries, drafts(entries), strict=True)
+    ]
 
 
 COLUMN_WISE_ROWS = 5
@@ -93,7 +96,7 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     keys = keys_from_texts(frame[0])
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
-    documents = list(map(_document, frame[1]))
+    documents = _documents_of(frame[1])
     if len(documents) < COLUMN_WISE_ROWS:
         return _by_image(keys, documents)
     rows = []
