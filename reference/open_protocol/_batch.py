@@ -31,7 +31,7 @@ from itertools import chain, repeat
 from operator import itemgetter
 
 from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND, drafts
-from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
+from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent, decoded_row
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.open_protocol._entry import parse_json
@@ -139,23 +139,58 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
 
 
 def _by_image(keys: list[Key], documents: list[Json]) -> list[DecodedEvent] | None:
-    """The rows of ``documents``, each image read by its plan's compiled reader, or ``None``."""
+    """The rows of ``documents``, each image read by its plan's compiled reader, or ``None``.
+
+    Each document's images as ``_images`` takes them; each row as ``new_row`` makes it.
+    """
     rows: list[DecodedEvent] = []
-    for parsed_key, document in zip(keys, documents, strict=True):
-        images = _images(document)
-        if images is None:
+    append = rows.append
+    for key, document in zip(keys, documents, strict=True):
+        if type(document) is not dict or not document.keys() <= _ROW_MEMBERS:
             return None
-        op, before_image, after_image = images
-        before = after = None
-        if before_image is not None:
-            read = reader_for(tuple(before_image))
-            if read is None or (before := read(before_image)) is None:
+        before: tuple[DecodedColumn, ...] | None = None
+        after: tuple[DecodedColumn, ...] | None = None
+        if "d" in document:
+            image = document["d"]
+            if len(document) > 1 or type(image) is not dict:
                 return None
-        if after_image is not None:
-            read = reader_for(tuple(after_image))
-            if read is None or (after := read(after_image)) is None:
+            op: Operation = "delete"
+            read = reader_for(tuple(image))
+            if read is None or (before := read(image)) is None:
                 return None
-        rows.append(new_row(parsed_key, op, before, after))
+        else:
+            image = document.get("u")
+            if type(image) is not dict:
+                return None
+            read = reader_for(tuple(image))
+            if read is None or (after := read(image)) is None:
+                return None
+            op = "insert"
+            if "p" in document:
+                image = document["p"]
+                if type(image) is not dict:
+                    return None
+                op = "update"
+                read = reader_for(tuple(image))
+                if read is None or (before := read(image)) is None:
+                    return None
+        commit_ts, schema, table, _, row_id, partition_id, handle_key_only, location = key
+        append(
+            decoded_row(
+                commit_ts,
+                schema,
+                table,
+                op,
+                before,
+                after,
+                partition_id,
+                None,
+                row_id,
+                None,
+                handle_key_only,
+                location,
+            )
+        )
     return rows
 
 

@@ -48,53 +48,62 @@ _SHARED_INTS = range(-5, 257)
 
 
 def _value_lines(j: int, kind: Kind) -> list[str]:
-    """The lines that read column ``j``'s ``v`` (local ``v``) into ``v{j}``."""
+    """The lines that read column ``j``'s ``v`` (local ``v{j}``) into ``v{j}``."""
     code, _, _, _, read = kind
     quick = quick_form(read)
-    call = [f"elif v is not None: v = r{j}(v)", f"v{j} = v"]
+    v = f"v{j}"
+    call = f"elif {v} is not None: {v} = r{j}({v})"
     if quick.form == "integer":
-        return [f"if type(v) is int and {quick.low} <= v < {quick.high}: pass", *call]
+        return [f"if type({v}) is int and {quick.low} <= {v} < {quick.high}: pass", call]
     if quick.form == "float":
         # the reader's fast test, below the draft bound; a larger float leaves the image
+        integral = f"{INTEGRAL_LOW} < {v} < {INTEGRAL_HIGH}"
         return [
-            "if type(v) is float:",
-            f"    if not -m{j} < v < m{j}: return None",
-            f"elif type(v) is int and {INTEGRAL_LOW} < v < {INTEGRAL_HIGH}: v = float(v)",
-            *call,
+            f"if type({v}) is float:",
+            f"    if not -m{j} < {v} < m{j}: return None",
+            f"elif type({v}) is int and {integral}: {v} = float({v})",
+            call,
         ]
     if quick.form == "ascii":
-        return ["if type(v) is str and v.isascii(): pass", *call]
+        return [f"if type({v}) is str and {v}.isascii(): pass", call]
     if quick.form == "text":
-        return [f"if type(v) is str and m{j}(v): pass", *call]
+        return [f"if type({v}) is str and m{j}({v}): pass", call]
     if quick.form == "timestamp":
-        return [f"if type(v) is str and m{j}(v): v = timestamp(v)", *call]
+        return [f"if type({v}) is str and m{j}({v}): {v} = timestamp({v})", call]
     if quick.form == "decimal":
-        test = f"len(v) <= {DECIMAL_CHARACTERS} and m{j}(v)"
-        return [f"if type(v) is str and {test}: v = decimal(v)", *call]
+        test = f"len({v}) <= {DECIMAL_CHARACTERS} and m{j}({v})"
+        return [f"if type({v}) is str and {test}: {v} = decimal({v})", call]
     if takes_floats(code):  # the reader may return a float as it is
-        return ["if type(v) is float and not -big < v < big: return None", *call]
-    return [f"if v is not None: v = r{j}(v)", f"v{j} = v"]
+        return [f"if type({v}) is float and not -big < {v} < big: return None", call]
+    return [f"if {v} is not None: {v} = r{j}({v})"]
 
 
 def _member_test(j: int, kind: Kind) -> str:
-    """The condition under which column ``j`` (local ``c``) is not of the plan's shape."""
-    _, flags, size, handle, _ = kind
-    tests = [f"c['t'] is not t{j}"]
+    """The condition under which column ``j`` has other ``t``, ``f`` or ``h`` than the plan's.
+
+    Its member count is checked for the whole image.
+    """
+    _, flags, _, handle, _ = kind
+    tests = [f"c{j}['t'] is not t{j}"]
     if flags in _SHARED_INTS:
-        tests.append(f"c['f'] is not f{j}")
+        tests.append(f"c{j}['f'] is not f{j}")
     else:  # a flags integer of its own: compared by type and value
-        tests.append(f"((f := c['f']) is not f{j} and (type(f) is not int or f != f{j}))")
-    tests.append(f"len(c) != {size}")
+        tests.append(f"((f := c{j}['f']) is not f{j} and (type(f) is not int or f != f{j}))")
     if handle:
-        tests.append("c['h'] is not True")
+        tests.append(f"c{j}['h'] is not True")
     return " or ".join(tests)
 
 
 def _source(kinds: Sequence[Kind]) -> str:
     width = len(kinds)
-    body = [f"{''.join(f'c{j}, ' for j in range(width))}= image.values()"]
+    body = [
+        "columns = image.values()",
+        # every column holds its plan's members (looked up below): the count says no more
+        f"if sum(map(len, columns)) != {sum(kind[2] for kind in kinds)}: return None",
+        f"{''.join(f'c{j}, ' for j in range(width))}= columns",
+    ]
     for j, kind in enumerate(kinds):
-        body += [f"c = c{j}", "v = c['v']", f"if {_member_test(j, kind)}: return None"]
+        body += [f"v{j} = c{j}['v']", f"if {_member_test(j, kind)}: return None"]
         body += _value_lines(j, kind)
     built = ", ".join(
         f"new(column, (n{j}, v{j}, t{j}, f{j}, h{j}, None, None))" for j in range(width)
