@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference._gojson import orjson_active, plain_json_only
-from ticdc_conformance.reference.open_protocol import _batch, decode
+from ticdc_conformance.reference.open_protocol import _batch, _plans, decode
 
 pytestmark = pytest.mark.skipif(
     not orjson_active(), reason="orjson is not installed (the fast extra) or is turned off"
@@ -106,6 +106,7 @@ def test_a_message_of_numbers_decodes_alike_with_and_without_orjson(
             assert _decoded(message) == accelerated
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("column_wise", [1, 100])
 @pytest.mark.parametrize(
     "column",
@@ -117,15 +118,24 @@ def test_a_message_of_numbers_decodes_alike_with_and_without_orjson(
         '{"t":3,"f":0,"v":-0}',
     ],
 )
-def test_numbers_orjson_reads_otherwise_take_the_plain_path(column: str, column_wise: int) -> None:
-    """Each of these reads as something else, or not at all, from orjson's draft."""
+def test_numbers_orjson_reads_otherwise_take_the_plain_path(
+    column: str, column_wise: int, *, compiled: bool
+) -> None:
+    """Each of these reads as something else, or not at all, from orjson's draft (image by
+    image with a compiled reader, or with the loop of a plan too wide to compile one)."""
     code, flags = column.split(",")[:2]
     code, flags = code.removeprefix('{"t":'), flags.removeprefix('"f":').replace("-0", "0")
     plan = _message([f'{{"u":{{"c":{{"t":{code},"f":{flags},"v":null}}}}}}'])
     message = _message([f'{{"u":{{"c":{column}}}}}'] * 2)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_batch, "COLUMN_WISE_ROWS", column_wise)
+        patch.setattr(_plans, "_MAX_COMPILED", 256 if compiled else 0)
+        _plans._PLANS.clear()  # the plan made again, compiled or not
+        _plans._READERS.clear()
         decode(plan)
         accelerated = _decoded(message)
         with plain_json_only():
-            assert _decoded(message) == accelerated
+            plain = _decoded(message)
+        _plans._PLANS.clear()
+        _plans._READERS.clear()
+    assert plain == accelerated

@@ -19,7 +19,9 @@ twice is harmless.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
+from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.open_protocol._image_readers import (
@@ -27,6 +29,7 @@ from ticdc_conformance.reference.open_protocol._image_readers import (
     Kind,
     image_reader,
 )
+from ticdc_conformance.reference.open_protocol._readers import Invalid, takes_floats
 
 __all__ = ["Kind", "Plan", "plan_for", "read_planned", "reader_for", "remember"]
 
@@ -43,8 +46,14 @@ plan_for: Callable[[tuple[str, ...]], Plan | None] = _PLANS.get
 """The plan of an image of these column names, if one was made (the dict's own ``get``: no
 Python-level call per image)."""
 reader_for: Callable[[tuple[str, ...]], ImageReader | None] = _READERS.get
-"""The compiled reader of the plan of an image of these column names, if one was made: it
-returns ``read_planned``'s answer."""
+"""The reader of the plan of an image of these column names, if one was made (compiled, or a
+loop for a plan of more than ``_MAX_COMPILED`` columns): it returns ``read_planned``'s
+answer."""
+
+
+_MAX_COMPILED = 256
+"""Columns of the widest plan compiled: compiling takes time in step with the columns, and
+a wider image is read by ``_read_by_loop`` (the names are the message's to choose)."""
 
 
 def remember(names: tuple[str, ...], kinds: Sequence[Kind]) -> None:
@@ -57,8 +66,14 @@ def remember(names: tuple[str, ...], kinds: Sequence[Kind]) -> None:
     if _PLANS.get(names) == plan:
         return
     if len(_PLANS) < _MAX_PLANS or names in _PLANS:
-        _READERS[names] = image_reader(names, plan)
+        _READERS[names] = _reader_of(names, plan)
         _PLANS[names] = plan
+
+
+def _reader_of(names: tuple[str, ...], plan: Plan) -> ImageReader:
+    if len(plan) <= _MAX_COMPILED:
+        return image_reader(names, plan)
+    return partial(_read_by_loop, plan, names)
 
 
 def read_planned(
@@ -70,4 +85,39 @@ def read_planned(
     magnitude ``_gojson.DRAFT_FLOAT_BOUND`` or more where its reader may return a float.
     """
     read = _READERS.get(names) if _PLANS.get(names) is plan else None
-    return (read or image_reader(names, plan))(image)
+    return (read or _reader_of(names, plan))(image)
+
+
+_new_tuple = tuple.__new__
+
+
+def _read_by_loop(
+    plan: Plan, names: tuple[str, ...], image: dict[str, Json]
+) -> tuple[DecodedColumn, ...] | None:
+    """``read_planned`` of an image too wide to compile its reader: a loop over its columns."""
+    columns: list[DecodedColumn] = []
+    append = columns.append
+    bound = DRAFT_FLOAT_BOUND
+    for name, column, (code, flags, size, handle, read) in zip(
+        names, image.values(), plan, strict=True
+    ):
+        try:
+            raw = column["v"]  # type: ignore[call-overload, index]
+            if (
+                column["t"] is not code  # type: ignore[call-overload, index]
+                # flags past 256 are not shared int objects: compared by value and type
+                or ((f := column["f"]) is not flags and (type(f) is not int or f != flags))  # type: ignore[call-overload, index]
+                or len(column) != size  # type: ignore[arg-type]
+                or (handle and column["h"] is not True)  # type: ignore[call-overload, index]
+                or (type(raw) is float and not -bound < raw < bound and takes_floats(code))
+            ):
+                return None
+        except (KeyError, TypeError):  # TypeError: a column that is not an object
+            return None
+        if raw is not None:
+            try:
+                raw = read(raw)
+            except (ValueError, Invalid):  # the column loop words the error or marks the entry
+                return None
+        append(_new_tuple(DecodedColumn, (name, raw, code, flags, handle, None, None)))
+    return tuple(columns)
