@@ -58,6 +58,7 @@ __all__ = [
     "from_json_text",
     "go_text",
     "json_accelerator",
+    "may_hold_negative_zero",
     "orjson_active",
     "plain_json_only",
     "quote",
@@ -264,16 +265,38 @@ def draft_loads(data: bytes) -> Json | None:
         return None
 
 
-def drafts(documents: list[bytes]) -> list[Json | None]:
-    """``draft_loads`` of each document, in one step."""
+def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json | None]:
+    """``draft_loads`` of each document, in one step.
+
+    ``zeros_checked`` false: orjson's document even where the text may hold ``-0`` as a
+    number, which orjson reads as the integer 0 (the plain path: -0.0). The caller then also
+    asks ``may_hold_negative_zero`` of each document where it accepted a number equal to 0.
+    """
     fast = _ACCELERATOR[0]
     if fast is None:
         return [None] * len(documents)
-    negative_zero = _NEGATIVE_ZERO_BYTES.search
+    negative_zero = _NEGATIVE_ZERO_BYTES.search if zeros_checked else _no_match
     try:
         return [None if b"-0" in data and negative_zero(data) else fast(data) for data in documents]
     except ValueError:  # orjson refuses one: each on its own
-        return list(map(draft_loads, documents))
+        return list(map(draft_loads if zeros_checked else _orjson_or_none, documents))
+
+
+def _no_match(data: bytes) -> None:
+    del data
+
+
+def _orjson_or_none(data: bytes) -> Json | None:
+    fast = _ACCELERATOR[0]
+    try:
+        return None if fast is None else fast(data)
+    except ValueError:
+        return None
+
+
+def may_hold_negative_zero(data: bytes) -> bool:
+    """Whether the JSON text ``data`` may hold ``-0`` as a number (orjson reads it as 0)."""
+    return b"-0" in data and _NEGATIVE_ZERO_BYTES.search(data) is not None
 
 
 _Scan = Callable[[str, int], tuple[Json, int]]

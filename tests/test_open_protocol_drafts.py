@@ -116,6 +116,9 @@ def test_a_message_of_numbers_decodes_alike_with_and_without_orjson(
         '{"t":4,"f":0,"v":-1000000000000000000000}',
         '{"t":3,"f":-0,"v":7}',
         '{"t":3,"f":0,"v":-0}',
+        '{"t":8,"f":193,"v":-0}',  # flags not 0: the value's 0 is what the check looks at
+        '{"t":5,"f":65,"v":-0}',
+        '{"t":3,"f":65,"v":-0}',
     ],
 )
 def test_numbers_orjson_reads_otherwise_take_the_plain_path(

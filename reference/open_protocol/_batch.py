@@ -7,7 +7,10 @@ column: each plan's members are checked for all of its images at once and each c
 values read across the images with the column's batch reader (``_many``), in C loops instead
 of a Python step per column. A smaller one is read image by image, each image by its plan's
 compiled reader (``_image_readers``). Value entries are orjson's drafts where it gives them
-(``_gojson.draft_loads``), which the readers confirm (``_documents_of``).
+(``_gojson.draft_loads``), which the readers confirm (``_documents_of``). Column by column,
+the drafts are taken even where the text may hold ``-0`` (orjson reads it as 0, the plain
+path as -0.0), and the entries where a number equal to 0 was taken (flags, or a value of a
+kind that takes numbers) are then checked for it (``_read_group``): only those pay for it.
 
 It returns exactly what the decoder's entry-by-entry path returns for the message, or
 ``None``, and the decoder then takes that path, which words every error: a message whose
@@ -26,11 +29,15 @@ for an integer).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 
-from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND, drafts
+from ticdc_conformance.reference._gojson import (
+    DRAFT_FLOAT_BOUND,
+    drafts,
+    may_hold_negative_zero,
+)
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent, decoded_row
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json
@@ -70,16 +77,19 @@ def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | No
     return (keys, values) if len(keys) == len(values) else None
 
 
-def _documents_of(entries: list[bytes]) -> list[Json]:
+def _documents_of(entries: list[bytes], *, zeros_checked: bool) -> list[Json]:
     """The documents of value entries: orjson's draft where it gives one, else ``parse_json``'s.
 
     The readers here confirm a draft (``_gojson.draft_loads``): none of them takes a float of
     ``DRAFT_FLOAT_BOUND`` or more (``_image_readers``, ``_small_floats``), and an image
-    nests three deep.
+    nests three deep. ``zeros_checked`` false: drafts of texts that may hold ``-0`` too, for
+    the column-wise path, which checks the entries where it took a number equal to 0.
     """
     return [
         parse_json(data) if document is None else document
-        for data, document in zip(entries, drafts(entries), strict=True)
+        for data, document in zip(
+            entries, drafts(entries, zeros_checked=zeros_checked), strict=True
+        )
     ]
 
 
@@ -96,14 +106,22 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     keys = keys_from_texts(frame[0])
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
-    documents = _documents_of(frame[1])
-    if len(documents) < COLUMN_WISE_ROWS:
-        return _by_image(keys, documents)
+    if len(frame[1]) < COLUMN_WISE_ROWS:
+        return _by_image(keys, _documents_of(frame[1], zeros_checked=True))
+    return _column_wise(keys, frame[1])
+
+
+def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | None:
+    """The rows of value ``entries``, read column by column, or ``None``."""
+    documents = _documents_of(entries, zeros_checked=False)
     rows = []
     groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
+    owners: dict[tuple[str, ...], list[int]] = {}
+    """The entry of each image of a group."""
     last: tuple[str, ...] | None = None
     group: list[dict[str, Json]] = []
-    for document in documents:
+    owner: list[int] = []
+    for entry, document in enumerate(documents):
         images = _images(document)
         if images is None:
             return None
@@ -115,18 +133,26 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
                 if names != last:
                     last = names
                     group = groups.setdefault(names, [])
+                    owner = owners.setdefault(names, [])
                     if not group and layout_for(names) is None:
                         return None  # no plan yet: found out before the other values read
                 group.append(image)
+                owner.append(entry)
     # JSON has true and false only where its text spells them
-    bools = any(b"true" in data or b"false" in data for data in frame[1])
+    bools = any(b"true" in data or b"false" in data for data in entries)
     read: dict[int, tuple[DecodedColumn, ...]] = {}
+    zeros: set[int] = set()
     for names, group in groups.items():
         layout = layout_for(names)
-        columns = None if layout is None else _read_group(layout, group, bools=bools)
-        if columns is None:
+        got = None if layout is None else _read_group(layout, group, bools=bools)
+        if got is None:
             return None
+        columns, zero_images = got
         read.update(zip(map(id, group), columns, strict=True))
+        zeros.update(map(owners[names].__getitem__, zero_images))
+    # a number equal to 0 taken where orjson may have read -0 (drafts unchecked for it)
+    if any(may_hold_negative_zero(entries[entry]) for entry in zeros):
+        return None
     return [
         new_row(
             parsed_key,
@@ -222,10 +248,14 @@ def _images(document: Json) -> Images | None:
 
 def _read_group(
     layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool
-) -> list[tuple[DecodedColumn, ...]] | None:
+) -> tuple[list[tuple[DecodedColumn, ...]], Iterable[int]] | None:
     """The columns of each image of ``group`` (all of the layout's names), or ``None``.
 
-    ``bools``: the images may hold ``true`` or ``false``.
+    With them, the images (positions in ``group``) that hold a number equal to 0 where
+    orjson's draft may have read ``-0`` as 0 and the plain path would not have taken -0.0:
+    flags (every image, when the layout has flags 0) or a value of a column that takes
+    numbers (``_readers.takes_numbers``). ``bools``: the images may hold ``true`` or
+    ``false``.
     """
     count, width = len(group), len(layout.names)
     columns = list(chain.from_iterable(map(dict.values, group)))
@@ -276,7 +306,12 @@ def _read_group(
             repeat(None),
         ),
     )
-    return list(zip(*[built] * width, strict=True))
+    zeros: Iterable[int] = range(count) if layout.zero_flags else []
+    for index in () if layout.zero_flags else layout.number_columns:
+        column = values[index::width]
+        if 0 in column:  # == 0: 0.0, -0.0 and false as well
+            zeros = [*zeros, *(k for k, value in enumerate(column) if value == 0)]
+    return list(zip(*[built] * width, strict=True)), zeros
 
 
 def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:

@@ -75,6 +75,7 @@ __all__ = [
     "quick_form",
     "reader",
     "takes_floats",
+    "takes_numbers",
 ]
 
 Reader = Callable[[Json], Value]
@@ -106,6 +107,15 @@ _QUICK: WeakKeyDictionary[Reader, Quick] = WeakKeyDictionary()
 def quick_form(read: Reader) -> Quick:
     """The quick test ``read`` starts with (``call`` for a reader without one)."""
     return _QUICK.get(read, _CALL)
+
+
+def takes_numbers(type_code: int) -> bool:
+    """Whether a reader of ``type_code`` may take a JSON number.
+
+    The integer kinds, YEAR, BIT, ENUM, SET, FLOAT, DOUBLE and GEOMETRY; every other reader
+    refuses one, as ``read_value`` does.
+    """
+    return form_of(type_code) in (None, "integer", "float")
 
 
 def takes_floats(type_code: int) -> bool:
