@@ -37,6 +37,7 @@ from ticdc_conformance.reference._gojson import (
     DRAFT_FLOAT_BOUND,
     drafts,
     may_hold_negative_zero,
+    orjson_active,
 )
 from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent, decoded_row
 from ticdc_conformance.reference.events import Operation
@@ -77,20 +78,23 @@ def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | No
     return (keys, values) if len(keys) == len(values) else None
 
 
-def _documents_of(entries: list[bytes], *, zeros_checked: bool) -> list[Json]:
+def _documents_of(entries: list[bytes], *, zeros_checked: bool) -> tuple[list[Json], bool]:
     """The documents of value entries: orjson's draft where it gives one, else ``parse_json``'s.
 
     The readers here confirm a draft (``_gojson.draft_loads``): none of them takes a float of
     ``DRAFT_FLOAT_BOUND`` or more (``_image_readers``, ``_small_floats``), and an image
     nests three deep. ``zeros_checked`` false: drafts of texts that may hold ``-0`` too, for
     the column-wise path, which checks the entries where it took a number equal to 0.
+    With them, whether any is a draft.
     """
-    return [
+    if not orjson_active():
+        return list(map(parse_json, entries)), False
+    drafted = drafts(entries, zeros_checked=zeros_checked)
+    documents = [
         parse_json(data) if document is None else document
-        for data, document in zip(
-            entries, drafts(entries, zeros_checked=zeros_checked), strict=True
-        )
+        for data, document in zip(entries, drafted, strict=True)
     ]
+    return documents, drafted.count(None) != len(drafted)
 
 
 COLUMN_WISE_ROWS = 5
@@ -107,13 +111,13 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
     if len(frame[1]) < COLUMN_WISE_ROWS:
-        return _by_image(keys, _documents_of(frame[1], zeros_checked=True))
+        return _by_image(keys, _documents_of(frame[1], zeros_checked=True)[0])
     return _column_wise(keys, frame[1])
 
 
 def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | None:
     """The rows of value ``entries``, read column by column, or ``None``."""
-    documents = _documents_of(entries, zeros_checked=False)
+    documents, drafted = _documents_of(entries, zeros_checked=False)
     rows = []
     groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
     owners: dict[tuple[str, ...], list[int]] = {}
@@ -133,23 +137,25 @@ def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | 
                 if names != last:
                     last = names
                     group = groups.setdefault(names, [])
-                    owner = owners.setdefault(names, [])
+                    owner = owners.setdefault(names, []) if drafted else []
                     if not group and layout_for(names) is None:
                         return None  # no plan yet: found out before the other values read
                 group.append(image)
-                owner.append(entry)
+                if drafted:
+                    owner.append(entry)
     # JSON has true and false only where its text spells them
     bools = any(b"true" in data or b"false" in data for data in entries)
     read: dict[int, tuple[DecodedColumn, ...]] = {}
     zeros: set[int] = set()
     for names, group in groups.items():
         layout = layout_for(names)
-        got = None if layout is None else _read_group(layout, group, bools=bools)
+        got = None if layout is None else _read_group(layout, group, bools=bools, drafts=drafted)
         if got is None:
             return None
         columns, zero_images = got
         read.update(zip(map(id, group), columns, strict=True))
-        zeros.update(map(owners[names].__getitem__, zero_images))
+        if zero_images:  # none where no image is a draft (nor its entry kept)
+            zeros.update(map(owners[names].__getitem__, zero_images))
     # a number equal to 0 taken where orjson may have read -0 (drafts unchecked for it)
     if any(may_hold_negative_zero(entries[entry]) for entry in zeros):
         return None
@@ -247,14 +253,16 @@ def _images(document: Json) -> Images | None:
 
 
 def _read_group(
-    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool
+    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool, drafts: bool = True
 ) -> tuple[list[tuple[DecodedColumn, ...]], Iterable[int]] | None:
     """The columns of each image of ``group`` (all of the layout's names), or ``None``.
 
     With them, the images (positions in ``group``) that hold a number equal to 0 where
     orjson's draft may have read ``-0`` as 0 and the plain path would not have taken -0.0:
     flags (every image, when the layout has flags 0) or a value of a column that takes
-    numbers (``_readers.takes_numbers``). ``bools``: the images may hold ``true`` or
+    numbers (``_readers.takes_numbers``). ``drafts``: the images may be orjson's drafts
+    (``_gojson.drafts``), whose large floats are left to the entry path and whose zeros are
+    told; when none is, neither is looked for. ``bools``: the images may hold ``true`` or
     ``false``.
     """
     count, width = len(group), len(layout.names)
@@ -286,7 +294,7 @@ def _read_group(
             return None
         if marks.count(True) != count or set(map(type, marks)) != _BOOL:
             return None
-    for index in layout.float_columns:
+    for index in layout.float_columns if drafts else ():
         if not _small_floats(values[index::width]):
             return None  # a float orjson may have read from an integer (draft_loads)
     try:
@@ -306,12 +314,12 @@ def _read_group(
             repeat(None),
         ),
     )
-    zeros: Iterable[int] = range(count) if layout.zero_flags else []
-    for index in () if layout.zero_flags else layout.number_columns:
+    found: Iterable[int] = range(count) if drafts and layout.zero_flags else []
+    for index in layout.number_columns if drafts and not layout.zero_flags else ():
         column = values[index::width]
         if 0 in column:  # == 0: 0.0, -0.0 and false as well
-            zeros = [*zeros, *(k for k, value in enumerate(column) if value == 0)]
-    return list(zip(*[built] * width, strict=True)), zeros
+            found = [*found, *(k for k, value in enumerate(column) if value == 0)]
+    return list(zip(*[built] * width, strict=True)), found
 
 
 def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:
