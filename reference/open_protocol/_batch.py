@@ -47,7 +47,6 @@ from ticdc_conformance.reference.open_protocol._keys import Key, keys_from_texts
 from ticdc_conformance.reference.open_protocol._layouts import Layout, layout_for
 from ticdc_conformance.reference.open_protocol._plans import reader_for
 from ticdc_conformance.reference.open_protocol._readers import Invalid
-from ticdc_conformance.reference.open_protocol._rows import new_row
 
 __all__ = ["COLUMN_WISE_ROWS", "decode_rows"]
 
@@ -159,14 +158,27 @@ def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | 
     # a number equal to 0 taken where orjson may have read -0 (drafts unchecked for it)
     if any(may_hold_negative_zero(entries[entry]) for entry in zeros):
         return None
+    # new_row of each, its call spared: the key's members by position
     return [
-        new_row(
-            parsed_key,
+        decoded_row(
+            commit_ts,
+            schema,
+            table,
             op,
             None if before is None else read[id(before)],
             None if after is None else read[id(after)],
+            partition_id,
+            None,
+            row_id,
+            None,
+            handle_key_only,
+            location,
         )
-        for parsed_key, (op, before, after) in zip(keys, rows, strict=True)
+        for (commit_ts, schema, table, _, row_id, partition_id, handle_key_only, location), (
+            op,
+            before,
+            after,
+        ) in zip(keys, rows, strict=True)
     ]
 
 
