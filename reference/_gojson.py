@@ -31,6 +31,11 @@ float) or many ``[``/``{`` (the two nest to different depths), and whenever it r
 every error keeps the plain path's words and position. ``TICDC_CONFORMANCE_ORJSON=0`` in the
 environment turns it off; ``plain_json_only`` does so for a block (the differential test
 runs every golden case both ways).
+
+``draft_loads`` is orjson's reading with only the cheap one of those checks (``-0``), for a
+reader that confirms the rest on the document itself: a document it accepts only when every
+float in it is of magnitude below 2⁶³ and it nests at most 512 deep is ``decode_bytes``'s
+(an integer orjson would turn into a float is a float of magnitude 2⁶³ or more).
 """
 
 from __future__ import annotations
@@ -45,11 +50,15 @@ from enum import Enum
 from ticdc_conformance.reference.jsondoc import Json
 
 __all__ = [
+    "DRAFT_FLOAT_BOUND",
     "GoJsonReader",
     "JsonStyle",
+    "draft_loads",
+    "drafts",
     "from_json_text",
     "go_text",
     "json_accelerator",
+    "may_hold_negative_zero",
     "orjson_active",
     "plain_json_only",
     "quote",
@@ -229,6 +238,65 @@ def plain_json_only() -> Iterator[None]:
         yield
     finally:
         _ACCELERATOR[0] = saved
+
+
+DRAFT_FLOAT_BOUND = 2.0**63
+"""Floats of ``draft_loads``'s documents below this magnitude are the plain path's: orjson
+turns an integer outside [-2⁶³, 2⁶⁴) into a float of at least this magnitude (-2⁶³ - 1
+rounds to -2⁶³)."""
+
+
+def draft_loads(data: bytes) -> Json | None:
+    """The document orjson reads in ``data``, for a reader that confirms it (module rules).
+
+    ``None`` when orjson is off, ``data`` may hold ``-0`` as a number, or orjson refuses it.
+
+    Its documents differ from ``decode_bytes``'s only where ``data`` holds an integer
+    outside [-2⁶³, 2⁶⁴) (read as a float of magnitude ``DRAFT_FLOAT_BOUND`` or more) or nests
+    more than 512 deep (the plain path may refuse it): a reader that accepts a document only
+    when every float in it is smaller and it nests no deeper has the plain path's document.
+    """
+    fast = _ACCELERATOR[0]
+    if fast is None or (b"-0" in data and _NEGATIVE_ZERO_BYTES.search(data)):
+        return None
+    try:
+        return fast(data)
+    except ValueError:  # orjson.JSONDecodeError: the caller's full path words the error
+        return None
+
+
+def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json | None]:
+    """``draft_loads`` of each document, in one step.
+
+    ``zeros_checked`` false: orjson's document even where the text may hold ``-0`` as a
+    number, which orjson reads as the integer 0 (the plain path: -0.0). The caller then also
+    asks ``may_hold_negative_zero`` of each document where it accepted a number equal to 0.
+    """
+    fast = _ACCELERATOR[0]
+    if fast is None:
+        return [None] * len(documents)
+    negative_zero = _NEGATIVE_ZERO_BYTES.search if zeros_checked else _no_match
+    try:
+        return [None if b"-0" in data and negative_zero(data) else fast(data) for data in documents]
+    except ValueError:  # orjson refuses one: each on its own
+        return list(map(draft_loads if zeros_checked else _orjson_or_none, documents))
+
+
+def _no_match(data: bytes) -> None:
+    del data
+
+
+def _orjson_or_none(data: bytes) -> Json | None:
+    fast = _ACCELERATOR[0]
+    try:
+        return None if fast is None else fast(data)
+    except ValueError:
+        return None
+
+
+def may_hold_negative_zero(data: bytes) -> bool:
+    """Whether the JSON text ``data`` may hold ``-0`` as a number (orjson reads it as 0)."""
+    return b"-0" in data and _NEGATIVE_ZERO_BYTES.search(data) is not None
 
 
 _Scan = Callable[[str, int], tuple[Json, int]]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 
 import pytest
@@ -17,10 +18,12 @@ from ticdc_conformance.reference._gojson import (
     _GO_STD_SPECIAL,
     _JSONITER_SPECIAL,
     _NEGATIVE_ZERO,
+    DRAFT_FLOAT_BOUND,
     GoJsonReader,
     JsonStyle,
     _go_std_escape,
     _jsoniter_escape,
+    draft_loads,
     from_json_text,
     go_text,
     orjson_active,
@@ -255,6 +258,91 @@ def test_orjson_rejects_and_accepts_what_the_plain_path_does(text: str) -> None:
 def test_orjson_edge_documents_read_as_the_plain_path(text: str) -> None:
     a, b = _read_both_ways(text)
     assert repr(a) == repr(b)  # repr tells -0.0 from 0 and 1 from 1.0, and nests in C
+
+
+def _confirmed(document: object) -> bool:
+    """What a ``draft_loads`` reader confirms: small floats only, nested 512 deep at most."""
+    pending = [(document, 0)]
+    while pending:
+        member, depth = pending.pop()
+        if isinstance(member, float) and not -DRAFT_FLOAT_BOUND < member < DRAFT_FLOAT_BOUND:
+            return False
+        if isinstance(member, dict | list):
+            if depth == 512:
+                return False
+            inner = member.values() if isinstance(member, dict) else member
+            pending += [(value, depth + 1) for value in inner]
+    return True
+
+
+def _draft_against_plain(data: bytes) -> None:
+    """A confirmed draft of ``data`` is the plain path's document."""
+    draft = draft_loads(data)
+    if draft is None or not _confirmed(draft):
+        return
+    with plain_json_only():
+        plain = GoJsonReader().decode_bytes(data, raw_bytes=True)
+    assert _same(draft, plain)
+
+
+_NUMBERS = st.sampled_from(
+    [
+        *("-0", "0", "-0.0", "-0e1", "18446744073709551615", "18446744073709551616", "1e20"),
+        *("-9223372036854775808", "-9223372036854775809", "12345678901234567890123", "1.5"),
+        *("9223372036854775807.5", "-1e400", "1E2", "-01", "00"),
+    ]
+)
+"""Number texts where orjson's reading and the plain path's part, or may."""
+
+
+_WITH_NUMBERS = st.recursive(
+    _LEAVES | _NUMBERS.map(lambda number: f"<{number}>"),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=12,
+)
+"""Documents with number texts Go may write or not (``"<n>"`` marks where ``n`` goes)."""
+_MARKED = re.compile(r'"<([-0-9.eE]+)>"')
+
+
+@needs_orjson
+@given(_WITH_NUMBERS, st.booleans())
+def test_a_confirmed_draft_is_the_plain_path_document(document: object, spaced: bool) -> None:
+    text = _MARKED.sub(
+        r"\1", json.dumps(document, separators=(", ", ": ") if spaced else (",", ":"))
+    )
+    _draft_against_plain(text.encode("utf-8", "surrogatepass"))
+    _draft_against_plain(f'{{"v":[{text},{text}]}}'.encode("utf-8", "surrogatepass"))
+
+
+@needs_orjson
+@given(st.text(alphabet='{}[]",:-0123456789.eE tfnrul\\u\ud800'))
+def test_a_confirmed_draft_of_any_text_is_the_plain_path_document(text: str) -> None:
+    _draft_against_plain(text.encode("utf-8", "surrogatepass"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["-0", '{"v":-0}', "[1,-0]", '{"t":1,"f":-0,"v":2}', "{", "1e400", '"\\ud800"', "NaN"],
+)
+def test_no_draft_of_a_negative_zero_or_of_what_orjson_refuses(text: str) -> None:
+    assert draft_loads(text.encode()) is None
+
+
+@needs_orjson
+@pytest.mark.parametrize(
+    ("text", "confirmed"),
+    [
+        ("18446744073709551616", False),  # orjson's float of an integer: not confirmed
+        ("-9223372036854775809", False),
+        ("[9223372036854775807, 1.5, -0.0]", True),
+        ("9.2233720368547748e18", True),  # the largest float below the bound
+        ("[" * 600 + "]" * 600, False),
+    ],
+)
+def test_drafts_of_large_numbers_are_left_unconfirmed(text: str, *, confirmed: bool) -> None:
+    draft = draft_loads(text.encode())
+    assert draft is not None
+    assert _confirmed(draft) is confirmed
 
 
 def _golden_outcome(protocol: str, messages: Sequence[Message], options: dict[str, str]) -> object:

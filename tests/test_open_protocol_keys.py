@@ -102,6 +102,11 @@ def test_todays_keys_are_read_from_their_text() -> None:
         assert _keys.key_from_text(other) is None
 
 
+_RIDS = ["0", "-0", "01", "-01", "-1", "7", "9223372036854775807", "9223372036854775808"]
+_RIDS += ["-9223372036854775808", "-9223372036854775809", "", "1a", "+1", "-", " 1", "1.0"]
+"""``rid`` integers the pattern reads and some it does not."""
+
+
 _ts_texts = (
     st.sampled_from(["0", "1", "01", "00", "", "-1", "18446744073709551615"])
     | st.sampled_from(["18446744073709551616", "99999999999999999999", "1" * 21, "1a", " 1", "1.0"])
@@ -136,8 +141,41 @@ def test_keys_looked_up_by_their_text_after_ts_are_the_keys_the_pattern_reads(
             assert [type(m) for m in key or ()] == [type(m) for m in expected or ()]
         together = _keys.keys_from_texts(texts)
         assert together == (None if None in patterned else patterned)
-    for text in texts:  # other ts before a text after ts that is known now
+    for text in texts:  # other ts and rid around a text after ts that is known now
         if text.startswith(b'{"ts":') and b"," in text:
             for ts in ["0", "01", "", "-1", "1.0", "18446744073709551615", "18446744073709551616"]:
                 other = b'{"ts":' + ts.encode() + text[text.index(b",") :]
                 assert _keys.key_from_text(other) == _keys._key_from_pattern(other)
+        head, rid, tail = text.partition(b',"rid":')
+        others = [
+            head + rid + row_id.encode() + tail[tail.index(b",") :]
+            for row_id in (_RIDS if rid and b"," in tail else ())
+        ]
+        for other in others:
+            key, expected = _keys.key_from_text(other), _keys._key_from_pattern(other)
+            assert key == expected
+            assert [type(m) for m in key or ()] == [type(m) for m in expected or ()]
+        for size in range(1, len(others) + 1):  # one table's keys, read together
+            expected_keys = [_keys._key_from_pattern(other) for other in others[:size]]
+            together = _keys.keys_from_texts(others[:size])
+            assert together == (None if None in expected_keys else expected_keys)
+
+
+@given(st.lists(_ts_texts, min_size=1, max_size=8), st.lists(st.sampled_from(_RIDS), max_size=8))
+def test_one_table_s_keys_read_together_are_the_keys_the_pattern_reads(
+    stamps: list[str], row_ids: list[str]
+) -> None:
+    texts = [
+        f'{{"ts":{ts},"scm":"s","tbl":"t","rid":{row_id},"t":1}}'.encode()
+        for ts, row_id in zip(stamps, [*row_ids, *["7"] * len(stamps)], strict=False)
+    ]
+    texts += [f'{{"ts":{ts},"scm":"s","tbl":"t","ptn":3,"t":1}}'.encode() for ts in stamps]
+    for batch in (texts[: len(stamps)], texts[len(stamps) :]):
+        expected = [_keys._key_from_pattern(text) for text in batch]
+        for _ in range(2):  # the second time, the table's pattern is known
+            read = _keys.keys_from_texts(batch)
+            assert read == (None if None in expected else expected)
+            if read is not None:
+                assert [type(m) for k in read for m in k] == [
+                    type(m) for k in expected for m in k or ()
+                ]

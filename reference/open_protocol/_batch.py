@@ -1,18 +1,25 @@
-"""A message of row events read column by column across its images: the decoder's fast path.
+"""A message of row events read by its images' plans: the decoder's fast path.
 
 TiCDC batches the rows of one table into one message, so a message's row images mostly share
 one plan (``_plans``): the same column names, kinds and member shapes. ``decode_rows`` reads
-such a message whole: it checks each plan's members for all of its images at once and reads
-each column's values across the images with the column's batch reader (``_many``), in C
-loops instead of a Python step per column.
+such a message whole. A message of ``COLUMN_WISE_ROWS`` rows or more is read column by
+column: each plan's members are checked for all of its images at once and each column's
+values read across the images with the column's batch reader (``_many``), in C loops instead
+of a Python step per column. A smaller one is read image by image, each image by its plan's
+compiled reader (``_image_readers``). Value entries are orjson's drafts where it gives them
+(``_gojson.draft_loads``), which the readers confirm (``_documents_of``). Column by column,
+the drafts are taken even where the text may hold ``-0`` (orjson reads it as 0, the plain
+path as -0.0), and the entries where a number equal to 0 was taken (flags, or a value of a
+kind that takes numbers) are then checked for it (``_read_group``): only those pay for it.
 
 It returns exactly what the decoder's entry-by-entry path returns for the message, or
 ``None``, and the decoder then takes that path, which words every error: a message whose
 every entry is a row event (no compression), whose every key is one of today's keys
 (``key_from_text``), whose every value parses as an object of ``u``/``p``/``d`` images and
-whose every image has a plan it satisfies, with values its batch readers read without an
-error or an invalid value. Everything else, from the framing on, answers ``None``. Readers
-have no side effects, so reading a value again on the other path is harmless.
+whose every image has a plan it satisfies, with values its readers read without an error, an
+invalid value or a float they leave to the entry path. Everything else, from the framing on,
+answers ``None``. Readers have no side effects, so reading a value again on the other path is
+harmless.
 
 The checks per plan are the ones ``_plans.read_planned`` makes per column: each column an
 object of exactly ``t``, ``f`` and ``v`` (and ``h``, ``true``, for a handle column), ``t`` and
@@ -22,20 +29,26 @@ for an integer).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 
-from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
+from ticdc_conformance.reference._gojson import (
+    DRAFT_FLOAT_BOUND,
+    drafts,
+    may_hold_negative_zero,
+    orjson_active,
+)
+from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent, decoded_row
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.open_protocol._entry import parse_json
-from ticdc_conformance.reference.open_protocol._keys import keys_from_texts
+from ticdc_conformance.reference.open_protocol._keys import Key, keys_from_texts
 from ticdc_conformance.reference.open_protocol._layouts import Layout, layout_for
+from ticdc_conformance.reference.open_protocol._plans import reader_for
 from ticdc_conformance.reference.open_protocol._readers import Invalid
-from ticdc_conformance.reference.open_protocol._rows import new_row
 
-__all__ = ["decode_rows"]
+__all__ = ["COLUMN_WISE_ROWS", "decode_rows"]
 
 _ROW_MEMBERS = frozenset({"u", "p", "d"})
 _ROWS = {1}
@@ -64,6 +77,30 @@ def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | No
     return (keys, values) if len(keys) == len(values) else None
 
 
+def _documents_of(entries: list[bytes], *, zeros_checked: bool) -> tuple[list[Json], bool]:
+    """The documents of value entries: orjson's draft where it gives one, else ``parse_json``'s.
+
+    The readers here confirm a draft (``_gojson.draft_loads``): none of them takes a float of
+    ``DRAFT_FLOAT_BOUND`` or more (``_image_readers``, ``_small_floats``), and an image
+    nests three deep. ``zeros_checked`` false: drafts of texts that may hold ``-0`` too, for
+    the column-wise path, which checks the entries where it took a number equal to 0.
+    With them, whether any is a draft.
+    """
+    if not orjson_active():
+        return list(map(parse_json, entries)), False
+    drafted = drafts(entries, zeros_checked=zeros_checked)
+    documents = [
+        parse_json(data) if document is None else document
+        for data, document in zip(entries, drafted, strict=True)
+    ]
+    return documents, drafted.count(None) != len(drafted)
+
+
+COLUMN_WISE_ROWS = 5
+"""Rows from which a message is read column by column: a column of many rows is read faster
+so, one of few rows no faster than image by image."""
+
+
 def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     """The row events of a message of row events only, or ``None`` (the module's rules)."""
     frame = _documents(key, value)
@@ -72,11 +109,22 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     keys = keys_from_texts(frame[0])
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
+    if len(frame[1]) < COLUMN_WISE_ROWS:
+        return _by_image(keys, _documents_of(frame[1], zeros_checked=True)[0])
+    return _column_wise(keys, frame[1])
+
+
+def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | None:
+    """The rows of value ``entries``, read column by column, or ``None``."""
+    documents, drafted = _documents_of(entries, zeros_checked=False)
     rows = []
     groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
+    owners: dict[tuple[str, ...], list[int]] = {}
+    """The entry of each image of a group."""
     last: tuple[str, ...] | None = None
     group: list[dict[str, Json]] = []
-    for document in map(parse_json, frame[1]):
+    owner: list[int] = []
+    for entry, document in enumerate(documents):
         images = _images(document)
         if images is None:
             return None
@@ -88,27 +136,106 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
                 if names != last:
                     last = names
                     group = groups.setdefault(names, [])
+                    owner = owners.setdefault(names, []) if drafted else []
                     if not group and layout_for(names) is None:
-                        return None  # no plan yet: found out before the other values parse
+                        return None  # no plan yet: found out before the other values read
                 group.append(image)
+                if drafted:
+                    owner.append(entry)
     # JSON has true and false only where its text spells them
-    bools = any(b"true" in data or b"false" in data for data in frame[1])
+    bools = any(b"true" in data or b"false" in data for data in entries)
     read: dict[int, tuple[DecodedColumn, ...]] = {}
+    zeros: set[int] = set()
     for names, group in groups.items():
         layout = layout_for(names)
-        columns = None if layout is None else _read_group(layout, group, bools=bools)
-        if columns is None:
+        got = None if layout is None else _read_group(layout, group, bools=bools, drafts=drafted)
+        if got is None:
             return None
+        columns, zero_images = got
         read.update(zip(map(id, group), columns, strict=True))
+        if zero_images:  # none where no image is a draft (nor its entry kept)
+            zeros.update(map(owners[names].__getitem__, zero_images))
+    # a number equal to 0 taken where orjson may have read -0 (drafts unchecked for it)
+    if any(may_hold_negative_zero(entries[entry]) for entry in zeros):
+        return None
+    # new_row of each, its call spared: the key's members by position
     return [
-        new_row(
-            parsed_key,
+        decoded_row(
+            commit_ts,
+            schema,
+            table,
             op,
             None if before is None else read[id(before)],
             None if after is None else read[id(after)],
+            partition_id,
+            None,
+            row_id,
+            None,
+            handle_key_only,
+            location,
         )
-        for parsed_key, (op, before, after) in zip(keys, rows, strict=True)
+        for (commit_ts, schema, table, _, row_id, partition_id, handle_key_only, location), (
+            op,
+            before,
+            after,
+        ) in zip(keys, rows, strict=True)
     ]
+
+
+def _by_image(keys: list[Key], documents: list[Json]) -> list[DecodedEvent] | None:
+    """The rows of ``documents``, each image read by its plan's compiled reader, or ``None``.
+
+    Each document's images as ``_images`` takes them; each row as ``new_row`` makes it.
+    """
+    rows: list[DecodedEvent] = []
+    append = rows.append
+    for key, document in zip(keys, documents, strict=True):
+        if type(document) is not dict or not document.keys() <= _ROW_MEMBERS:
+            return None
+        before: tuple[DecodedColumn, ...] | None = None
+        after: tuple[DecodedColumn, ...] | None = None
+        if "d" in document:
+            image = document["d"]
+            if len(document) > 1 or type(image) is not dict:
+                return None
+            op: Operation = "delete"
+            read = reader_for(tuple(image))
+            if read is None or (before := read(image)) is None:
+                return None
+        else:
+            image = document.get("u")
+            if type(image) is not dict:
+                return None
+            read = reader_for(tuple(image))
+            if read is None or (after := read(image)) is None:
+                return None
+            op = "insert"
+            if "p" in document:
+                image = document["p"]
+                if type(image) is not dict:
+                    return None
+                op = "update"
+                read = reader_for(tuple(image))
+                if read is None or (before := read(image)) is None:
+                    return None
+        commit_ts, schema, table, _, row_id, partition_id, handle_key_only, location = key
+        append(
+            decoded_row(
+                commit_ts,
+                schema,
+                table,
+                op,
+                before,
+                after,
+                partition_id,
+                None,
+                row_id,
+                None,
+                handle_key_only,
+                location,
+            )
+        )
+    return rows
 
 
 Image = dict[str, Json]
@@ -138,11 +265,17 @@ def _images(document: Json) -> Images | None:
 
 
 def _read_group(
-    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool
-) -> list[tuple[DecodedColumn, ...]] | None:
+    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool, drafts: bool = True
+) -> tuple[list[tuple[DecodedColumn, ...]], Iterable[int]] | None:
     """The columns of each image of ``group`` (all of the layout's names), or ``None``.
 
-    ``bools``: the images may hold ``true`` or ``false``.
+    With them, the images (positions in ``group``) that hold a number equal to 0 where
+    orjson's draft may have read ``-0`` as 0 and the plain path would not have taken -0.0:
+    flags (every image, when the layout has flags 0) or a value of a column that takes
+    numbers (``_readers.takes_numbers``). ``drafts``: the images may be orjson's drafts
+    (``_gojson.drafts``), whose large floats are left to the entry path and whose zeros are
+    told; when none is, neither is looked for. ``bools``: the images may hold ``true`` or
+    ``false``.
     """
     count, width = len(group), len(layout.names)
     columns = list(chain.from_iterable(map(dict.values, group)))
@@ -173,6 +306,9 @@ def _read_group(
             return None
         if marks.count(True) != count or set(map(type, marks)) != _BOOL:
             return None
+    for index in layout.float_columns if drafts else ():
+        if not _small_floats(values[index::width]):
+            return None  # a float orjson may have read from an integer (draft_loads)
     try:
         read = [read_many(values[index::width]) for index, read_many in enumerate(layout.readers)]
     except (ValueError, Invalid):  # the entry-by-entry path words it or marks it
@@ -190,7 +326,12 @@ def _read_group(
             repeat(None),
         ),
     )
-    return list(zip(*[built] * width, strict=True))
+    found: Iterable[int] = range(count) if drafts and layout.zero_flags else []
+    for index in layout.number_columns if drafts and not layout.zero_flags else ():
+        column = values[index::width]
+        if 0 in column:  # == 0: 0.0, -0.0 and false as well
+            found = [*found, *(k for k, value in enumerate(column) if value == 0)]
+    return list(zip(*[built] * width, strict=True)), found
 
 
 def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:
@@ -199,3 +340,14 @@ def _bools(layout: Layout, codes: list[Json], flags: list[Json]) -> bool:
     return any(bool in map(type, codes[index::width]) for index in layout.small_codes) or any(
         bool in map(type, flags[index::width]) for index in layout.small_flags
     )
+
+
+def _small_floats(values: Sequence[Json]) -> bool:
+    """Whether every float among ``values`` is of magnitude below ``DRAFT_FLOAT_BOUND``."""
+    try:
+        if max(map(abs, values)) < DRAFT_FLOAT_BOUND:  # type: ignore[arg-type]
+            return True  # numbers only, all of them small
+    except TypeError:  # a value that is not a number (NULL among them)
+        pass
+    bound = DRAFT_FLOAT_BOUND
+    return all(-bound < value < bound for value in values if type(value) is float)

@@ -7,9 +7,8 @@ JSON Pointer of the member at fault. Being a reference, it is stricter than TiCD
 decoder: it rejects unknown members, value entries without a key entry, a resolved event with
 value bytes, and a key entry without a value entry (where TiCDC's decoder panics, §2.8 O4).
 
-A message of five key entries or more is first tried column by column across its images
-(``_batch``); it gives exactly what the entry-by-entry path below gives, or leaves the
-message to it.
+A message with a row event's key is first tried by its images' plans (``_batch``); that path
+gives exactly what the entry-by-entry path below gives, or leaves the message to it.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from ticdc_conformance.reference.open_protocol._columns import read_value
 from ticdc_conformance.reference.open_protocol._config import PROTOCOL
 from ticdc_conformance.reference.open_protocol._entry import Entry
 from ticdc_conformance.reference.open_protocol._keys import Key, check_key, key_from_text
-from ticdc_conformance.reference.open_protocol._plans import Kind, plan_for, read_planned, remember
+from ticdc_conformance.reference.open_protocol._plans import Kind, reader_for, remember
 from ticdc_conformance.reference.open_protocol._readers import KINDS_SEEN, Invalid, reader
 from ticdc_conformance.reference.open_protocol._rows import new_row
 from ticdc_conformance.reference.validation import code_check, finding, raise_findings
@@ -82,9 +81,9 @@ def _columns(raw: Json, member: str, entry: Entry) -> tuple[DecodedColumn, ...]:
     if type(raw) is not dict:
         entry.fail("must be an object of columns", member)
     names = tuple(raw)
-    plan = plan_for(names)
-    if plan is not None:
-        columns = read_planned(plan, names, raw)
+    read = reader_for(names)
+    if read is not None:
+        columns = read(raw)
         if columns is not None:
             return columns
     return _column_loop(names, raw, member, entry)
@@ -217,9 +216,8 @@ def _resolved(key: Key, data: bytes, entry: Entry) -> DecodedEvent:
 
 
 _RESOLVED = 3
-_BATCH_ROWS = 5
-"""Key entries (counted by their ``ts``) from which the batch path is tried: it reads a column
-of many rows faster, and one of few rows no faster, than the entry-by-entry path."""
+_ROW_KEY = b'"t":1'
+"""In the key of a row event: a message whose key lacks it has no row for the fast path."""
 _KINDS: dict[int, Callable[[Key, bytes, Entry], DecodedEvent]] = {
     1: _row,
     2: _ddl,
@@ -253,8 +251,8 @@ def decode(
             offset=0,
             message_index=message_index,
         )
-    if compression == "none" and key.count(b'{"ts":') >= _BATCH_ROWS:
-        # a batch of rows read column by column; anything else, the entry-by-entry path
+    if compression == "none" and _ROW_KEY in key:
+        # a message of rows read by plans; anything else, the entry-by-entry path
         rows = decode_rows(key, value)
         if rows is not None:
             return rows

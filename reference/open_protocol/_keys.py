@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import NamedTuple
+from itertools import repeat
+from typing import Any, NamedTuple
 
 from ticdc_conformance.reference.jsondoc import Json, Wording
 from ticdc_conformance.reference.mysql import INT64, UINT64
@@ -140,42 +142,172 @@ def _key_from_pattern(data: bytes) -> Key | None:
 
 
 _TS = b'{"ts":'
-_AFTER_TS: dict[bytes, tuple[str, str, int, int | None, int | None, bool, str | None]] = {}
-"""The members after ``commit_ts`` of the keys read, by the text after ``ts`` (which decides
-them all)."""
-_MAX_AFTER_TS = 1024
-"""Texts kept: the schema and table names are the message's to choose, the memory is not."""
-_TS_DIGITS = 20
+_RID = b',"rid":'
+_TS_GROUP = rb"(0|[1-9][0-9]{0,19})"
+"""``_KEY_TEXT``'s ``ts`` integer."""
+
+
+class _TableKeys(NamedTuple):
+    """The keys of one table's events of one kind as a pattern of their own."""
+
+    fullmatch: Callable[[bytes], re.Match[bytes] | None]
+    """The pattern's: groups ``ts`` (and ``rid``) integers' text."""
+    findall: Callable[[bytes], list[Any]]
+    """The pattern's, one key a line."""
+    schema: str
+    table: str
+    kind: int
+    partition_id: int | None
+    row_ids: bool
+
+
+_TABLES: dict[bytes, _TableKeys] = {}
+"""Table patterns by the text after ``ts`` without ``rid``'s integer (which decides every
+other member of the key)."""
+_MAX_TABLES = 1024
+"""Patterns kept: the schema and table names are the message's to choose, the memory is not."""
+
+
+def _after_ts(data: bytes) -> tuple[bytes, bytes, bytes | None] | None:
+    """The text after ``ts`` without ``rid``'s integer, when ``data`` starts as a key does.
+
+    With it, the parts before and after that integer (``None`` after it without ``rid``).
+    """
+    comma = data.find(b",", 6)
+    if comma <= len(_TS) or not data.startswith(_TS):
+        return None
+    at = data.find(_RID, comma)
+    if at < 0:
+        return data[comma:], b"", None
+    start = at + len(_RID)
+    end = data.find(b",", start)
+    return None if end < 0 else (data[comma:start] + data[end:], data[comma:start], data[end:])
+
+
+def _table_keys(data: bytes) -> _TableKeys | None:
+    """The pattern of the keys whose text after ``ts`` is ``data``'s but for ``rid``'s integer.
+
+    ``None`` when ``data`` is not one of today's keys (``_key_from_pattern``) and no pattern
+    has its text after ``ts``, or when the patterns kept are too many.
+
+    In ``_KEY_TEXT``, ``ts`` is the first member and its integer the only one before the
+    first comma, and ``rid``'s integer runs from its member name to the next comma (no text
+    member holds a quote, so none holds ``,"rid":``): the rest decides every other group. A
+    text of that rest matches ``_KEY_TEXT`` exactly when its ``ts`` integer matches the
+    pattern's and its ``rid`` integer ``_SIGNED``, and reads as the same key but for them.
+    """
+    split = _after_ts(data)
+    if split is None:
+        return None
+    rest, head, tail = split
+    known = _TABLES.get(rest)
+    if known is not None or len(_TABLES) >= _MAX_TABLES:
+        return known
+    key = _key_from_pattern(data)
+    if key is None:
+        return None
+    if tail is None:
+        text = _TS_GROUP + re.escape(rest)
+    else:
+        text = _TS_GROUP + re.escape(head) + b"(%s)" % _SIGNED + re.escape(tail)
+    pattern = re.compile(rb'^\{"ts":' + text + rb"$", re.MULTILINE)
+    made = _TableKeys(
+        pattern.fullmatch,
+        pattern.findall,
+        key.schema,
+        key.table,
+        key.kind,
+        key.partition_id,
+        row_ids=tail is not None,
+    )
+    _TABLES[rest] = made
+    return made
+
+
+_AFTER_TS: dict[bytes, tuple[str, str, int, int | None]] = {}
+"""Schema, table, kind and partition of the keys without ``rid`` read, by their text after
+``ts`` (which decides them all)."""
 
 
 def key_from_text(data: bytes) -> Key | None:
     """The key in ``data`` read from its text, or ``None``: read and check the JSON.
 
     Only one of today's keys (``_KEY_TEXT``) that the full check would accept is read here.
-    A key differs from the one before mostly in ``ts``: the rest of its text, once read, is
-    looked up. In ``_KEY_TEXT``, ``ts`` is the first member and its integer the only one
-    before the first comma, so the rest decides every other group, and a text matches when
-    its ``ts`` integer does (the pattern's ``0|[1-9][0-9]{0,19}``) and the rest matched.
+    A key without ``rid`` differs from the one before of its table mostly in ``ts``: the rest
+    of its text, once read, is looked up. In ``_KEY_TEXT``, ``ts`` is the first member and its
+    integer the only one before the first comma, so the rest decides every other group, and a
+    text matches when its ``ts`` integer does (the pattern's ``0|[1-9][0-9]{0,19}``) and the
+    rest matched. A key with ``rid`` (a row's own integer) is read by the pattern.
     """
     comma = data.find(b",", 6)
-    if comma > 6 and data.startswith(_TS):
-        rest = _AFTER_TS.get(data[comma:])
+    if comma > len(_TS) and data.startswith(_TS):
+        known = _AFTER_TS.get(data[comma:])
         digits = data[6:comma]
         if (
-            rest is not None
+            known is not None
             and len(digits) <= _TS_DIGITS
             and digits.isdigit()
             and (digits[0] != 0x30 or len(digits) == 1)  # no leading zero
             and (commit_ts := int(digits)) in UINT64
         ):
-            return _key((commit_ts, *rest))
+            schema, table, kind, partition_id = known
+            return _key((commit_ts, schema, table, kind, None, partition_id, False, None))
     key = _key_from_pattern(data)
-    if key is not None and (len(_AFTER_TS) < _MAX_AFTER_TS or data[comma:] in _AFTER_TS):
-        _AFTER_TS[data[comma:]] = key[1:]
+    if key is not None and key.row_id is None:
+        rest = data[comma:]
+        if len(_AFTER_TS) < _MAX_TABLES or rest in _AFTER_TS:
+            _AFTER_TS[rest] = (key.schema, key.table, key.kind, key.partition_id)
     return key
 
 
+_TS_DIGITS = 20
+_new = tuple.__new__
+_TOGETHER = 5
+"""Keys from which a message's keys are tried together: fewer are read faster one by one."""
+
+
 def keys_from_texts(texts: list[bytes]) -> list[Key] | None:
-    """``key_from_text`` of every text, or ``None`` when one of them is ``None``."""
-    keys = list(map(key_from_text, texts))
-    return None if None in keys else keys  # type: ignore[return-value]
+    """``key_from_text`` of every text, or ``None`` when one of them is ``None``.
+
+    The keys of a batch of one table's rows (``_TOGETHER`` or more; the first's and the last's
+    pattern the same) are read together by its pattern, in C loops.
+    """
+    table = _table_keys(texts[0]) if len(texts) >= _TOGETHER else None
+    if table is not None and _table_keys(texts[-1]) is table:
+        keys = _together(table, texts)
+        if keys is not None:
+            return keys
+    each = list(map(key_from_text, texts))
+    return None if None in each else each  # type: ignore[return-value]
+
+
+def _together(table: _TableKeys, texts: list[bytes]) -> list[Key] | None:
+    """The keys of ``texts`` when every one is of ``table``'s pattern, else ``None``."""
+    joined = b"\n".join(texts)
+    if joined.count(b"\n") != len(texts) - 1:
+        return None  # one key a line: no text may hold a newline (the pattern holds none)
+    found = table.findall(joined)
+    if len(found) != len(texts):
+        return None
+    row_ids: Iterable[int | None] = repeat(None)
+    stamps: Iterable[bytes] = found
+    if table.row_ids:
+        stamps, rids = zip(*found, strict=True)
+        integers = list(map(int, rids))
+        if min(integers) < INT64.start or max(integers) >= INT64.stop:
+            return None
+        row_ids = integers
+    commit_ts = list(map(int, stamps))
+    if max(commit_ts) >= UINT64.stop:
+        return None
+    members = zip(
+        commit_ts,
+        repeat(table.schema),
+        repeat(table.table),
+        repeat(table.kind),
+        row_ids,
+        repeat(table.partition_id),
+        repeat(False),  # noqa: FBT003 - the key's handle_key_only
+        repeat(None),
+    )
+    return list(map(_new, repeat(Key), members))

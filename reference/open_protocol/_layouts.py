@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ticdc_conformance.reference.open_protocol._many import Many, many
 from ticdc_conformance.reference.open_protocol._plans import Plan, plan_for
+from ticdc_conformance.reference.open_protocol._readers import takes_floats, takes_numbers
 
 __all__ = ["Layout", "Repeated", "layout_for"]
 
@@ -43,6 +44,12 @@ class Layout:
     small_flags: tuple[int, ...]
     """The columns whose flags are 0 or 1."""
     handle_columns: tuple[int, ...]
+    float_columns: tuple[int, ...]
+    """The columns whose reader may return a JSON float as it is (``_readers.takes_floats``)."""
+    number_columns: tuple[int, ...]
+    """The columns whose reader takes a JSON number (``_readers.takes_numbers``)."""
+    zero_flags: bool
+    """Whether a column's flags are 0."""
     readers: tuple[Many, ...]
     repeated: dict[int, Repeated] = field(default_factory=dict, compare=False)
 
@@ -100,5 +107,8 @@ def _make(plan: Plan, names: tuple[str, ...]) -> Layout:
         small_codes=tuple(i for i, kind in enumerate(plan) if kind[0] in (0, 1)),
         small_flags=tuple(i for i, kind in enumerate(plan) if kind[1] in (0, 1)),
         handle_columns=tuple(i for i, kind in enumerate(plan) if kind[3]),
+        float_columns=tuple(i for i, kind in enumerate(plan) if takes_floats(kind[0])),
+        number_columns=tuple(i for i, kind in enumerate(plan) if takes_numbers(kind[0])),
+        zero_flags=any(kind[1] == 0 for kind in plan),
         readers=tuple(readers),
     )

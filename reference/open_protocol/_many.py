@@ -43,12 +43,12 @@ from ticdc_conformance.reference.mysql import (
 )
 from ticdc_conformance.reference.open_protocol._columns import form_of, is_known
 from ticdc_conformance.reference.open_protocol._readers import (
-    _DECIMAL,
-    _DECIMAL_CHARACTERS,
-    _INTEGRAL_HIGH,
-    _INTEGRAL_LOW,
-    _QUOTED,
-    _TIME,
+    DECIMAL,
+    DECIMAL_CHARACTERS,
+    INTEGRAL_HIGH,
+    INTEGRAL_LOW,
+    QUOTED,
+    TIME,
     Reader,
     integer_bounds,
     reader,
@@ -144,7 +144,7 @@ def _float(ctype: ColumnType, flags: int) -> Test | None:
         if types == _FLOAT:
             if smallest <= min(values) and max(values) <= largest:
                 return list(values)
-        elif types == _INT and min(values) > _INTEGRAL_LOW and max(values) < _INTEGRAL_HIGH:
+        elif types == _INT and min(values) > INTEGRAL_LOW and max(values) < INTEGRAL_HIGH:
             return list(map(float, values))
         return None
 
@@ -226,13 +226,13 @@ def _repeated(one: str) -> re.Pattern[str]:
     return re.compile(f"{one}(?:\n{one})*")
 
 
-_QUOTED_VALUES = _repeated(_QUOTED.pattern)
-"""``_readers._QUOTED`` (which never matches a newline) repeated over newline-joined values."""
+_QUOTED_VALUES = _repeated(QUOTED.pattern)
+"""``_readers.QUOTED`` (which never matches a newline) repeated over newline-joined values."""
 _DATES = _repeated(DATE_PATTERN)
 _DATETIMES = _repeated(DATETIME_PATTERN)
 _TIMESTAMPS = _repeated(TIMESTAMP_PATTERN)
 """The fast checks' own patterns (days per month, leap years, TIMESTAMP's years), repeated."""
-_TIMES = _repeated(_TIME.pattern)
+_TIMES = _repeated(TIME.pattern)
 
 
 def _text(ctype: ColumnType, flags: int) -> Test | None:
@@ -288,14 +288,14 @@ def _json_reads(values: Values) -> bool:
     return True
 
 
-_DECIMALS = _repeated(_DECIMAL.pattern)
+_DECIMALS = _repeated(DECIMAL.pattern)
 
 
 def _decimal(ctype: ColumnType, flags: int) -> Test | None:
     del ctype, flags
 
     def test(values: Values) -> list[Value] | None:
-        if _each_matches(_DECIMALS, values) and max(map(len, values)) <= _DECIMAL_CHARACTERS:
+        if _each_matches(_DECIMALS, values) and max(map(len, values)) <= DECIMAL_CHARACTERS:
             return decimal_values(values)
         return None
 

@@ -6,7 +6,8 @@ column's type code, flags, member count (three, or four with ``"h": true``) and 
 (``_readers.reader``). An image of the same names is read with the plan while every column
 is again an object of exactly those members with the same ``t`` and ``f`` as JSON integers
 (compared with ``is`` first, so no ``True`` or ``1.0`` passes for ``1``): the reader comes
-from the plan, not from a lookup per column.
+from the plan, not from a lookup per column. Each plan is compiled once into a function that
+makes those checks and reads in a straight line (``_image_readers``).
 
 A plan only ever returns what the column loop returns for the same image: anything it does
 not recognise, a reader's ``ValueError`` or an ``Invalid`` value, makes it answer ``None``,
@@ -18,36 +19,61 @@ twice is harmless.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
+from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
-from ticdc_conformance.reference.open_protocol._readers import Invalid, Reader
+from ticdc_conformance.reference.open_protocol._image_readers import (
+    ImageReader,
+    Kind,
+    image_reader,
+)
+from ticdc_conformance.reference.open_protocol._readers import Invalid, takes_floats
 
-__all__ = ["Kind", "Plan", "plan_for", "read_planned", "remember"]
+__all__ = ["Kind", "Plan", "plan_for", "read_planned", "reader_for", "remember"]
 
-Kind = tuple[int, int, int, bool, Reader]
-"""A column's type code, flags, member count, handle-key bit and reader."""
 Plan = tuple[Kind, ...]
 
-_new_tuple = tuple.__new__
 _MAX_PLANS = 1024
 """Plans kept: the column names are the message's to choose, the memory is not."""
 _PLANS: dict[tuple[str, ...], Plan] = {}
+_READERS: dict[tuple[str, ...], ImageReader] = {}
+"""Each plan's compiled reader (``_image_readers``), by the same names."""
 
 
 plan_for: Callable[[tuple[str, ...]], Plan | None] = _PLANS.get
 """The plan of an image of these column names, if one was made (the dict's own ``get``: no
 Python-level call per image)."""
+reader_for: Callable[[tuple[str, ...]], ImageReader | None] = _READERS.get
+"""The reader of the plan of an image of these column names, if one was made (compiled, or a
+loop for a plan of more than ``_MAX_COMPILED`` columns): it returns ``read_planned``'s
+answer."""
+
+
+_MAX_COMPILED = 256
+"""Columns of the widest plan compiled: compiling takes time in step with the columns, and
+a wider image is read by ``_read_by_loop`` (the names are the message's to choose)."""
 
 
 def remember(names: tuple[str, ...], kinds: Sequence[Kind]) -> None:
     """Keep the plan of an image of column ``names``: its columns' ``kinds``, in order.
 
     Only for an image the column loop read without an error, an invalid value or a column of
-    another shape.
+    another shape. The plan kept already is kept as it is (its reader is compiled once).
     """
+    plan = tuple(kinds)
+    if _PLANS.get(names) == plan:
+        return
     if len(_PLANS) < _MAX_PLANS or names in _PLANS:
-        _PLANS[names] = tuple(kinds)
+        _READERS[names] = _reader_of(names, plan)
+        _PLANS[names] = plan
+
+
+def _reader_of(names: tuple[str, ...], plan: Plan) -> ImageReader:
+    if len(plan) <= _MAX_COMPILED:
+        return image_reader(names, plan)
+    return partial(_read_by_loop, plan, names)
 
 
 def read_planned(
@@ -55,10 +81,23 @@ def read_planned(
 ) -> tuple[DecodedColumn, ...] | None:
     """The columns of ``image``, whose names are ``names``, read by ``plan``.
 
-    ``None``: not by this plan.
+    ``None``: not by this plan (the module's rules), and for an image holding a float of
+    magnitude ``_gojson.DRAFT_FLOAT_BOUND`` or more where its reader may return a float.
     """
+    read = _READERS.get(names) if _PLANS.get(names) is plan else None
+    return (read or _reader_of(names, plan))(image)
+
+
+_new_tuple = tuple.__new__
+
+
+def _read_by_loop(
+    plan: Plan, names: tuple[str, ...], image: dict[str, Json]
+) -> tuple[DecodedColumn, ...] | None:
+    """``read_planned`` of an image too wide to compile its reader: a loop over its columns."""
     columns: list[DecodedColumn] = []
     append = columns.append
+    bound = DRAFT_FLOAT_BOUND
     for name, column, (code, flags, size, handle, read) in zip(
         names, image.values(), plan, strict=True
     ):
@@ -70,6 +109,7 @@ def read_planned(
                 or ((f := column["f"]) is not flags and (type(f) is not int or f != flags))  # type: ignore[call-overload, index]
                 or len(column) != size  # type: ignore[arg-type]
                 or (handle and column["h"] is not True)  # type: ignore[call-overload, index]
+                or (type(raw) is float and not -bound < raw < bound and takes_floats(code))
             ):
                 return None
         except (KeyError, TypeError):  # TypeError: a column that is not an object
@@ -79,7 +119,5 @@ def read_planned(
                 raw = read(raw)
             except (ValueError, Invalid):  # the column loop words the error or marks the entry
                 return None
-        # tuple.__new__ itself: a DecodedColumn from all its members, without the named
-        # tuple's __new__ (a Python call) or a partial's argument handling
         append(_new_tuple(DecodedColumn, (name, raw, code, flags, handle, None, None)))
     return tuple(columns)

@@ -34,11 +34,12 @@ import re
 import sys
 from codecs import escape_decode
 from collections.abc import Callable
+from typing import NamedTuple
+from weakref import WeakKeyDictionary
 
 from ticdc_conformance.reference._fast_checks import (
+    date_test,
     datetime_test,
-    is_date,
-    is_datetime,
     json_reads,
 )
 from ticdc_conformance.reference.jsondoc import Json
@@ -59,9 +60,71 @@ from ticdc_conformance.reference.values import (
     valid_timestamp,
 )
 
-__all__ = ["KINDS_SEEN", "Invalid", "Reader", "integer_bounds", "reader"]
+__all__ = [
+    "DECIMAL",
+    "DECIMAL_CHARACTERS",
+    "INTEGRAL_HIGH",
+    "INTEGRAL_LOW",
+    "KINDS_SEEN",
+    "QUOTED",
+    "TIME",
+    "Invalid",
+    "Quick",
+    "Reader",
+    "integer_bounds",
+    "quick_form",
+    "reader",
+    "takes_floats",
+    "takes_numbers",
+]
 
 Reader = Callable[[Json], Value]
+
+
+class Quick(NamedTuple):
+    """A reader's quick test, for a caller that makes it inline (``_image_readers``).
+
+    ``form``: ``integer`` (an ``int`` with ``low <= v < high`` is the value), ``float`` (a
+    ``float`` of at most ``high`` in magnitude is the value; an ``int`` strictly between
+    ``INTEGRAL_LOW`` and ``INTEGRAL_HIGH`` is ``float`` of it), ``ascii`` (an ASCII ``str``
+    is the value), ``text`` (a ``str`` that ``test`` matches is the value), ``timestamp`` (a
+    ``str`` ``test`` matches: ``valid_timestamp`` of it), ``decimal`` (a ``str`` of at most
+    ``DECIMAL_CHARACTERS`` that ``test`` matches: ``valid_decimal`` of it), ``call`` (none:
+    the reader itself). Anything the test does not take is the reader's.
+    """
+
+    form: str
+    test: Callable[[str], object] | None = None
+    low: int = 0
+    high: float = 0
+
+
+_CALL = Quick("call")
+_QUICK: WeakKeyDictionary[Reader, Quick] = WeakKeyDictionary()
+"""Each fast reader's quick test, while the reader lives."""
+
+
+def quick_form(read: Reader) -> Quick:
+    """The quick test ``read`` starts with (``call`` for a reader without one)."""
+    return _QUICK.get(read, _CALL)
+
+
+def takes_numbers(type_code: int) -> bool:
+    """Whether a reader of ``type_code`` may take a JSON number.
+
+    The integer kinds, YEAR, BIT, ENUM, SET, FLOAT, DOUBLE and GEOMETRY; every other reader
+    refuses one, as ``read_value`` does.
+    """
+    return form_of(type_code) in (None, "integer", "float")
+
+
+def takes_floats(type_code: int) -> bool:
+    """Whether a reader of ``type_code`` may return a JSON float as it is.
+
+    FLOAT, DOUBLE and GEOMETRY; every other reader refuses a float, as ``read_value`` does.
+    """
+    form = form_of(type_code)
+    return form is None or form == "float"
 
 
 class Invalid(Exception):  # noqa: N818 - a signal to the decoder, not an error it shows
@@ -140,6 +203,7 @@ def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return raw
         return general(raw)
 
+    _QUICK[read] = Quick("integer", low=low, high=high)
     return read
 
 
@@ -152,7 +216,7 @@ _OTHER_INTEGERS: dict[str, range] = {
 """Ranges ``validity`` holds a value in when a type code and flags state the column."""
 
 
-_INTEGRAL_LOW, _INTEGRAL_HIGH = -(10**21), 10**21
+INTEGRAL_LOW, INTEGRAL_HIGH = -(10**21), 10**21
 """Integers Go writes for a float without an exponent (§1.4), all inside float32's range."""
 
 
@@ -167,16 +231,17 @@ def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
         if type(raw) is float:
             if smallest <= raw <= largest:
                 return raw
-        elif type(raw) is int and _INTEGRAL_LOW < raw < _INTEGRAL_HIGH:
+        elif type(raw) is int and INTEGRAL_LOW < raw < INTEGRAL_HIGH:
             return float(raw)  # Go prints 2.0 as 2
         return general(raw)
 
+    _QUICK[read] = Quick("float", high=largest)
     return read
 
 
 _PLAIN = r"[ !#-\[\]-~]*+"
 """Printable ASCII but the double quote and the backslash: Go quotes it as it is."""
-_QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*+')
+QUOTED = re.compile(rf'{_PLAIN}(?:(?:\\[abfnrtv\\"]|\\x[0-9a-fA-F]{{2}}){_PLAIN})*+')
 """Plain runs between the escapes ``escape_decode`` reads as Go does. Possessive: a run or an
 escape never needs to give back what it took (a run holds no backslash, every escape starts
 with one), and not keeping the states to backtrack to makes the match faster."""
@@ -186,7 +251,7 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     if flags & BINARY_FLAG:
         if ctype.name not in BINARY_TYPES:
             return None
-        quoted = _QUOTED.fullmatch
+        quoted = QUOTED.fullmatch
 
         def read_bytes(raw: Json) -> Value:
             if type(raw) is str and raw.isascii():
@@ -205,6 +270,7 @@ def _string(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return raw
         return general(raw)
 
+    _QUICK[read_text] = Quick("ascii")
     return read_text
 
 
@@ -231,12 +297,14 @@ def _base64(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
-_TIME = re.compile(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
+TIME = re.compile(r"-?[0-9]{2}:[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?")
+"""TIME text the fast test takes."""
 _TEXT_TESTS: dict[str, Callable[[str], object]] = {
-    "date": is_date,
-    "datetime": is_datetime,
-    "time": _TIME.fullmatch,
+    "date": date_test(),
+    "datetime": datetime_test(None),
+    "time": TIME.fullmatch,
 }
+"""Each a match or ``None`` (``is_date``, ``is_datetime`` of any fsp, ``TIME``)."""
 
 
 def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
@@ -249,6 +317,7 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
                 return raw
             return general(raw)
 
+        _QUICK[read] = Quick("text", test)
         return read
     if ctype.name != "json":
         return None
@@ -271,23 +340,26 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return valid_timestamp(raw)
         return general(raw)
 
+    _QUICK[read] = Quick("timestamp", test)
     return read
 
 
-_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 """``DecimalValue``'s own pattern."""
-_DECIMAL_CHARACTERS = 31
+DECIMAL_CHARACTERS = 31
+"""The longest decimal text the fast test takes (65 digits and 30 decimals at most)."""
 
 
 def _decimal(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del ctype, flags
-    matches = _DECIMAL.fullmatch
+    matches = DECIMAL.fullmatch
 
     def read(raw: Json) -> Value:
-        if type(raw) is str and len(raw) <= _DECIMAL_CHARACTERS and matches(raw):
+        if type(raw) is str and len(raw) <= DECIMAL_CHARACTERS and matches(raw):
             return valid_decimal(raw)
         return general(raw)
 
+    _QUICK[read] = Quick("decimal", matches)
     return read
 
 

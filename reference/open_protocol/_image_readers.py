@@ -1,0 +1,144 @@
+"""Row-image readers compiled once per plan: ``_plans``' checks and readers, unrolled.
+
+A plan (``_plans``) says, for one sequence of column names, each column's type code, flags,
+member count, handle bit and reader. ``image_reader`` turns it into one function, made as
+Python source and compiled once, that reads an image of those names in a straight line: per
+column the member checks ``_plans`` states (an object of exactly ``t``, ``f`` and ``v``, and
+``h`` as ``true`` for a handle column; ``t`` and ``f`` the plan's as JSON integers: the same
+object for an integer the interpreter shares, else an ``int`` of equal value) and the
+reader's quick test inline (``_readers.quick_form``), the reader itself called only for a
+value the test does not take.
+
+It returns what ``_plans.read_planned`` returns for the image: the columns, or ``None`` for
+anything it does not recognise, a reader's ``ValueError`` or ``Invalid`` value, and also for
+a float of magnitude ``_gojson.DRAFT_FLOAT_BOUND`` or more in a column whose reader may
+return a float (``_readers.takes_floats``): such an image is left to the column loop, so an
+image read here never holds a float orjson may have read from an integer (``draft_loads``).
+
+The source holds positions, integer bounds and local names only: no column name, type code
+or flag of the table's, which reach the function as objects (the factory's arguments).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND
+from ticdc_conformance.reference.decoded import DecodedColumn
+from ticdc_conformance.reference.jsondoc import Json
+from ticdc_conformance.reference.open_protocol._readers import (
+    DECIMAL_CHARACTERS,
+    INTEGRAL_HIGH,
+    INTEGRAL_LOW,
+    Invalid,
+    Reader,
+    quick_form,
+    takes_floats,
+)
+from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
+
+__all__ = ["ImageReader", "Kind", "image_reader"]
+
+ImageReader = Callable[[dict[str, Json]], tuple[DecodedColumn, ...] | None]
+Kind = tuple[int, int, int, bool, Reader]
+"""A column's type code, flags, member count, handle-key bit and reader."""
+
+_SHARED_INTS = range(-5, 257)
+"""Integers the interpreter keeps one object of: a parsed one equal to them is that object."""
+
+
+def _value_lines(j: int, kind: Kind) -> list[str]:
+    """The lines that read column ``j``'s ``v`` (local ``v{j}``) into ``v{j}``."""
+    code, _, _, _, read = kind
+    quick = quick_form(read)
+    v = f"v{j}"
+    call = f"elif {v} is not None: {v} = r{j}({v})"
+    if quick.form == "integer":
+        return [f"if type({v}) is int and {quick.low} <= {v} < {quick.high}: pass", call]
+    if quick.form == "float":
+        # the reader's fast test, below the draft bound; a larger float leaves the image
+        integral = f"{INTEGRAL_LOW} < {v} < {INTEGRAL_HIGH}"
+        return [
+            f"if type({v}) is float:",
+            f"    if not -m{j} < {v} < m{j}: return None",
+            f"elif type({v}) is int and {integral}: {v} = float({v})",
+            call,
+        ]
+    if quick.form == "ascii":
+        return [f"if type({v}) is str and {v}.isascii(): pass", call]
+    if quick.form == "text":
+        return [f"if type({v}) is str and m{j}({v}): pass", call]
+    if quick.form == "timestamp":
+        return [f"if type({v}) is str and m{j}({v}): {v} = timestamp({v})", call]
+    if quick.form == "decimal":
+        test = f"len({v}) <= {DECIMAL_CHARACTERS} and m{j}({v})"
+        return [f"if type({v}) is str and {test}: {v} = decimal({v})", call]
+    if takes_floats(code):  # the reader may return a float as it is
+        return [f"if type({v}) is float and not -big < {v} < big: return None", call]
+    return [f"if {v} is not None: {v} = r{j}({v})"]
+
+
+def _member_test(j: int, kind: Kind) -> str:
+    """The condition under which column ``j`` has other ``t``, ``f`` or ``h`` than the plan's.
+
+    Its member count is checked for the whole image.
+    """
+    _, flags, _, handle, _ = kind
+    tests = [f"c{j}['t'] is not t{j}"]
+    if flags in _SHARED_INTS:
+        tests.append(f"c{j}['f'] is not f{j}")
+    else:  # a flags integer of its own: compared by type and value
+        tests.append(f"((f := c{j}['f']) is not f{j} and (type(f) is not int or f != f{j}))")
+    if handle:
+        tests.append(f"c{j}['h'] is not True")
+    return " or ".join(tests)
+
+
+def _source(kinds: Sequence[Kind]) -> str:
+    width = len(kinds)
+    body = [
+        "columns = image.values()",
+        # every column holds its plan's members (looked up below): the count says no more
+        f"if sum(map(len, columns)) != {sum(kind[2] for kind in kinds)}: return None",
+        f"{''.join(f'c{j}, ' for j in range(width))}= columns",
+    ]
+    for j, kind in enumerate(kinds):
+        body += [f"v{j} = c{j}['v']", f"if {_member_test(j, kind)}: return None"]
+        body += _value_lines(j, kind)
+    built = ", ".join(
+        f"new(column, (n{j}, v{j}, t{j}, f{j}, h{j}, None, None))" for j in range(width)
+    )
+    parameters = ", ".join(f"n{j}, t{j}, f{j}, h{j}, r{j}, m{j}" for j in range(width))
+    return "\n".join(
+        [
+            f"def make(big, timestamp, decimal, new, column, {parameters}):",
+            "    def read(image):",
+            "        try:",
+            *(f"            {line}" for line in body),
+            "        except (KeyError, TypeError, ValueError, Invalid):",
+            "            return None  # not of the plan's shape, or the column loop's to word",
+            f"        return ({built},)",
+            "    return read",
+        ]
+    )
+
+
+def image_reader(names: tuple[str, ...], kinds: Sequence[Kind]) -> ImageReader:
+    """The compiled reader of images of column ``names`` whose plan is ``kinds``."""
+    namespace: dict[str, object] = {"Invalid": Invalid}
+    # positions, bounds and local names only: the table's names and kinds are arguments
+    exec(compile(_source(kinds), "<open-protocol image reader>", "exec"), namespace)  # noqa: S102
+    arguments: list[object] = []
+    for name, (code, flags, _, handle, read) in zip(names, kinds, strict=True):
+        quick = quick_form(read)
+        bound = min(quick.high, DRAFT_FLOAT_BOUND) if quick.form == "float" else None
+        arguments += [name, code, flags, handle, read, quick.test or bound]
+    make: Callable[..., ImageReader] = namespace["make"]  # type: ignore[assignment]
+    return make(
+        DRAFT_FLOAT_BOUND,
+        valid_timestamp,
+        valid_decimal,
+        tuple.__new__,
+        DecodedColumn,
+        *arguments,
+    )
