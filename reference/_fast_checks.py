@@ -29,6 +29,7 @@ __all__ = [
     "DATE_BYTES",
     "DATE_PATTERN",
     "MAX_FSP",
+    "MAX_JSON_OPENINGS",
     "TIMESTAMP_BYTES",
     "TIMESTAMP_PATTERN",
     "date_test",
@@ -40,7 +41,7 @@ __all__ = [
 
 MAX_FSP = 6
 """The most fractional-second digits MySQL keeps."""
-_MAX_OPENINGS = 64
+MAX_JSON_OPENINGS = 64
 """Arrays and objects a JSON text may open for orjson's verdict to stand: deeper nesting is
 left to the full path, whose limits differ."""
 
@@ -131,7 +132,7 @@ def json_reads(raw: str) -> bool | None:
     the full path's.
     """
     loads = json_accelerator()
-    if loads is None or raw.count("[") + raw.count("{") > _MAX_OPENINGS:
+    if loads is None or raw.count("[") + raw.count("{") > MAX_JSON_OPENINGS:
         return None
     try:
         loads(raw)  # orjson reads text as well as bytes

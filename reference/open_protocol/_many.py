@@ -30,9 +30,9 @@ from operator import itemgetter
 from typing import Any
 
 from ticdc_conformance.reference._fast_checks import (
-    _MAX_OPENINGS,
     DATE_PATTERN,
     DATETIME_PATTERN,
+    MAX_JSON_OPENINGS,
     TIMESTAMP_PATTERN,
 )
 from ticdc_conformance.reference._gojson import json_accelerator
@@ -279,7 +279,7 @@ def _json_reads(values: Values) -> bool:
     """Whether every value is a string orjson reads (``_fast_checks.json_reads`` of each)."""
     loads = json_accelerator()
     text = _joined(values)
-    if loads is None or text is None or text.count("[") + text.count("{") > _MAX_OPENINGS:
+    if loads is None or text is None or text.count("[") + text.count("{") > MAX_JSON_OPENINGS:
         return False  # the values together hold at least as many as any one of them
     try:
         deque(map(loads, values), 0)
