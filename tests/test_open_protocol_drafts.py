@@ -135,10 +135,12 @@ def test_numbers_orjson_reads_otherwise_take_the_plain_path(
         patch.setattr(_plans, "_MAX_COMPILED", 256 if compiled else 0)
         _plans._PLANS.clear()  # the plan made again, compiled or not
         _plans._READERS.clear()
+        _plans._MADE.clear()
         decode(plan)
         accelerated = _decoded(message)
         with plain_json_only():
             plain = _decoded(message)
         _plans._PLANS.clear()
         _plans._READERS.clear()
+        _plans._MADE.clear()
     assert plain == accelerated

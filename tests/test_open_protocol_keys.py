@@ -179,3 +179,14 @@ def test_one_table_s_keys_read_together_are_the_keys_the_pattern_reads(
                 assert [type(m) for k in read for m in k] == [
                     type(m) for k in expected for m in k or ()
                 ]
+
+
+def test_keys_read_together_are_one_a_text() -> None:
+    """A text holding two keys on two lines is no key, though the table's pattern finds one
+    on each line: the texts together then hold as many keys as there are texts."""
+    keys = [f'{{"ts":{ts},"scm":"s","tbl":"t","t":1}}'.encode() for ts in range(1, 6)]
+    other_kind = b'{"ts":9,"scm":"s","tbl":"t","t":9}'
+    texts = [keys[0], keys[1] + b"\n" + keys[2], other_kind, keys[3], keys[4]]
+    for _ in range(2):  # the second time, the table's pattern is known
+        assert _keys.keys_from_texts(texts) is None
+    assert _keys.keys_from_texts(keys) == [_keys._key_from_pattern(text) for text in keys]

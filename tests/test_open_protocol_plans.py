@@ -74,6 +74,7 @@ Outcome = tuple[str, object, bool]
 def _clear_plans() -> None:
     _plans._PLANS.clear()
     _plans._READERS.clear()
+    _plans._MADE.clear()
 
 
 def _read(image: dict[str, Json], *, loop: bool) -> Outcome:
@@ -119,3 +120,19 @@ def test_a_clean_image_makes_a_plan_that_the_next_one_uses() -> None:
     assert _read(image, loop=False) == first
     invalid: dict[str, Json] = {**image, "name": {"t": 15, "f": 64, "v": 1}}
     assert _plans.read_planned(plan, tuple(invalid), invalid) is None
+
+
+def test_plans_of_the_same_names_taking_turns_keep_their_readers() -> None:
+    """Two tables of the same column names but other flags, in turn: each plan's reader is
+    made once, and plans of one shape share one compiled factory."""
+    nullable: dict[str, Json] = {"id": {"t": 8, "f": 64, "v": 1}, "n": {"t": 15, "f": 64, "v": "x"}}
+    strict: dict[str, Json] = {"id": {"t": 8, "f": 0, "v": 1}, "n": {"t": 15, "f": 0, "v": "x"}}
+    _clear_plans()
+    readers = []
+    for image in (nullable, strict, nullable, strict):
+        assert _read(image, loop=False) == _read(image, loop=True)
+        readers.append(_plans.reader_for(tuple(image)))
+    assert readers[0] is readers[2]
+    assert readers[1] is readers[3]
+    assert readers[0] is not readers[1]
+    assert readers[0].__code__ is readers[1].__code__  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ from test_simple_readers import _COLUMNS, _EDGES, _raws
 
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
+from ticdc_conformance.reference.mysql import MySQLType
 from ticdc_conformance.reference.simple import _lazy, _rows
 from ticdc_conformance.reference.simple._compiled import Column, image_function, update_function
 from ticdc_conformance.reference.simple._plan import Plan, _object_column
@@ -26,7 +27,7 @@ from ticdc_conformance.reference.tables import ColumnInfo, TableInfo
 from ticdc_conformance.reference.validation import info_type
 
 Typed = tuple[DecodedColumn, ...] | None
-_BINARY = ("binary", "varbinary", "blob")
+_BINARY: tuple[MySQLType, ...] = ("binary", "varbinary", "blob")
 
 
 def _one_by_one(columns: list[Column], raw: Columns) -> Typed:

@@ -148,7 +148,7 @@ def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | 
     zeros: set[int] = set()
     for names, group in groups.items():
         layout = layout_for(names)
-        got = None if layout is None else _read_group(layout, group, bools=bools, drafts=drafted)
+        got = None if layout is None else _read_group(layout, group, bools=bools, drafted=drafted)
         if got is None:
             return None
         columns, zero_images = got
@@ -265,14 +265,14 @@ def _images(document: Json) -> Images | None:
 
 
 def _read_group(
-    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool, drafts: bool = True
+    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool, drafted: bool
 ) -> tuple[list[tuple[DecodedColumn, ...]], Iterable[int]] | None:
     """The columns of each image of ``group`` (all of the layout's names), or ``None``.
 
     With them, the images (positions in ``group``) that hold a number equal to 0 where
     orjson's draft may have read ``-0`` as 0 and the plain path would not have taken -0.0:
     flags (every image, when the layout has flags 0) or a value of a column that takes
-    numbers (``_readers.takes_numbers``). ``drafts``: the images may be orjson's drafts
+    numbers (``_readers.takes_numbers``). ``drafted``: the images may be orjson's drafts
     (``_gojson.drafts``), whose large floats are left to the entry path and whose zeros are
     told; when none is, neither is looked for. ``bools``: the images may hold ``true`` or
     ``false``.
@@ -306,7 +306,7 @@ def _read_group(
             return None
         if marks.count(True) != count or set(map(type, marks)) != _BOOL:
             return None
-    for index in layout.float_columns if drafts else ():
+    for index in layout.float_columns if drafted else ():
         if not _small_floats(values[index::width]):
             return None  # a float orjson may have read from an integer (draft_loads)
     try:
@@ -326,8 +326,8 @@ def _read_group(
             repeat(None),
         ),
     )
-    found: Iterable[int] = range(count) if drafts and layout.zero_flags else []
-    for index in layout.number_columns if drafts and not layout.zero_flags else ():
+    found: Iterable[int] = range(count) if drafted and layout.zero_flags else []
+    for index in layout.number_columns if drafted and not layout.zero_flags else ():
         column = values[index::width]
         if 0 in column:  # == 0: 0.0, -0.0 and false as well
             found = [*found, *(k for k, value in enumerate(column) if value == 0)]

@@ -4,8 +4,9 @@ A plan (``_plans``) says, for one sequence of column names, each column's type c
 member count, handle bit and reader. ``image_reader`` turns it into one function, made as
 Python source and compiled once, that reads an image of those names in a straight line: per
 column the member checks ``_plans`` states (an object of exactly ``t``, ``f`` and ``v``, and
-``h`` as ``true`` for a handle column; ``t`` and ``f`` the plan's as JSON integers: the same
-object for an integer the interpreter shares, else an ``int`` of equal value) and the
+``h`` as ``true`` for a handle column; ``t`` the plan's very object, type codes being
+integers the interpreter shares, and ``f`` the plan's as a JSON integer: the same object for
+an integer the interpreter shares, else an ``int`` of equal value) and the
 reader's quick test inline (``_readers.quick_form``), the reader itself called only for a
 value the test does not take.
 
@@ -123,17 +124,29 @@ def _source(kinds: Sequence[Kind]) -> str:
     )
 
 
+_MAKERS: dict[str, Callable[..., ImageReader]] = {}
+"""The compiled factory of each source: plans of one shape (kinds alike but for names, type
+codes and flags, which are the factory's arguments) share one code object."""
+_MAKERS_KEPT = 256
+
+
 def image_reader(names: tuple[str, ...], kinds: Sequence[Kind]) -> ImageReader:
     """The compiled reader of images of column ``names`` whose plan is ``kinds``."""
-    namespace: dict[str, object] = {"Invalid": Invalid}
-    # positions, bounds and local names only: the table's names and kinds are arguments
-    exec(compile(_source(kinds), "<open-protocol image reader>", "exec"), namespace)  # noqa: S102
+    source = _source(kinds)
+    make = _MAKERS.get(source)
+    if make is None:
+        namespace: dict[str, object] = {"Invalid": Invalid}
+        # positions, bounds and local names only: the table's names and kinds are arguments
+        exec(compile(source, "<open-protocol image reader>", "exec"), namespace)  # noqa: S102
+        compiled: Callable[..., ImageReader] = namespace["make"]  # type: ignore[assignment]
+        if len(_MAKERS) >= _MAKERS_KEPT:
+            _MAKERS.clear()
+        _MAKERS[source] = make = compiled
     arguments: list[object] = []
     for name, (code, flags, _, handle, read) in zip(names, kinds, strict=True):
         quick = quick_form(read)
         bound = min(quick.high, DRAFT_FLOAT_BOUND) if quick.form == "float" else None
         arguments += [name, code, flags, handle, read, quick.test or bound]
-    make: Callable[..., ImageReader] = namespace["make"]  # type: ignore[assignment]
     return make(
         DRAFT_FLOAT_BOUND,
         valid_timestamp,

@@ -145,15 +145,15 @@ _TS = b'{"ts":'
 _RID = b',"rid":'
 _TS_GROUP = rb"(0|[1-9][0-9]{0,19})"
 """``_KEY_TEXT``'s ``ts`` integer."""
+_TS_DIGITS = 20
+"""The most digits of ``_TS_GROUP``."""
 
 
 class _TableKeys(NamedTuple):
     """The keys of one table's events of one kind as a pattern of their own."""
 
-    fullmatch: Callable[[bytes], re.Match[bytes] | None]
-    """The pattern's: groups ``ts`` (and ``rid``) integers' text."""
     findall: Callable[[bytes], list[Any]]
-    """The pattern's, one key a line."""
+    """The pattern's, one key a line: groups ``ts`` (and ``rid``) integers' text."""
     schema: str
     table: str
     kind: int
@@ -212,7 +212,6 @@ def _table_keys(data: bytes) -> _TableKeys | None:
         text = _TS_GROUP + re.escape(head) + b"(%s)" % _SIGNED + re.escape(tail)
     pattern = re.compile(rb'^\{"ts":' + text + rb"$", re.MULTILINE)
     made = _TableKeys(
-        pattern.fullmatch,
         pattern.findall,
         key.schema,
         key.table,
@@ -260,7 +259,6 @@ def key_from_text(data: bytes) -> Key | None:
     return key
 
 
-_TS_DIGITS = 20
 _new = tuple.__new__
 _TOGETHER = 5
 """Keys from which a message's keys are tried together: fewer are read faster one by one."""

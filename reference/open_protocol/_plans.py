@@ -70,10 +70,24 @@ def remember(names: tuple[str, ...], kinds: Sequence[Kind]) -> None:
         _PLANS[names] = plan
 
 
+_MADE: dict[tuple[tuple[str, ...], Plan], ImageReader] = {}
+"""Readers made, by names and plan: two tables of the same column names but other kinds
+(flags, types) in one stream take turns as the plan of their names without a reader made
+again each turn."""
+
+
 def _reader_of(names: tuple[str, ...], plan: Plan) -> ImageReader:
-    if len(plan) <= _MAX_COMPILED:
-        return image_reader(names, plan)
-    return partial(_read_by_loop, plan, names)
+    made = _MADE.get((names, plan))
+    if made is None:
+        made = (
+            image_reader(names, plan)
+            if len(plan) <= _MAX_COMPILED
+            else partial(_read_by_loop, plan, names)
+        )
+        if len(_MADE) >= _MAX_PLANS:
+            _MADE.clear()
+        _MADE[names, plan] = made
+    return made
 
 
 def read_planned(
