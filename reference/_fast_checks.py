@@ -19,7 +19,7 @@ what is wrong).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ticdc_conformance.reference._gojson import json_accelerator
 
@@ -28,6 +28,7 @@ __all__ = [
     "DATETIME_PATTERN",
     "DATE_BYTES",
     "DATE_PATTERN",
+    "JOINED_SEPARATOR",
     "MAX_FSP",
     "MAX_JSON_OPENINGS",
     "TIMESTAMP_BYTES",
@@ -36,6 +37,7 @@ __all__ = [
     "datetime_test",
     "is_date",
     "is_datetime",
+    "joined_test",
     "json_reads",
 ]
 
@@ -88,6 +90,40 @@ DATETIME_BYTES: Callable[[bytes], object] = re.compile(DATETIME_PATTERN.encode()
 """``is_datetime`` of bytes with any fsp (a match or ``None``)."""
 TIMESTAMP_BYTES: Callable[[bytes], object] = re.compile(TIMESTAMP_PATTERN.encode()).fullmatch
 """``DATETIME_BYTES`` of years 1970–2037 only."""
+
+
+_PATTERNS: dict[Callable[[str], object], str] = {
+    _DATE: _DAY,
+    **{test: _datetime(fsp) for fsp, test in _DATETIMES.items()},
+    **{test: _TIMESTAMP_YEARS + _datetime(fsp) for fsp, test in _TIMESTAMPS.items()},
+}
+"""Each date and time test's pattern: none matches a character but digits, ``-``, `` ``,
+``:`` and ``.``, so none matches ``JOINED_SEPARATOR``."""
+JOINED_SEPARATOR = "\x00"
+"""What ``joined_test``'s texts are joined by."""
+_JOINED: dict[tuple[str, ...], Callable[[str], object]] = {}
+_JOINED_KEPT = 256
+
+
+def joined_test(tests: Sequence[Callable[[str], object]]) -> Callable[[str], object] | None:
+    """One test of several texts joined by ``JOINED_SEPARATOR``, each by its own of ``tests``.
+
+    It matches ``JOINED_SEPARATOR.join(texts)`` exactly when each test matches its text: no
+    pattern matches the separator, so a match cuts the joined text where the texts were
+    joined. One call instead of one a text, for a reader of several date and time columns.
+    ``None`` unless every test is one of this module's date and time tests
+    (``date_test``, ``datetime_test``).
+    """
+    patterns = tuple(_PATTERNS.get(test, "") for test in tests)
+    if "" in patterns:
+        return None
+    joined = _JOINED.get(patterns)
+    if joined is None:
+        if len(_JOINED) >= _JOINED_KEPT:
+            _JOINED.clear()
+        text = JOINED_SEPARATOR.join(f"(?:{pattern})" for pattern in patterns)
+        joined = _JOINED[patterns] = re.compile(text).fullmatch
+    return joined
 
 
 def is_date(raw: str) -> bool:

@@ -8,6 +8,7 @@ accept also passes the full validity check of its column type.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 
 import pytest
@@ -179,3 +180,35 @@ def test_the_patterns_decide_as_the_parse(raw: str) -> None:
 @given(raw=_texts, cut=st.integers(0, 27), char=st.characters())
 def test_one_character_changed(raw: str, cut: int, char: str) -> None:
     _agree(raw[:cut] + char + raw[cut + 1 :])
+
+
+_tests = st.sampled_from(
+    [
+        fc.date_test(),
+        *(fc.datetime_test(fsp) for fsp in (None, *range(fc.MAX_FSP + 1))),
+        *(fc.datetime_test(fsp, timestamp=True) for fsp in (None, *range(fc.MAX_FSP + 1))),
+    ]
+)
+_joined_texts = st.one_of(
+    _texts,
+    _texts.map(lambda text: text + fc.JOINED_SEPARATOR),
+    _texts.map(lambda text: fc.JOINED_SEPARATOR + text[:10]),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.tuples(_tests, _joined_texts), min_size=1, max_size=4))
+def test_a_joined_test_matches_where_each_test_matches_its_text(
+    cases: list[tuple[Callable[[str], object], str]],
+) -> None:
+    tests = [test for test, _ in cases]
+    texts = [text for _, text in cases]
+    joined = fc.joined_test(tests)
+    assert joined is not None
+    each = all(test(text) for test, text in zip(tests, texts, strict=True))
+    assert bool(joined(fc.JOINED_SEPARATOR.join(texts))) == each
+
+
+def test_a_joined_test_is_of_this_module_s_tests_only() -> None:
+    assert fc.joined_test([fc.date_test(), str.isdigit]) is None
+    assert fc.joined_test([fc.date_test(), fc.date_test()]) is fc.joined_test([fc.date_test()] * 2)

@@ -136,3 +136,37 @@ def test_plans_of_the_same_names_taking_turns_keep_their_readers() -> None:
     assert readers[1] is readers[3]
     assert readers[0] is not readers[1]
     assert readers[0].__code__ is readers[1].__code__  # type: ignore[union-attr]
+
+
+_TIME_KINDS = [(10, 0), (12, 0), (7, 65), (7, 0), (12, 64)]
+_time_values = st.one_of(
+    st.sampled_from(["2024-02-29", "2023-02-29", "2024-02-29 12:00:00", "2038-01-19 03:14:08"]),
+    st.sampled_from(["1970-01-01 00:00:00", "0000-01-01", "2024-02-29\x002024-02-29", "\x00"]),
+    st.sampled_from(["2024-02-29 12:00:00.5", "2024-02-29 24:00:00", "", None, 1, 2.5, True]),
+)
+_CLEAN = {10: "2024-02-29", 12: "2024-02-29 12:00:00", 7: "2024-02-29 12:00:00"}
+
+
+@given(
+    st.lists(st.sampled_from(_TIME_KINDS), min_size=2, max_size=5),
+    st.data(),
+)
+def test_date_and_time_columns_read_together_as_the_column_loop_reads_them(
+    kinds: list[tuple[int, int]], data: st.DataObject
+) -> None:
+    """A plan of two or more date and time columns tests their texts with one pattern."""
+    names = [f"c{i}" for i in range(len(kinds))]
+    first: dict[str, Json] = {
+        name: {"t": code, "f": flags, "v": _CLEAN[code]}
+        for name, (code, flags) in zip(names, kinds, strict=True)
+    }
+    second: dict[str, Json] = {
+        name: {"t": code, "f": flags, "v": data.draw(_time_values)}
+        for name, (code, flags) in zip(names, kinds, strict=True)
+    }
+    _clear_plans()
+    _read(first, loop=False)
+    assert _plans.reader_for(tuple(first)) is not None  # the plan the second image is read by
+    planned = _read(second, loop=False)
+    _clear_plans()
+    assert planned == _read(second, loop=True)

@@ -89,6 +89,8 @@ def _documents_of(entries: list[bytes], *, zeros_checked: bool) -> tuple[list[Js
     if not orjson_active():
         return list(map(parse_json, entries)), False
     drafted = drafts(entries, zeros_checked=zeros_checked)
+    if None not in drafted:  # mostly: every entry a draft
+        return drafted, True
     documents = [
         parse_json(data) if document is None else document
         for data, document in zip(entries, drafted, strict=True)

@@ -6,9 +6,11 @@ Python source and compiled once, that reads an image of those names in a straigh
 column the member checks ``_plans`` states (an object of exactly ``t``, ``f`` and ``v``, and
 ``h`` as ``true`` for a handle column; ``t`` the plan's very object, type codes being
 integers the interpreter shares, and ``f`` the plan's as a JSON integer: the same object for
-an integer the interpreter shares, else an ``int`` of equal value) and the
-reader's quick test inline (``_readers.quick_form``), the reader itself called only for a
-value the test does not take.
+an integer the interpreter shares, else an ``int`` of equal value) and the reader's quick
+test inline (``_readers.quick_form``), the reader itself called only for a value the test
+does not take. Two or more DATE, DATETIME and TIMESTAMP columns are tested by one pattern
+over their texts joined (``_fast_checks.joined_test``; it matches where each column's own
+test matches), each by its own where it does not match.
 
 It returns what ``_plans.read_planned`` returns for the image: the columns, or ``None`` for
 anything it does not recognise, a reader's ``ValueError`` or ``Invalid`` value, and also for
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from ticdc_conformance.reference._fast_checks import JOINED_SEPARATOR, joined_test
 from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
@@ -95,7 +98,43 @@ def _member_test(j: int, kind: Kind) -> str:
     return " or ".join(tests)
 
 
-def _source(kinds: Sequence[Kind]) -> str:
+def _joined(kinds: Sequence[Kind]) -> tuple[list[int], Callable[[str], object] | None]:
+    """The date and time columns tested by one call (``_fast_checks.joined_test``), and it.
+
+    Two or more columns whose quick test is one of the date and time tests; else none.
+    """
+    columns = [j for j, kind in enumerate(kinds) if quick_form(kind[4]).form in _JOINABLE]
+    tests = [quick_form(kinds[j][4]).test or _no_test for j in columns]
+    joined = joined_test(tests) if len(columns) > 1 else None
+    return (columns, joined) if joined is not None else ([], None)
+
+
+_JOINABLE = ("text", "timestamp")
+
+
+def _no_test(text: str) -> None:
+    del text
+
+
+def _joined_lines(kinds: Sequence[Kind], columns: Sequence[int]) -> list[str]:
+    """The lines that read the ``columns`` (``_joined``) with one test, or each by its own."""
+    if not columns:
+        return []
+    types = " and ".join(f"type(v{j}) is str" for j in columns)
+    texts = "".join(f"v{j}, " for j in columns)
+    stamps = [f"    v{j} = timestamp(v{j})" for j in columns if _form(kinds[j]) == "timestamp"]
+    test = f"if {types} and joined({JOINED_SEPARATOR!r}.join(({texts}))):"
+    lines = [test, *(stamps or ["    pass"]), "else:"]
+    for j in columns:
+        lines += [f"    {line}" for line in _value_lines(j, kinds[j])]
+    return lines
+
+
+def _form(kind: Kind) -> str:
+    return quick_form(kind[4]).form
+
+
+def _source(kinds: Sequence[Kind], joined: Sequence[int]) -> str:
     width = len(kinds)
     body = [
         "columns = image.values()",
@@ -105,14 +144,16 @@ def _source(kinds: Sequence[Kind]) -> str:
     ]
     for j, kind in enumerate(kinds):
         body += [f"v{j} = c{j}['v']", f"if {_member_test(j, kind)}: return None"]
-        body += _value_lines(j, kind)
+        if j not in joined:  # those read together below
+            body += _value_lines(j, kind)
+    body += _joined_lines(kinds, joined)
     built = ", ".join(
         f"new(column, (n{j}, v{j}, t{j}, f{j}, h{j}, None, None))" for j in range(width)
     )
     parameters = ", ".join(f"n{j}, t{j}, f{j}, h{j}, r{j}, m{j}" for j in range(width))
     return "\n".join(
         [
-            f"def make(big, timestamp, decimal, new, column, {parameters}):",
+            f"def make(big, timestamp, decimal, new, column, joined, {parameters}):",
             "    def read(image):",
             "        try:",
             *(f"            {line}" for line in body),
@@ -132,7 +173,8 @@ _MAKERS_KEPT = 256
 
 def image_reader(names: tuple[str, ...], kinds: Sequence[Kind]) -> ImageReader:
     """The compiled reader of images of column ``names`` whose plan is ``kinds``."""
-    source = _source(kinds)
+    joined, joined_check = _joined(kinds)
+    source = _source(kinds, joined)
     make = _MAKERS.get(source)
     if make is None:
         namespace: dict[str, object] = {"Invalid": Invalid}
@@ -153,5 +195,6 @@ def image_reader(names: tuple[str, ...], kinds: Sequence[Kind]) -> ImageReader:
         valid_decimal,
         tuple.__new__,
         DecodedColumn,
+        joined_check,
         *arguments,
     )
