@@ -98,7 +98,11 @@ def _header(value: bytes, position: int, count: int, end: int) -> Header | None:
 def fast_group(
     value: bytes, start: int, end: int, terms: Terms, names: Names
 ) -> tuple[int, tuple[DecodedColumn, ...]] | None:
-    """The group type and columns of the group at ``start..end``, or ``None`` (see above)."""
+    """The group type and columns of the group at ``start..end``, or ``None`` (see above).
+
+    ``end`` lies within ``value`` (the caller's promise: a group inside its body), so every
+    value the lengths place before it is there to read.
+    """
     if start + 1 >= end or value[start] not in (1, 2):
         return None
     count = value[start + 1]
