@@ -19,6 +19,7 @@ import itertools
 import math
 from collections.abc import Iterator
 
+from craft_builders import build
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -311,7 +312,7 @@ def _regrouped(value: bytes, row: int, cut: int, sizes: list[int]) -> bytes:
     """``value`` (of row events only) with the last ``cut`` bytes of row ``row``'s body taken
     out and its group sizes made ``sizes``; the other sizes follow the body's."""
     tables, start = read_size_tables(value, 1)
-    (header_size, dictionary_size), bodies = tables[0], tables[1]
+    header_size, bodies = tables[0][0], tables[1]
     end = 1 + header_size + sum(bodies[: row + 1])
     bodies[row] -= cut
     tables[2 + row] = sizes
@@ -388,6 +389,12 @@ def test_a_group_past_the_message_end_decodes_as_the_full_way() -> None:
     assert fast == full
     assert fast[:2] == ("error", "column 'b': a float64 has 8 bytes, not 0")  # type: ignore[index]
     assert fast[2] > len(cut)  # type: ignore[index]
+
+
+def test_a_long_uvarint_in_the_headers_is_refused_as_the_full_way() -> None:
+    # a commit ts of 300,000 bytes: refused at its eleventh byte, as the full read refuses it
+    fast, full = _both_decodings(build(b"\xff" * 300_000 + b"\x01" + bytes(4), [b""]))
+    assert fast == full == ("error", "uvarint overflows 64 bits", 1)
 
 
 @given(st.data())

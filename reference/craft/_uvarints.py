@@ -114,7 +114,9 @@ def header_uvarints(value: bytes, start: int, end: int, count: int) -> list[int]
             if byte < 0x80:
                 break
             shift += 7
-        if shift > 63 or (shift == 63 and byte > 1):  # past ten bytes, or 64 bits
+            if shift > 63:  # past ten bytes: refused at once, not shifted on through a long run
+                return None
+        if shift == 63 and byte > 1:  # past 64 bits
             return None
         append(number)
     rest = value[position:end]
