@@ -124,26 +124,22 @@ def fast_update(  # noqa: PLR0917 - the group bounds, by position
     end: int,
     terms: Terms,
     names: Names,
-    last: Header | None = None,
 ) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...], Header] | None:
     """An UPDATE's old and new columns and the new group's header, or ``None``.
 
     ``fast_group`` of a new group at ``start..middle`` and of an old one at ``middle..end``;
-    ``None`` where either is not read through or is of another type. ``last`` (the header of
-    the message's last UPDATE) is tried first, then the kept headers: a header's bytes are
-    whole uvarints, so no other header starts where one does, and the one that does is the
-    one ``fast_group`` finds. The old group mostly has the new one's header too (an UPDATE
-    of one table): that header then reads it at once.
+    ``None`` where either is not read through or is of another type. The new group's header
+    is found among the kept ones (a header's bytes are whole uvarints, so no other header
+    starts where one does, and the one that does is the one ``fast_group`` finds). The old
+    group mostly has the new one's header too (an UPDATE of one table): that header then
+    reads it at once.
     """
     if start + 1 >= middle or value[start] != 1:
         return None
     count = value[start + 1]
-    if last is not None and len(last.ids) == count and value.startswith(last.data, start + 2):
-        header: Header | None = last if start + 2 + len(last.data) <= middle else None
-    elif 0 < count < 0x80:
-        header = _header(value, start + 2, count, middle, names)
-    else:
+    if not 0 < count < 0x80:
         return None
+    header = _header(value, start + 2, count, middle, names)
     if header is None:
         return None
     both = header.update(value, start, middle, end, terms, names)

@@ -197,7 +197,7 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
                 if pair is not None:
                     read = "update", pair[0], pair[1]
                 else:
-                    both = fast_update(data, start, middle, end, terms, names, last)
+                    both = fast_update(data, start, middle, end, terms, names)
                     if both is not None:
                         read = "update", both[0], both[1]
                         last = both[2]
