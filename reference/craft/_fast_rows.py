@@ -77,8 +77,9 @@ class _Plan(NamedTuple):
     kinds together: 1 new only, 2 old only, 3 new and old."""
 
 
-_BUDGET = 2048
-"""Columns of kept plans at most (``_kept``): each plan's compiled writer is code per column."""
+_BUDGET = 4096
+"""Columns of kept plans at most (``_kept``): a compiled writer holds some 2 KB of code a
+column, 8 MB in all; two generations of 2048 columns hold some 200 tables of 10 columns."""
 
 _plans: Kept[tuple[int, Profile, bool], tuple[TableInfo, _Plan | None]] = Kept(
     _BUDGET, lambda kept: max(1, len(kept[0].columns))

@@ -11,8 +11,8 @@ only over many groups or rows. ``Kept`` holds them under three rules:
 * the least recently used go first, approximately: two generations, each of half the budget.
   A hit in the recent one is a plain dict lookup (the hot path); a hit in the older one moves
   the value to the recent one; when the recent one is full it becomes the older one and the
-  older one is dropped. Whatever is used once per half budget's worth of other keys is never
-  made again, however many keys there are in rotation.
+  older one is dropped. A value used again before about half the budget's weight of other
+  values is kept is never made again, however many keys there are in all.
 """
 
 from __future__ import annotations
