@@ -8,7 +8,7 @@ themselves; identical bytes read as the same ``3 × count`` varints, so a group 
 with them needs only its value lengths read, and each header has a reader compiled for it
 (``_group_code``) that reads the lengths, slices the values and reads them column by column,
 unrolled, and builds the ``DecodedColumn`` tuples. Compiling costs milliseconds, so a header is
-compiled only at its second sighting (in another message: the first is read the full way) and
+compiled only at its second sighting (in another group: the first is read the full way) and
 kept within a budget of columns, the least recently used dropped first (``_kept``).
 
 It returns ``None`` for anything it does not read through: a count, header or length chunk
@@ -78,9 +78,8 @@ def _header(value: bytes, position: int, count: int, end: int, names: Names) -> 
     if header is not None and value.startswith(header.data, position):
         return header if position + len(header.data) <= end else None
     # a header not kept (or another with the same first bytes): made at its second sighting,
-    # in another message (names is the message's own): one message's groups of a header
-    # never pay for its compilation alone
-    if not _HEADERS.sighted_before(key, names):
+    # in another group (names is the message's own object; a group read again is not one)
+    if not _HEADERS.sighted_before(key, (names, position)):
         return None
     try:
         numbers, after = read_uvarint_chunk(value, position, 3 * count, end)

@@ -5,7 +5,7 @@ writer (``_fast_rows``) cost milliseconds to make (tens of them for a wide table
 only over many groups or rows. ``Kept`` holds them under three rules:
 
 * a key is made only at its second sighting: at the first the caller takes its generic path,
-  so a header met in one message only, or a table in one row only, costs no compilation;
+  so a header met in one group only, or a table in one row only, costs no compilation;
 * what is kept is weighed (columns), and the weight is bounded: memory stays bounded whatever
   the stream;
 * the least recently used go first, approximately: two generations, each of half the budget.
@@ -42,7 +42,7 @@ class Kept(Generic[K, V]):
         self._weight = 0
         self._budget = budget // 2
         self._weigh = weigh
-        self._sighted: dict[K, object] = {}
+        self._sighted: dict[K, tuple[object, int] | None] = {}
 
     def older(self, key: K) -> V | None:
         """The value kept for ``key`` in the older generation, moved to the recent one."""
@@ -51,16 +51,17 @@ class Kept(Generic[K, V]):
             self.keep(key, found)
         return found
 
-    def sighted_before(self, key: K, mark: object = None) -> bool:
+    def sighted_before(self, key: K, mark: tuple[object, int] | None = None) -> bool:
         """Whether ``key`` was sighted before, and this sighting remembered otherwise.
 
-        A sighting with the same ``mark`` object as the remembered one (not ``None``) is part
-        of that sighting (a decoder meeting a header again in the same message); without a
-        mark every sighting is a new one. The mark is held while remembered, so no other
-        object takes its identity meanwhile.
+        A sighting whose ``mark`` has the same object and number as the remembered one's is
+        that sighting again (a decoder reading one group of one message twice: the message's
+        own object, the group's offset); without a mark every sighting is a new one. The
+        object is held while remembered, so no other object takes its identity meanwhile.
         """
         if key in self._sighted:
-            if mark is None or self._sighted[key] is not mark:
+            seen = self._sighted[key]
+            if mark is None or seen is None or seen[0] is not mark[0] or seen[1] != mark[1]:
                 del self._sighted[key]
                 return True
             return False
