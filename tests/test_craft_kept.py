@@ -11,7 +11,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from itertools import count
 
-from test_craft_fast_paths import switched_off
+from test_craft_decode_errors import group, row_message
+from test_craft_fast_paths import _both_decodings, switched_off
 
 from ticdc_conformance.reference import ColumnInfo, Message, RowChangedEvent, TableInfo, craft
 from ticdc_conformance.reference.craft import _fast_groups, _fast_rows
@@ -137,3 +138,18 @@ def test_kept_sightings() -> None:
     for _ in range(5000):  # forgotten at a bound: never more than that remembered
         kept.sighted_before(f"k{next(numbers)}")
     assert len(kept._sighted) <= 4096
+
+
+def test_headers_of_the_same_first_bytes_decode_as_the_full_way() -> None:
+    # flags 128 and 256 take two bytes each (80 01, 80 02): the headers' first 3 × count
+    # bytes, their key, are the same
+    first, second = row_message(group(flags=[0x80])), row_message(group(flags=[0x100]))
+    _fast_groups._HEADERS.clear()
+    for value in [first, second] * 3:
+        fast, full = _both_decodings(value)
+        assert repr(fast) == repr(full)
+    made: list[int] = []
+    with _counted(made, _fast_groups, "group_reader"):
+        for value in [first, second] * 3:
+            _decode(value)
+    assert not made  # both kept, each under its own key: neither made again

@@ -66,24 +66,32 @@ class Header:
 
 
 _HEADERS: Kept[bytes, Header] = Kept(_BUDGET, lambda header: len(header.ids))
-"""Compiled headers by their first ``3 × count`` bytes (each uvarint takes one at least)."""
+"""Compiled headers by their column count's byte and their first bytes (``_header``)."""
 
 Names = dict[bytes, list[str]]
 """The names of each header's IDs within one message (looked up in its term dictionary)."""
 
 
 def _header(value: bytes, position: int, count: int, end: int, names: Names) -> Header | None:
-    key = value[position : position + 3 * count]
+    # the key: the count's byte (just before the header), then the header's first 3 × count
+    # bytes (each uvarint takes one at least), or all its bytes where another header of the
+    # same first bytes holds that key
+    key = value[position - 1 : position + 3 * count]
     header = _HEADERS.recent.get(key) or _HEADERS.older(key)
     if header is not None and value.startswith(header.data, position):
         return header if position + len(header.data) <= end else None
-    # a header not kept (or another with the same first bytes): made at its second sighting,
-    # in another group (names is the message's own object; a group read again is not one)
-    if not _HEADERS.sighted_before(key, (names, position)):
-        return None
     try:
         numbers, after = read_uvarint_chunk(value, position, 3 * count, end)
     except DecodeError:
+        return None
+    if header is not None:
+        key = value[position - 1 : after]
+        header = _HEADERS.recent.get(key) or _HEADERS.older(key)
+        if header is not None:
+            return header
+    # made at its second sighting, in another group (names is the message's own object; a
+    # group read again is not another sighting)
+    if not _HEADERS.sighted_before(key, (names, position)):
         return None
     types = numbers[count : 2 * count]
     if max(types) > 255:
