@@ -118,7 +118,9 @@ def _encoded(events: list[ChangeEvent], config: craft.Config) -> object:
 
 
 def _both_encodings(events: list[ChangeEvent], config: craft.Config) -> tuple[object, object]:
-    fast = _encoded(events, config)
+    first = _encoded(events, config)  # a table met the first time takes the full way
+    fast = _encoded(events, config)  # then its plan
+    assert repr(first) == repr(fast)
     # the full way: every row through check_row and the full writer, every skeleton made anew
     with (
         switched_off(_encode, "fast_row", lambda *_: None),
@@ -264,7 +266,9 @@ def _decoded(message: Message) -> object:
 
 def _both_decodings(value: bytes) -> tuple[object, object]:
     message = Message(key=None, value=value)
-    fast = _decoded(message)
+    first = _decoded(message)  # a header met the first time is read the full way
+    fast = _decoded(message)  # then by its compiled readers
+    assert repr(first) == repr(fast)
     with (
         switched_off(_row_bodies, "fast_group", lambda *_: None),
         switched_off(_row_bodies, "fast_update", lambda *_: None),

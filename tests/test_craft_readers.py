@@ -187,7 +187,7 @@ def test_a_bulk_reader_reads_as_the_reader(type_code: int, flags: int, data: byt
 def _inline_outcome(type_code: int, flags: int, data: bytes) -> Outcome:
     """A column's value as a compiled group reader reads it: its inline form, compiled alone."""
     read = bulk_reader(type_code, flags)
-    form, used = _group_code.inline_read(0, type_code, flags, read)
+    form, used, _ = _group_code.inline_read(0, type_code, flags, read)
     namespace: dict[str, object] = {**used, "r0": read}
     source = (
         "def inline(v):\n"

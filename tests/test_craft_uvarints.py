@@ -182,6 +182,23 @@ def test_header_uvarints_as_one_by_one(
     value = before + region + after
     start, end = len(before), len(before) + len(region)
     read = _uvarints.header_uvarints(value, start, end, count)
+    expected = _one_by_one(region)
     if read is not None:  # only what the one-by-one read gives: 5 × count uvarints
-        assert read == _one_by_one(region)
+        assert read == expected
         assert len(read) == 5 * count
+    head, tail = region[: len(region) - 4 * count], region[len(region) - 4 * count :]
+    stamps = _one_by_one(head)
+    if stamps is not None and len(stamps) == count and len(tail) == 4 * count and tail.isascii():
+        # well-formed headers whose last four chunks take a byte a uvarint: read through
+        assert read == [*stamps, *tail]
+
+
+def test_header_uvarints_refuse_a_long_run_at_once() -> None:
+    # a uvarint past ten bytes: refused as the one-by-one read refuses it, whatever the run
+    for run in (11, 12, 1000, 300_000):
+        region = b"\xff" * run + b"\x01" + bytes(4)
+        assert _one_by_one(region[: run + 1]) is None
+        assert _uvarints.header_uvarints(region, 0, len(region), 1) is None
+        assert _uvarints.uvarints_filling(region, 0, len(region)) is None
+    region = b"\xff" * 9 + b"\x01" + bytes(4)  # ten bytes, 64 bits: read
+    assert _uvarints.header_uvarints(region, 0, len(region), 1) == [U64 - 1, 0, 0, 0, 0]

@@ -106,7 +106,8 @@ def _headers(value: Buffer, start: int, end: int, count: int, terms: Terms) -> H
         numbers = header_uvarints(value, start, end, count) or uvarints_filling(value, start, end)
     if numbers is not None and len(numbers) == 5 * count:
         kinds = numbers[count : 2 * count]
-        if set(kinds) == _ROWS if count > 1 else count == 1 and kinds[0] in _EVENTS:
+        # rows only, or one event of any type
+        if (set(kinds) == _ROWS) if count > 1 else (count == 1 and kinds[0] in _EVENTS):
             before = terms.next_new
             try:
                 schemas = terms.names(zigzag_deltas(numbers[3 * count : 4 * count]), start)

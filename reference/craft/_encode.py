@@ -198,7 +198,7 @@ def _rows_message(rows: Sequence[Row]) -> Message:
     group_numbers: list[int] = []
     for r, prefixes in zip(rows, skeleton.prefixes, strict=True):
         groups = r.groups
-        if len(groups) == 2 and len(prefixes) == 2:  # an UPDATE: the common row, unrolled
+        if len(groups) == 2:  # an UPDATE (a prefix per group): the common row, unrolled
             (first, second), (new, old) = prefixes, groups
             new_tail, old_tail = new.tail, old.tail
             parts += (first, new_tail, second, old_tail)

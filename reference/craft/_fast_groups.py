@@ -7,7 +7,9 @@ IDs, the type codes, the flags and each column's reader (``_readers``) — by th
 themselves; identical bytes read as the same ``3 × count`` varints, so a group that starts
 with them needs only its value lengths read, and each header has a reader compiled for it
 (``_group_code``) that reads the lengths, slices the values and reads them column by column,
-unrolled, and builds the ``DecodedColumn`` tuples.
+unrolled, and builds the ``DecodedColumn`` tuples. Compiling costs milliseconds, so a header is
+compiled only at its second sighting (in another group: the first is read the full way) and
+kept within a budget of columns, the least recently used dropped first (``_kept``).
 
 It returns ``None`` for anything it does not read through: a count, header or length chunk
 that does not fit, lengths that do not fill the group exactly, a value that its reader refuses
@@ -18,7 +20,7 @@ message and header; a lookup that succeeded leaves every ID below ``Terms.next_n
 full way's lookup of the same IDs, should it read the group again, finds the same names.
 
 Regions that hold only uvarints — the size tables, the five header chunks — are read by
-``_uvarints`` (``uvarints_filling``, ``fast_size_tables``); both answer
+``_uvarints`` (``header_uvarints``, ``uvarints_filling``, ``fast_size_tables``); each answers
 ``None`` where the full read would raise, and the decoder then takes it. The term dictionary
 is sliced the same way (``terms_at_once``) where its lengths take one byte each.
 """
@@ -29,6 +31,7 @@ from itertools import accumulate, pairwise
 
 from ticdc_conformance.reference.craft._group_code import group_reader
 from ticdc_conformance.reference.craft._groups import Terms
+from ticdc_conformance.reference.craft._kept import Kept
 from ticdc_conformance.reference.craft._readers import Reader, bulk_reader
 from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk, zigzag_deltas
 from ticdc_conformance.reference.decoded import DecodedColumn
@@ -43,45 +46,52 @@ __all__ = [
     "terms_at_once",
 ]
 
-_new = tuple.__new__
-_MAX_HEADERS = 16
-"""Headers kept per column count (most recent first): the bytes are the message's, the memory
-is not."""
+_BUDGET = 4096
+"""Columns of compiled headers kept at most (``_kept``): some 2 KB of code each, 8 MB in all;
+two generations of 2048 columns hold some 200 headers of 10 columns, 16 of 127."""
 
 
 class Header:
     """What a group's column count and first three chunks say, by their bytes."""
 
-    __slots__ = ("data", "flags", "handles", "ids", "read", "readers", "types", "update")
+    __slots__ = ("data", "ids", "read", "update")
 
     def __init__(
         self, data: bytes, ids: list[int], types: list[int], flags: list[int], readers: list[Reader]
     ) -> None:
         self.data = data
         self.ids = ids
-        self.types = types
-        self.flags = flags
-        self.readers = readers
-        self.handles = [bool(flag & HANDLE_KEY_FLAG) for flag in flags]
-        self.read, self.update = group_reader(data, ids, types, flags, self.handles, readers)
+        handles = [bool(flag & HANDLE_KEY_FLAG) for flag in flags]
+        self.read, self.update = group_reader(data, ids, types, flags, handles, readers)
 
 
-_HEADERS: dict[int, list[Header]] = {}
-"""Recent headers by column count."""
+_HEADERS: Kept[bytes, Header] = Kept(_BUDGET, lambda header: len(header.ids))
+"""Compiled headers by their column count's byte and their first bytes (``_header``)."""
 
 Names = dict[bytes, list[str]]
 """The names of each header's IDs within one message (looked up in its term dictionary)."""
 
 
-def _header(value: bytes, position: int, count: int, end: int) -> Header | None:
-    known = _HEADERS.get(count)
-    if known is not None:
-        for header in known:
-            if value.startswith(header.data, position):
-                return header if position + len(header.data) <= end else None
+def _header(value: bytes, position: int, count: int, end: int, names: Names) -> Header | None:
+    # the key: the count's byte (just before the header), then the header's first 3 × count
+    # bytes (each uvarint takes one at least), or all its bytes where another header of the
+    # same first bytes holds that key
+    key = value[position - 1 : position + 3 * count]
+    header = _HEADERS.recent.get(key) or _HEADERS.older(key)
+    if header is not None and value.startswith(header.data, position):
+        return header if position + len(header.data) <= end else None
     try:
         numbers, after = read_uvarint_chunk(value, position, 3 * count, end)
     except DecodeError:
+        return None
+    if header is not None:
+        key = value[position - 1 : after]
+        header = _HEADERS.recent.get(key) or _HEADERS.older(key)
+        if header is not None:
+            return header
+    # made at its second sighting, in another group (names is the message's own object; a
+    # group read again is not another sighting)
+    if not _HEADERS.sighted_before(key, (names, position)):
         return None
     types = numbers[count : 2 * count]
     if max(types) > 255:
@@ -89,23 +99,25 @@ def _header(value: bytes, position: int, count: int, end: int) -> Header | None:
     flags = numbers[2 * count :]
     readers = [bulk_reader(type_code, flag) for type_code, flag in zip(types, flags, strict=True)]
     header = Header(value[position:after], zigzag_deltas(numbers[:count]), types, flags, readers)
-    known = _HEADERS.setdefault(count, [])
-    known.insert(0, header)
-    del known[_MAX_HEADERS:]
+    _HEADERS.keep(key, header)
     return header
 
 
 def fast_group(
     value: bytes, start: int, end: int, terms: Terms, names: Names
 ) -> tuple[int, tuple[DecodedColumn, ...]] | None:
-    """The group type and columns of the group at ``start..end``, or ``None`` (see above)."""
+    """The group type and columns of the group at ``start..end``, or ``None`` (see above).
+
+    ``end`` lies within ``value`` (the caller's promise: a group inside its body), so every
+    value the lengths place before it is there to read.
+    """
     if start + 1 >= end or value[start] not in (1, 2):
         return None
     count = value[start + 1]
     if not 0 < count < 0x80:
         return None
     position = start + 2
-    header = _header(value, position, count, end)
+    header = _header(value, position, count, end, names)
     if header is None:
         return None
     columns = header.read(value, position + len(header.data), end, terms, names, position)
@@ -121,26 +133,22 @@ def fast_update(  # noqa: PLR0917 - the group bounds, by position
     end: int,
     terms: Terms,
     names: Names,
-    last: Header | None = None,
 ) -> tuple[tuple[DecodedColumn, ...], tuple[DecodedColumn, ...], Header] | None:
     """An UPDATE's old and new columns and the new group's header, or ``None``.
 
     ``fast_group`` of a new group at ``start..middle`` and of an old one at ``middle..end``;
-    ``None`` where either is not read through or is of another type. ``last`` (the header of
-    the message's last UPDATE) is tried first, then the kept headers: a header's bytes are
-    whole uvarints, so no other header starts where one does, and the one that does is the
-    one ``fast_group`` finds. The old group mostly has the new one's header too (an UPDATE
-    of one table): that header then reads it at once.
+    ``None`` where either is not read through or is of another type. The new group's header
+    is found among the kept ones (a header's bytes are whole uvarints, so no other header
+    starts where one does, and the one that does is the one ``fast_group`` finds). The old
+    group mostly has the new one's header too (an UPDATE of one table): that header then
+    reads it at once.
     """
     if start + 1 >= middle or value[start] != 1:
         return None
     count = value[start + 1]
-    if last is not None and len(last.ids) == count and value.startswith(last.data, start + 2):
-        header: Header | None = last if start + 2 + len(last.data) <= middle else None
-    elif 0 < count < 0x80:
-        header = _header(value, start + 2, count, middle)
-    else:
+    if not 0 < count < 0x80:
         return None
+    header = _header(value, start + 2, count, middle, names)
     if header is None:
         return None
     both = header.update(value, start, middle, end, terms, names)

@@ -22,8 +22,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ticdc_conformance.reference.craft._config import Config
+from ticdc_conformance.reference.craft._kept import Kept
 from ticdc_conformance.reference.craft._put_code import ImageWriter, image_writer
-from ticdc_conformance.reference.craft._puts import Put, Slow, put_of
+from ticdc_conformance.reference.craft._puts import Slow, put_of
 from ticdc_conformance.reference.craft._rows import (
     HEADER_ESTIMATE,
     NEW_GROUP,
@@ -32,7 +33,6 @@ from ticdc_conformance.reference.craft._rows import (
     ROW,
     Group,
     Header,
-    Layout,
     Row,
     layout,
     row_layout,
@@ -66,39 +66,38 @@ _LENGTHS = _Lengths()
 class _Plan(NamedTuple):
     """One table's one-pass writing of its images (for one profile and keys-only choice)."""
 
-    puts: tuple[Put, ...]
-    """Every column's check and write; columns not written are only checked."""
-    chosen: list[int] | None
-    """The columns written, ``None`` for all of them."""
-    keys: tuple[int, ...]
-    """Primary key columns: NULL there is refused."""
-    made: Layout
-    names: tuple[bytes, ...]
     header_size: int
     schema: bytes
     name: bytes
     partition: int
     write: ImageWriter
+    """The compiled writer of an image (``_put_code``)."""
     layouts: dict[int, tuple[object, ...]]
     """The layouts of rows whose groups are all this plan's (``_rows.row_layout``), by their
     kinds together: 1 new only, 2 old only, 3 new and old."""
-    """The compiled writer of an image (``_put_code``)."""
 
 
-_plans: dict[tuple[int, Profile, bool], tuple[TableInfo, _Plan | None]] = {}
+_BUDGET = 4096
+"""Columns of kept plans at most (``_kept``): a compiled writer holds some 2 KB of code a
+column, 8 MB in all; two generations of 2048 columns hold some 200 tables of 10 columns."""
+
+_plans: Kept[tuple[int, Profile, bool], tuple[TableInfo, _Plan | None]] = Kept(
+    _BUDGET, lambda kept: max(1, len(kept[0].columns))
+)
 """Recent tables' plans by (id of the table, profile, keys only), ``None`` for a table the
-full way writes; a table is kept beside its plan, so the id is not reused while it lives."""
+full way writes; a table is kept beside its plan, so the id is not reused while it lives. A
+plan is made at a table's second sighting (the first row takes the full way)."""
 
 
 def _plan(table: TableInfo, profile: Profile, *, keys_only: bool) -> _Plan | None:
     key = (id(table), profile, keys_only)
-    cached = _plans.get(key)
+    cached = _plans.recent.get(key) or _plans.older(key)
     if cached is not None and cached[0] is table:
         return cached[1]
+    if not _plans.sighted_before(key):
+        return None
     plan = _make_plan(table, profile, keys_only)
-    if len(_plans) >= 64:
-        _plans.clear()
-    _plans[key] = (table, plan)
+    _plans.keep(key, (table, plan))
     return plan
 
 
@@ -121,7 +120,6 @@ def _make_plan(table: TableInfo, profile: Profile, keys_only: bool) -> _Plan | N
         put_of(column, write, flag)
         for column, write, flag in zip(table.columns, writers, flags, strict=True)
     )
-    chosen = None if len(made.chosen) == len(table.columns) else made.chosen
     keys = tuple(i for i, column in enumerate(table.columns) if column.key == "primary")
     header_size = HEADER_ESTIMATE + len(schema) + len(name)
     image = image_writer(
@@ -133,9 +131,7 @@ def _make_plan(table: TableInfo, profile: Profile, keys_only: bool) -> _Plan | N
         made.names_estimate,
         _LENGTHS,
     )
-    return _Plan(
-        puts, chosen, keys, made, made.names, header_size, schema, name, partition, image, {}
-    )
+    return _Plan(header_size, schema, name, partition, image, {})
 
 
 def fast_row(event: RowChangedEvent, config: Config) -> Row | None:

@@ -9,13 +9,14 @@ value of a table's is in the source: positions and local names only). Globals, n
 arguments: a call copies every keyword-only default into the frame, a global is looked up
 only where it is used.
 
-The function does what ``_fast_groups.fast_group`` did with the header in hand, in the same
-order, with the same outcomes: the value lengths (one byte each where they are NULL's 1 or a
-size under 64, else ``leading_uvarints`` or the full chunk read), a ``None`` where they do not
-fill the group to its end exactly, the names of the header's IDs (``Terms.lookup``, kept per
-message and header in ``names``), then each column's value read by its reader in column
-order and the ``DecodedColumn`` tuples built; ``None`` where a reader refuses a value
-(``ValueError``) or finds it invalid (``Invalid``), for the decoder's full read.
+The function reads a group of its header in this order: the value lengths (one byte each
+where they are NULL's 1 or a size under 64, else ``leading_uvarints`` or the full chunk read),
+a ``None`` where they do not fill the group to its end exactly, the names of the header's IDs
+(``Terms.lookup``, kept per message and header in ``names``), then each column's value read by
+its reader in column order and the ``DecodedColumn`` tuples built; ``None`` where a reader
+refuses a value (``ValueError``) or finds it invalid (``Invalid``), for the decoder's full
+read. The group's end lies within the message (``_fast_groups.fast_group``): a float is
+unpacked where it lies.
 
 A second function reads an UPDATE whose new and old groups both have the header in one call:
 each group's type, count and header bytes checked, then both groups' lengths, the names once,
@@ -78,16 +79,11 @@ lookarounds are lookaheads at their start that read 4 characters of a match at l
 so a joined match of several reads each one's bytes exactly as its own test does."""
 
 
-def _text_test(type_code: int, flags: int) -> Callable[[bytes], object] | None:
-    """The test ``inline_read`` writes out for a DATE, DATETIME or TIMESTAMP column."""
-    checked = code_check(type_code, flags)
-    if checked is None or not stated(checked[0]):
-        return None
-    name = checked[0].name
-    return TIMESTAMP_BYTES if name == "timestamp" else _TEXT_TESTS.get(name)
+TextTest = Callable[[bytes], object]
+"""A DATE, DATETIME or TIMESTAMP column's sufficient test of its bytes (``_fast_checks``)."""
 
 
-def _runs(tests: Sequence[Callable[[bytes], object] | None]) -> list[tuple[int, int]]:
+def _runs(tests: Sequence[TextTest | None]) -> list[tuple[int, int]]:
     """The runs of two adjacent columns or more with combinable tests: (first, last + 1)."""
     runs, j = [], 0
     while j < len(tests):
@@ -100,17 +96,20 @@ def _runs(tests: Sequence[Callable[[bytes], object] | None]) -> list[tuple[int, 
     return runs
 
 
-def _joined(tests: Sequence[Callable[[bytes], object]]) -> Callable[[bytes, int, int], object]:
+def _joined(tests: Sequence[TextTest]) -> Callable[[bytes, int, int], object]:
     """One pattern of the tests' patterns in a row, each a group of its own."""
     patterns = [test.__self__.pattern for test in tests]  # type: ignore[attr-defined]
     return re.compile(b"".join(b"(%s)" % pattern for pattern in patterns)).fullmatch
 
 
-def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, dict[str, object]]:
-    """Column ``j``'s value read as an expression of ``@`` (its bytes), and the names it uses.
+def inline_read(
+    j: int, type_code: int, flags: int, read: Reader
+) -> tuple[str, dict[str, object], TextTest | None]:
+    """Column ``j``'s value read as an expression of ``@``, its names and its text test.
 
-    The expression may use ``value``, ``@a`` (where the bytes start) and ``@l`` (their ZigZag
-    length) as well.
+    ``@`` stands for the value's bytes; the expression may use ``value``, ``@a`` (where the
+    bytes start) and ``@l`` (their ZigZag length) as well. The text test is the DATE, DATETIME
+    or TIMESTAMP test the expression starts with, else ``None`` (``_runs`` joins adjacent ones).
 
     Where the bulk reader ``read`` starts with a test that is sufficient (``_readers``), the
     test and its answer are written out and anything else goes to the column's reader, which
@@ -118,34 +117,35 @@ def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, 
     are the slice itself (``bytes`` of ``bytes`` is the same object), text their ``decode``.
     """
     if read is bytes:
-        return "@", {}
+        return "@", {}, None
     if read is bytes.decode:
-        return "@.decode()", {}
+        return "@.decode()", {}, None
     known = getattr(read, "__self__", None)
     if type(known) is Known and read == known.__getitem__:  # a table of values read, in C
-        return f"k{j}[@]", {f"k{j}": known}
+        return f"k{j}[@]", {f"k{j}": known}, None
     checked = code_check(type_code, flags)
     # a string kind's reader is ``bytes`` or ``bytes.decode`` (above) or a general one; the
     # kinds below have their own reader whatever the flags (``_readers._make``)
     name = checked[0].name if checked is not None else None
     stated_type = checked is not None and stated(checked[0])
     full: dict[str, object] = {f"g{j}": reader(type_code, flags)}
-    test: dict[str, object]
+    used: dict[str, object]
     if name in _TEXT_TESTS and stated_type:
-        test = {f"m{j}": _TEXT_TESTS[name], **full}
-        return f"(d.decode() if m{j}(d := @) else g{j}(d))", test
+        used = {f"m{j}": _TEXT_TESTS[name], **full}
+        return f"(d.decode() if m{j}(d := @) else g{j}(d))", used, _TEXT_TESTS[name]
     if name == "timestamp" and stated_type:
-        test = {f"m{j}": TIMESTAMP_BYTES, "_ts": valid_timestamp, **full}
-        return f"(_ts(d.decode()) if m{j}(d := @) else g{j}(d))", test
+        used = {f"m{j}": TIMESTAMP_BYTES, "_ts": valid_timestamp, **full}
+        return f"(_ts(d.decode()) if m{j}(d := @) else g{j}(d))", used, TIMESTAMP_BYTES
     if name == "decimal" and stated_type:
-        test = {f"m{j}": DECIMAL_TEXT, "_dec": valid_decimal, **full}
+        used = {f"m{j}": DECIMAL_TEXT, "_dec": valid_decimal, **full}
         return (
             f"(_dec(d.decode()) if len(d := @) <= {DECIMAL_CHARACTERS} and m{j}(d) else g{j}(d))",
-            test,
+            used,
+            None,
         )
     if name is not None and name in _LARGEST and stated_type:
         # unpacked where it lies, no slice: eight bytes are a length of 16 (ZigZag)
-        test = {
+        used = {
             "_f64": FLOAT64.unpack_from,
             f"hi{j}": _LARGEST[name],
             f"lo{j}": -_LARGEST[name],
@@ -153,9 +153,10 @@ def inline_read(j: int, type_code: int, flags: int, read: Reader) -> tuple[str, 
         }
         return (
             f"(x if @l == 16 and lo{j} <= (x := _f64(value, @a)[0]) <= hi{j} else g{j}(@))",
-            test,
+            used,
+            None,
         )
-    return f"r{j}(@)", {}
+    return f"r{j}(@)", {}, None
 
 
 def group_reader(  # noqa: PLR0917 - a header's members, by position
@@ -184,19 +185,18 @@ def group_reader(  # noqa: PLR0917 - a header's members, by position
         "_ids": ids,
     }
     forms: list[str] = []
+    tests: list[TextTest | None] = []
     for j in range(count):
         names[f"r{j}"] = readers[j]
         names[f"t{j}"] = types[j]
         names[f"f{j}"] = flags[j]
         names[f"h{j}"] = handles[j]
-        form, used = inline_read(j, types[j], flags[j], readers[j])
+        form, used, test = inline_read(j, types[j], flags[j], readers[j])
         forms.append(form)
+        tests.append(test)
         names.update(used)
     # runs of text columns tested by one joined pattern, their group ends checked; any other
     # outcome reads them one by one
-    tests = [
-        _text_test(types[j], flags[j]) if forms[j].startswith("(") else None for j in range(count)
-    ]
     for first, last in _runs(tests):
         names[f"c{first}"] = _joined([tests[j] for j in range(first, last)])  # type: ignore[misc]
     new = _Group(forms, tests, "a", "l", "v")
@@ -255,7 +255,7 @@ class _Group:
     def __init__(
         self,
         forms: Sequence[str],
-        tests: Sequence[Callable[[bytes], object] | None],
+        tests: Sequence[TextTest | None],
         a: str,
         n: str,
         v: str,

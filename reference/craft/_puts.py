@@ -82,7 +82,7 @@ where it has one: the expression gives what the put gives wherever its test hold
 def inline_form(put: Put) -> tuple[str, dict[str, object]] | None:
     """``put``'s cheap test and write as source (``@`` the value) and its names, or ``None``.
 
-    A compiled writer (``_fast_rows``) writes ``(FORM if TEST else put(@))``: the put
+    A compiled writer (``_put_code``) writes ``(FORM if TEST else put(@))``: the put
     itself tests again and takes the full check where the test fails.
     """
     return _INLINE.get(put)

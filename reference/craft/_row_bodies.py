@@ -110,9 +110,10 @@ def _row_groups(  # noqa: PLR0917 - called once per row, by position
         if size <= 0:
             fail(f"a column group of {size} bytes", position)
         # the bulk read where it reads the group through, else the full read (_fast_groups);
-        # names are kept only where the value is bytes
+        # names are kept only where the value is bytes. A group that runs past the body (a
+        # later size makes up for it) may run past the message: the full read alone reads it
         read = None
-        if names is not None:
+        if names is not None and size <= body_end - position:
             read = fast_group(value, position, position + size, terms, names)  # type: ignore[arg-type]
         if read is None:
             kind, listed = _group(value, position, position + size, terms, found)
@@ -196,7 +197,7 @@ def rows(message: Parts, start: int, sizes: Sequence[int]) -> list[DecodedEvent]
                 if pair is not None:
                     read = "update", pair[0], pair[1]
                 else:
-                    both = fast_update(data, start, middle, end, terms, names, last)
+                    both = fast_update(data, start, middle, end, terms, names)
                     if both is not None:
                         read = "update", both[0], both[1]
                         last = both[2]

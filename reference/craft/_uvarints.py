@@ -105,8 +105,12 @@ def header_uvarints(value: bytes, start: int, end: int, count: int) -> list[int]
     append = numbers.append
     for _ in range(count):
         number = shift = 0
+        # ten bytes at most: a longer run is refused at its eleventh byte, not shifted through
+        limit = position + 10
+        if limit > end:  # noqa: PLR1730 - a comparison per uvarint, cheaper than min()'s call
+            limit = end
         while True:
-            if position >= end:
+            if position >= limit:  # past the end, or past ten bytes
                 return None
             byte = value[position]
             position += 1
@@ -114,7 +118,7 @@ def header_uvarints(value: bytes, start: int, end: int, count: int) -> list[int]
             if byte < 0x80:
                 break
             shift += 7
-        if shift > 63 or (shift == 63 and byte > 1):  # past ten bytes, or 64 bits
+        if shift == 63 and byte > 1:  # past 64 bits
             return None
         append(number)
     rest = value[position:end]
