@@ -37,6 +37,7 @@ __all__ = [
     "datetime_test",
     "is_date",
     "is_datetime",
+    "joinable",
     "joined_test",
     "json_reads",
 ]
@@ -103,6 +104,11 @@ JOINED_SEPARATOR = "\x00"
 """What ``joined_test``'s texts are joined by."""
 _JOINED: dict[tuple[str, ...], Callable[[str], object]] = {}
 _JOINED_KEPT = 256
+
+
+def joinable(test: Callable[[str], object]) -> bool:
+    """Whether ``test`` is one of this module's date and time tests (``joined_test`` takes it)."""
+    return test in _PATTERNS
 
 
 def joined_test(tests: Sequence[Callable[[str], object]]) -> Callable[[str], object] | None:

@@ -210,5 +210,8 @@ def test_a_joined_test_matches_where_each_test_matches_its_text(
 
 
 def test_a_joined_test_is_of_this_module_s_tests_only() -> None:
+    assert fc.joinable(fc.date_test())
+    assert fc.joinable(fc.datetime_test(3, timestamp=True))
+    assert not fc.joinable(str.isdigit)
     assert fc.joined_test([fc.date_test(), str.isdigit]) is None
     assert fc.joined_test([fc.date_test(), fc.date_test()]) is fc.joined_test([fc.date_test()] * 2)

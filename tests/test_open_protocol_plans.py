@@ -138,13 +138,17 @@ def test_plans_of_the_same_names_taking_turns_keep_their_readers() -> None:
     assert readers[0].__code__ is readers[1].__code__  # type: ignore[union-attr]
 
 
-_TIME_KINDS = [(10, 0), (12, 0), (7, 65), (7, 0), (12, 64)]
+_TIME_KINDS = [(10, 0), (12, 0), (7, 65), (7, 0), (12, 64), (11, 0), (15, 0)]
+"""DATE, DATETIME and TIMESTAMP columns, and TIME and VARCHAR ones, whose tests are not
+joined."""
 _time_values = st.one_of(
     st.sampled_from(["2024-02-29", "2023-02-29", "2024-02-29 12:00:00", "2038-01-19 03:14:08"]),
     st.sampled_from(["1970-01-01 00:00:00", "0000-01-01", "2024-02-29\x002024-02-29", "\x00"]),
     st.sampled_from(["2024-02-29 12:00:00.5", "2024-02-29 24:00:00", "", None, 1, 2.5, True]),
+    st.sampled_from(["12:00:00", "-838:59:59", "x"]),
 )
-_CLEAN = {10: "2024-02-29", 12: "2024-02-29 12:00:00", 7: "2024-02-29 12:00:00"}
+_CLEAN = {10: "2024-02-29", 12: "2024-02-29 12:00:00", 7: "2024-02-29 12:00:00", 11: "12:00:00"}
+_CLEAN[15] = "x"
 
 
 @given(

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ticdc_conformance.reference._fast_checks import JOINED_SEPARATOR, joined_test
+from ticdc_conformance.reference._fast_checks import JOINED_SEPARATOR, joinable, joined_test
 from ticdc_conformance.reference._gojson import DRAFT_FLOAT_BOUND
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.jsondoc import Json
@@ -101,19 +101,16 @@ def _member_test(j: int, kind: Kind) -> str:
 def _joined(kinds: Sequence[Kind]) -> tuple[list[int], Callable[[str], object] | None]:
     """The date and time columns tested by one call (``_fast_checks.joined_test``), and it.
 
-    Two or more columns whose quick test is one of the date and time tests; else none.
+    Two or more columns of the ``text`` or ``timestamp`` quick form whose test is one of the
+    date and time tests (others in the image are read each by its own); else none.
     """
-    columns = [j for j, kind in enumerate(kinds) if quick_form(kind[4]).form in _JOINABLE]
-    tests = [quick_form(kinds[j][4]).test or _no_test for j in columns]
-    joined = joined_test(tests) if len(columns) > 1 else None
-    return (columns, joined) if joined is not None else ([], None)
-
-
-_JOINABLE = ("text", "timestamp")
-
-
-def _no_test(text: str) -> None:
-    del text
+    tests = {
+        j: quick.test
+        for j, quick in enumerate(quick_form(kind[4]) for kind in kinds)
+        if quick.form in ("text", "timestamp") and quick.test is not None and joinable(quick.test)
+    }
+    joined = joined_test(list(tests.values())) if len(tests) > 1 else None
+    return (list(tests), joined) if joined is not None else ([], None)
 
 
 def _joined_lines(kinds: Sequence[Kind], columns: Sequence[int]) -> list[str]:
