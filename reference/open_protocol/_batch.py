@@ -39,7 +39,7 @@ from ticdc_conformance.reference._gojson import (
     may_hold_negative_zero,
     orjson_active,
 )
-from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent, decoded_row
+from ticdc_conformance.reference.decoded import DecodedColumn, DecodedEvent
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.jsondoc import Json
 from ticdc_conformance.reference.open_protocol._entry import parse_json
@@ -47,6 +47,7 @@ from ticdc_conformance.reference.open_protocol._keys import Key, keys_from_texts
 from ticdc_conformance.reference.open_protocol._layouts import Layout, layout_for
 from ticdc_conformance.reference.open_protocol._plans import reader_for
 from ticdc_conformance.reference.open_protocol._readers import Invalid
+from ticdc_conformance.reference.open_protocol._rows import new_row
 
 __all__ = ["COLUMN_WISE_ROWS", "decode_rows"]
 
@@ -160,27 +161,14 @@ def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | 
     # a number equal to 0 taken where orjson may have read -0 (drafts unchecked for it)
     if any(may_hold_negative_zero(entries[entry]) for entry in zeros):
         return None
-    # new_row of each, its call spared: the key's members by position
     return [
-        decoded_row(
-            commit_ts,
-            schema,
-            table,
+        new_row(
+            key,
             op,
             None if before is None else read[id(before)],
             None if after is None else read[id(after)],
-            partition_id,
-            None,
-            row_id,
-            None,
-            handle_key_only,
-            location,
         )
-        for (commit_ts, schema, table, _, row_id, partition_id, handle_key_only, location), (
-            op,
-            before,
-            after,
-        ) in zip(keys, rows, strict=True)
+        for key, (op, before, after) in zip(keys, rows, strict=True)
     ]
 
 
@@ -190,54 +178,24 @@ def _by_image(keys: list[Key], documents: list[Json]) -> list[DecodedEvent] | No
     Each document's images as ``_images`` takes them; each row as ``new_row`` makes it.
     """
     rows: list[DecodedEvent] = []
-    append = rows.append
     for key, document in zip(keys, documents, strict=True):
-        if type(document) is not dict or not document.keys() <= _ROW_MEMBERS:
+        images = _images(document)
+        if images is None:
             return None
-        before: tuple[DecodedColumn, ...] | None = None
-        after: tuple[DecodedColumn, ...] | None = None
-        if "d" in document:
-            image = document["d"]
-            if len(document) > 1 or type(image) is not dict:
-                return None
-            op: Operation = "delete"
-            read = reader_for(tuple(image))
-            if read is None or (before := read(image)) is None:
-                return None
-        else:
-            image = document.get("u")
-            if type(image) is not dict:
-                return None
-            read = reader_for(tuple(image))
-            if read is None or (after := read(image)) is None:
-                return None
-            op = "insert"
-            if "p" in document:
-                image = document["p"]
-                if type(image) is not dict:
-                    return None
-                op = "update"
-                read = reader_for(tuple(image))
-                if read is None or (before := read(image)) is None:
-                    return None
-        commit_ts, schema, table, _, row_id, partition_id, handle_key_only, location = key
-        append(
-            decoded_row(
-                commit_ts,
-                schema,
-                table,
-                op,
-                before,
-                after,
-                partition_id,
-                None,
-                row_id,
-                None,
-                handle_key_only,
-                location,
-            )
-        )
+        op, before, after = images
+        old = new = None
+        if before is not None and (old := _read_image(before)) is None:
+            return None
+        if after is not None and (new := _read_image(after)) is None:
+            return None
+        rows.append(new_row(key, op, old, new))
     return rows
+
+
+def _read_image(image: Image) -> tuple[DecodedColumn, ...] | None:
+    """The columns of ``image`` by its plan's reader, or ``None``."""
+    read = reader_for(tuple(image))
+    return None if read is None else read(image)
 
 
 Image = dict[str, Json]
