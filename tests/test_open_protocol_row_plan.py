@@ -272,3 +272,20 @@ def test_a_table_at_a_new_schema_version_keeps_its_plan() -> None:
     renamed = dataclasses.replace(table, name="orders2")
     assert _row_plan.plan_of(renamed, config) is not plan
     assert _row_plan.plan_of(table, Config(profile="ticdc")) is not plan
+
+
+@pytest.mark.parametrize("value", [3.4028235677973366e38, -1e300])
+def test_an_unchecked_float_beyond_float32_is_an_encode_error_both_ways(value: float) -> None:
+    """Go cannot hold it in a FLOAT: a writer's refusal, with or without a plan."""
+    table = TableInfo(schema="s", name="t", columns=(ColumnInfo(name="f", type="float"),))
+    event = RowChangedEvent(commit_ts=1, table=table, op="insert", after=(value,))
+    config = Config(profile="tiflow")
+    with unchecked_values():
+        planned = outcome([event], config)
+        with full_path_only():
+            assert outcome([event], config) == planned
+    assert planned == (
+        "error",
+        f"open: event 0: column 'f': {value!r} does not fit a FLOAT (float32)",
+        0,
+    )

@@ -91,7 +91,10 @@ def _write_float(bits: int, value: Value, flags: int, style: JsonStyle) -> str:
     del flags
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"expected a number, got {type(value).__name__}")
-    return format_float(float(value), bits, style)
+    try:
+        return format_float(float(value), bits, style)
+    except OverflowError:  # FLOAT is held as float32 (as Craft's writer says)
+        raise ValueError(f"{value!r} does not fit a FLOAT (float32)") from None
 
 
 def _read_float(raw: Json, flags: int | None) -> Value:
