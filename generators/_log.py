@@ -10,11 +10,12 @@ a frozen dataclass's ``object.__setattr__`` per field (neither class checks its 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from ticdc_conformance.generators._settings import StreamSettings
 from ticdc_conformance.reference import Message
+from ticdc_conformance.reference.drafts import draft_class
 from ticdc_conformance.reference.events import RowChangedEvent
 from ticdc_conformance.reference.message import ClaimCheckObject
 
@@ -67,23 +68,8 @@ class Record:
     Parquet: ``generators.claim_check`` writes them beside it)."""
 
 
-(
-    _set_topic,
-    _set_partition,
-    _set_offset,
-    _set_timestamp,
-    _set_key,
-    _set_value,
-    _set_headers,
-    _set_claim_checks,
-) = (vars(Record)[f.name].__set__ for f in fields(Record))
-(
-    _set_kind,
-    _set_message,
-    _set_commit_ts,
-    _set_delivery_timestamp,
-    _set_rows,
-) = (vars(Delivery)[f.name].__set__ for f in fields(Delivery))
+_DraftRecord = draft_class(Record)
+_DraftDelivery = draft_class(Delivery)
 
 
 def new_record(  # noqa: PLR0917 - Record's members by position
@@ -96,34 +82,36 @@ def new_record(  # noqa: PLR0917 - Record's members by position
     headers: tuple[tuple[str, bytes | None], ...],
     claim_checks: tuple[ClaimCheckObject, ...],
 ) -> Record:
-    """``Record`` of its members by position (in declaration order), set through its slots.
+    """``Record`` of its members by position (in declaration order), made as a draft.
 
     The object the constructor makes (it checks nothing), without a frozen dataclass's
-    ``object.__setattr__`` per field: a stream makes one per message.
+    ``object.__setattr__`` per field (``reference.drafts``): a stream makes one per message.
     """
-    record = object.__new__(Record)
-    _set_topic(record, topic)
-    _set_partition(record, partition)
-    _set_offset(record, offset)
-    _set_timestamp(record, timestamp)
-    _set_key(record, key)
-    _set_value(record, value)
-    _set_headers(record, headers)
-    _set_claim_checks(record, claim_checks)
-    return record
+    record: Any = object.__new__(_DraftRecord)
+    record.topic = topic
+    record.partition = partition
+    record.offset = offset
+    record.timestamp = timestamp
+    record.key = key
+    record.value = value
+    record.headers = headers
+    record.claim_checks = claim_checks
+    record.__class__ = Record
+    return record  # type: ignore[no-any-return]
 
 
 def new_delivery(
     kind: DeliveryKind, message: Message, commit_ts: int, rows: tuple[RowChangedEvent, ...]
 ) -> Delivery:
-    """``Delivery`` stamped with ``commit_ts``'s time, set through its slots (``new_record``)."""
-    delivery = object.__new__(Delivery)
-    _set_kind(delivery, kind)
-    _set_message(delivery, message)
-    _set_commit_ts(delivery, commit_ts)
-    _set_delivery_timestamp(delivery, physical_ms(commit_ts))
-    _set_rows(delivery, rows)
-    return delivery
+    """``Delivery`` stamped with ``commit_ts``'s time, made as a draft (``new_record``)."""
+    delivery: Any = object.__new__(_DraftDelivery)
+    delivery.kind = kind
+    delivery.message = message
+    delivery.commit_ts = commit_ts
+    delivery.timestamp = physical_ms(commit_ts)
+    delivery.rows = rows
+    delivery.__class__ = Delivery
+    return delivery  # type: ignore[no-any-return]
 
 
 def log_records(

@@ -49,7 +49,7 @@ import itertools
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import fields
+from typing import Any
 
 from ticdc_conformance.generators._draws import MAKERS, below
 from ticdc_conformance.generators._live_rows import ImageStore, LiveRows
@@ -64,6 +64,7 @@ from ticdc_conformance.reference import (
     TableInfo,
     Value,
 )
+from ticdc_conformance.reference.drafts import draft_class
 from ticdc_conformance.reference.events import valid_row_event
 
 __all__ = ["LARGE_BLOB", "SHOP_TABLES", "SHOP_VERSION", "START_TS", "shop_workload"]
@@ -137,18 +138,19 @@ _LARGE_SHARE = 0.25
 """Share of the ``avatar`` values that are large (``large_blobs``)."""
 
 
-_set_commit_ts, _set_rows = (vars(Transaction)[f.name].__set__ for f in fields(Transaction))
+_DraftTransaction = draft_class(Transaction)
 
 
 def _transaction(commit_ts: int, rows: tuple[RowChangedEvent, ...]) -> Transaction:
-    """``Transaction(commit_ts=…, rows=…)`` without its checks, through its slots' setters.
+    """``Transaction(commit_ts=…, rows=…)`` without its checks (``reference.drafts``).
 
     The workload's rows are never empty and all carry the commit ts (``_Shop.commit``).
     """
-    transaction = object.__new__(Transaction)
-    _set_commit_ts(transaction, commit_ts)
-    _set_rows(transaction, rows)
-    return transaction
+    transaction: Any = object.__new__(_DraftTransaction)
+    transaction.commit_ts = commit_ts
+    transaction.rows = rows
+    transaction.__class__ = Transaction
+    return transaction  # type: ignore[no-any-return]
 
 
 class _Unread:

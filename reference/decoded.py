@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ticdc_conformance.reference.drafts import draft_class
 from ticdc_conformance.reference.events import Operation
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.values import Value
@@ -81,15 +82,7 @@ class DecodedRow:
 _Columns = tuple[DecodedColumn, ...] | None
 
 
-class _DraftRow:
-    """A ``DecodedRow`` while ``decoded_row`` fills it.
-
-    The same slots in the same order, and none of the frozen class's ``__setattr__``, so each
-    member is one plain slot store.
-    """
-
-    __slots__ = DecodedRow.__slots__  # made by the dataclass
-
+_DraftRow = draft_class(DecodedRow)
 
 _new = object.__new__
 
@@ -112,11 +105,9 @@ def decoded_row(  # noqa: PLR0917 - DecodedRow's members by position
 ) -> DecodedRow:
     """``DecodedRow`` of its members by position, for a decoder's loop over row events.
 
-    The same object as the keyword constructor's, in about a quarter of the time: a frozen
-    dataclass's ``__init__`` sets each member through ``object.__setattr__``; this stores
-    them into a ``_DraftRow``, whose slots are ``DecodedRow``'s, then makes the object a
-    ``DecodedRow`` by assigning its class (allowed between classes of the same slots; from
-    then on it is as frozen as any). A test holds this signature to ``DecodedRow``'s fields.
+    The same object as the keyword constructor's, in about a quarter of the time: made as a
+    draft (``reference.drafts``), its members stored into a ``_DraftRow`` that then becomes a
+    ``DecodedRow``. A test holds this signature to ``DecodedRow``'s fields.
     """
     row: Any = _new(_DraftRow)  # its members are DecodedRow's, which mypy sees only there
     row.commit_ts = commit_ts

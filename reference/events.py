@@ -10,9 +10,10 @@ The classes are frozen and slotted and are not meant for subclassing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Literal
+from dataclasses import dataclass
+from typing import Any, Literal
 
+from ticdc_conformance.reference.drafts import draft_class
 from ticdc_conformance.reference.mysql import INTEGER_TYPES, wrap_int64
 from ticdc_conformance.reference.tables import TableInfo
 from ticdc_conformance.reference.values import Value, check_value
@@ -114,15 +115,7 @@ class RowChangedEvent:
         return 0
 
 
-(
-    _set_commit_ts,
-    _set_table,
-    _set_op,
-    _set_before,
-    _set_after,
-    _set_row_id,
-    _set_start_ts,
-) = (vars(RowChangedEvent)[f.name].__set__ for f in fields(RowChangedEvent))
+_DraftEvent = draft_class(RowChangedEvent)
 
 
 def valid_row_event(  # noqa: PLR0917 - RowChangedEvent's members by position
@@ -138,19 +131,20 @@ def valid_row_event(  # noqa: PLR0917 - RowChangedEvent's members by position
 
     For a producer whose rows hold the checks by construction (the generators' workload,
     whose every row the checks cost a fifth of its time): the same object the constructor
-    makes of valid members, through the slots' own setters on a bare instance (the members in
-    declaration order; a test holds this signature to the class's fields). Anything else
+    makes of valid members, made as a draft (``reference.drafts``; the members in
+    declaration order, a test holds this signature to the class's fields). Anything else
     builds events with the constructor.
     """
-    event = object.__new__(RowChangedEvent)
-    _set_commit_ts(event, commit_ts)
-    _set_table(event, table)
-    _set_op(event, op)
-    _set_before(event, before)
-    _set_after(event, after)
-    _set_row_id(event, row_id)
-    _set_start_ts(event, start_ts)
-    return event
+    event: Any = object.__new__(_DraftEvent)
+    event.commit_ts = commit_ts
+    event.table = table
+    event.op = op
+    event.before = before
+    event.after = after
+    event.row_id = row_id
+    event.start_ts = start_ts
+    event.__class__ = RowChangedEvent
+    return event  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
