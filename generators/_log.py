@@ -3,8 +3,9 @@
 A ``Delivery`` is a message TiCDC produced, before its offset is known; a ``Record`` is one
 record of a topic as a consumer reads it. ``TopicLog`` holds every topic's partitions'
 deliveries in order, offsets being positions. A stream makes one delivery and one record per
-message, so ``new_delivery`` and ``new_record`` make them through their slots' setters, without
-a frozen dataclass's ``object.__setattr__`` per field (neither class checks its members).
+message, so ``new_delivery`` and ``new_record`` make them as drafts (``reference.drafts``),
+without a frozen dataclass's ``object.__setattr__`` per field (neither class checks its
+members).
 """
 
 from __future__ import annotations
