@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_open_protocol_plans import misshapen
 
 from ticdc_conformance.reference import DecodeError, Message
 from ticdc_conformance.reference._gojson import orjson_active, plain_json_only
@@ -103,9 +104,6 @@ def test_a_batch_reader_reads_as_its_single_reader(
 _members: st.SearchStrategy[Json] = st.sampled_from([True, False, 1, 0, 1.0, 0.0, 65.0, "1", 2**64])
 
 
-_NOT_OBJECTS: list[Json] = [1, "c", None, [1]]
-
-
 @st.composite
 def _column(draw: st.DrawFn, kind: tuple[int, int, bool], clean: bool) -> Json:
     """A column of ``kind`` as TiCDC writes it, or now and then one that is not (``clean``:
@@ -120,15 +118,7 @@ def _column(draw: st.DrawFn, kind: tuple[int, int, bool], clean: bool) -> Json:
     if clean or not draw(_rarely):
         return column
     change = draw(st.sampled_from(["t", "f", "h", "drop", "extra", "scalar"]))
-    if change in ("t", "f", "h"):
-        column[change] = draw(_members)
-    elif change == "drop":
-        del column[draw(st.sampled_from(["t", "f", "v"]))]
-    elif change == "extra":
-        column["x"] = 1
-    elif change == "scalar":
-        return draw(st.sampled_from(_NOT_OBJECTS))
-    return column
+    return misshapen(draw, column, change, _members)
 
 
 _rarely = st.integers(min_value=0, max_value=20).map(lambda n: n == 13)

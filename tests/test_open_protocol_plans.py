@@ -29,7 +29,8 @@ _raws: st.SearchStrategy[Json] = st.one_of(
     st.sampled_from(["1.25", "-0.5", "1e3", "AAEC", "AAE", '{"k": [1, 2]}', "\\x89PNG", "\\q"]),
     st.sampled_from(["1969-12-31 23:59:59", "2038-01-19 03:14:08.5", "text", "ünï", ""]),
 )
-_members: st.SearchStrategy[Json] = st.one_of(
+Members = st.SearchStrategy[Json]
+_members: Members = st.one_of(
     st.integers(min_value=0, max_value=300),
     st.sampled_from([True, False, 1.0, 65.0, None, "1", 2**64, -1]),
 )
@@ -46,8 +47,15 @@ def _column(draw: st.DrawFn, kind: tuple[int, int]) -> Json:
     column["f"] = kind[1]
     column["v"] = draw(_raws)
     change = draw(st.sampled_from(["none"] * 6 + ["t", "f", "drop", "extra", "scalar"]))
-    if change in ("t", "f"):
-        column[change] = draw(_members)
+    return column if change == "none" else misshapen(draw, column, change, _members)
+
+
+def misshapen(draw: st.DrawFn, column: dict[str, Json], change: str, members: Members) -> Json:
+    """``column`` with ``change`` made: ``t``, ``f`` or ``h`` set to one of ``members``, a
+    member dropped (``drop``) or added (``extra``), or another value than an object
+    (``scalar``)."""
+    if change in ("t", "f", "h"):
+        column[change] = draw(members)
     elif change == "drop":
         del column[draw(st.sampled_from(["t", "f", "v"]))]
     elif change == "extra":
