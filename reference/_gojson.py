@@ -275,15 +275,13 @@ def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json |
     fast = _ACCELERATOR[0]
     if fast is None:
         return [None] * len(documents)
-    negative_zero = _NEGATIVE_ZERO_BYTES.search if zeros_checked else _no_match
+    negative_zero = _NEGATIVE_ZERO_BYTES.search
     try:
+        if not zeros_checked:
+            return list(map(fast, documents))
         return [None if b"-0" in data and negative_zero(data) else fast(data) for data in documents]
     except ValueError:  # orjson refuses one: each on its own
         return list(map(draft_loads if zeros_checked else _orjson_or_none, documents))
-
-
-def _no_match(data: bytes) -> None:
-    del data
 
 
 def _orjson_or_none(data: bytes) -> Json | None:

@@ -218,3 +218,29 @@ def test_a_batch_of_rows_takes_the_batch_path() -> None:
     assert message.key is not None
     assert message.value is not None
     assert _batch.decode_rows(message.key, message.value) == decode(message)
+
+
+@pytest.mark.parametrize("rows", [3, _batch.COLUMN_WISE_ROWS + 1])
+def test_a_batch_of_two_tables_takes_the_batch_path(rows: int) -> None:
+    """Rows of two tables of other columns, in turns: each image gets its own table's columns."""
+
+    def image(table: int, value: int) -> dict[str, Json]:
+        if table:
+            return {"name": {"t": 15, "f": 64, "v": f"row {value}"}}
+        return {"id": {"t": 8, "h": True, "f": 11, "v": value}, "at": {"t": 7, "f": 65, "v": None}}
+
+    keys, values = [], []
+    for index in range(rows):
+        table = index % 2
+        keys.append(b'{"ts":%d,"scm":"s","tbl":"t%d","t":1}' % (index + 1, table))
+        after, before = image(table, index), image(table, -index)
+        document = {"u": after, "p": before} if index % 3 else {"d": before}
+        values.append(json.dumps(document, separators=(",", ":")).encode())
+    message = Message(key=_frame(keys, (1).to_bytes(8, "big")), value=_frame(values))
+    expected = decode(message)  # also makes both plans
+    assert message.key is not None
+    assert message.value is not None
+    assert _batch.decode_rows(message.key, message.value) == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_decode, "decode_rows", lambda *_: None)
+        assert decode(message) == expected

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
 from operator import itemgetter
+from struct import Struct
 
 from ticdc_conformance.reference._gojson import (
     DRAFT_FLOAT_BOUND,
@@ -62,19 +63,25 @@ _code, _flags, _value = itemgetter("t"), itemgetter("f"), itemgetter("v")
 _handle = itemgetter("h")
 
 
+_length = Struct(">Q").unpack_from
+"""An entry's 8-byte big-endian length, read in place."""
+
+
 def _documents(key: bytes, value: bytes) -> tuple[list[bytes], list[bytes]] | None:
     """The key and value entries of the frame (key from byte 8), when it is well formed."""
     keys: list[bytes] = []
     values: list[bytes] = []
     for data, first, out in ((key, 8, keys), (value, 0, values)):
         position, end = first, len(data)
+        append = out.append
         while position < end:
             start = position + 8
-            size = int.from_bytes(data[position:start], "big")
-            position = start + size
-            if position > end:  # also a length cut short: its entry runs past the end
+            if start > end:  # a length cut short
                 return None
-            out.append(data[start:position])
+            position = start + _length(data, position)[0]
+            if position > end:  # an entry running past the end
+                return None
+            append(data[start:position])
     return (keys, values) if len(keys) == len(values) else None
 
 
@@ -112,15 +119,24 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     keys = keys_from_texts(frame[0])
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
+    # an entry may hold -0 as a number only where the value does: one scan of it, not one
+    # per entry (after an entry come the end or the next length, whose first byte is 0)
+    zeros = may_hold_negative_zero(value)
     if len(frame[1]) < COLUMN_WISE_ROWS:
-        return _by_image(keys, _documents_of(frame[1], zeros_checked=True)[0])
-    return _column_wise(keys, frame[1])
+        return _by_image(keys, _documents_of(frame[1], zeros_checked=zeros)[0])
+    return _column_wise(keys, frame[1], zeros=zeros)
 
 
-def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | None:
-    """The rows of value ``entries``, read column by column, or ``None``."""
+def _column_wise(
+    keys: list[Key], entries: list[bytes], *, zeros: bool
+) -> list[DecodedEvent] | None:
+    """The rows of value ``entries``, read column by column, or ``None``.
+
+    ``zeros``: an entry may hold ``-0`` as a number (``_gojson.may_hold_negative_zero``).
+    """
     documents, drafted = _documents_of(entries, zeros_checked=False)
-    rows = []
+    zeros = zeros and drafted  # orjson's zeros told only where it may have read -0 as 0
+    rows: list[Images] = []
     groups: dict[tuple[str, ...], list[dict[str, Json]]] = {}
     owners: dict[tuple[str, ...], list[int]] = {}
     """The entry of each image of a group."""
@@ -139,34 +155,60 @@ def _column_wise(keys: list[Key], entries: list[bytes]) -> list[DecodedEvent] | 
                 if names != last:
                     last = names
                     group = groups.setdefault(names, [])
-                    owner = owners.setdefault(names, []) if drafted else []
+                    owner = owners.setdefault(names, []) if zeros else []
                     if not group and layout_for(names) is None:
                         return None  # no plan yet: found out before the other values read
                 group.append(image)
-                if drafted:
+                if zeros:
                     owner.append(entry)
     # JSON has true and false only where its text spells them
     bools = any(b"true" in data or b"false" in data for data in entries)
-    read: dict[int, tuple[DecodedColumn, ...]] = {}
-    zeros: set[int] = set()
+    read: list[list[tuple[DecodedColumn, ...]]] = []
+    zero_entries: set[int] = set()
     for names, group in groups.items():
         layout = layout_for(names)
-        got = None if layout is None else _read_group(layout, group, bools=bools, drafted=drafted)
+        got = (
+            None
+            if layout is None
+            else _read_group(layout, group, bools=bools, drafted=drafted, zeros=zeros)
+        )
         if got is None:
             return None
         columns, zero_images = got
-        read.update(zip(map(id, group), columns, strict=True))
-        if zero_images:  # none where no image is a draft (nor its entry kept)
-            zeros.update(map(owners[names].__getitem__, zero_images))
+        read.append(columns)
+        if zero_images:  # none unless zeros are told
+            zero_entries.update(map(owners[names].__getitem__, zero_images))
     # a number equal to 0 taken where orjson may have read -0 (drafts unchecked for it)
-    if any(may_hold_negative_zero(entries[entry]) for entry in zeros):
+    if any(may_hold_negative_zero(entries[entry]) for entry in zero_entries):
         return None
+    return _assembled(keys, rows, list(groups.values()), read)
+
+
+def _assembled(
+    keys: list[Key],
+    rows: list[Images],
+    groups: list[list[dict[str, Json]]],
+    read: list[list[tuple[DecodedColumn, ...]]],
+) -> list[DecodedEvent]:
+    """The rows of ``keys``, each image's columns those ``read`` for it in its group."""
+    if len(groups) == 1:
+        # mostly one group, whose images were taken in row order: each takes the next columns
+        take = iter(read[0]).__next__
+        return [
+            new_row(key, op, None if before is None else take(), None if after is None else take())
+            for key, (op, before, after) in zip(keys, rows, strict=True)
+        ]
+    by_image = {
+        id(image): columns
+        for group, group_columns in zip(groups, read, strict=True)
+        for image, columns in zip(group, group_columns, strict=True)
+    }
     return [
         new_row(
             key,
             op,
-            None if before is None else read[id(before)],
-            None if after is None else read[id(after)],
+            None if before is None else by_image[id(before)],
+            None if after is None else by_image[id(after)],
         )
         for key, (op, before, after) in zip(keys, rows, strict=True)
     ]
@@ -225,7 +267,7 @@ def _images(document: Json) -> Images | None:
 
 
 def _read_group(
-    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool, drafted: bool
+    layout: Layout, group: Sequence[dict[str, Json]], *, bools: bool, drafted: bool, zeros: bool
 ) -> tuple[list[tuple[DecodedColumn, ...]], Iterable[int]] | None:
     """The columns of each image of ``group`` (all of the layout's names), or ``None``.
 
@@ -233,9 +275,9 @@ def _read_group(
     orjson's draft may have read ``-0`` as 0 and the plain path would not have taken -0.0:
     flags (every image, when the layout has flags 0) or a value of a column that takes
     numbers (``_readers.takes_numbers``). ``drafted``: the images may be orjson's drafts
-    (``_gojson.drafts``), whose large floats are left to the entry path and whose zeros are
-    told; when none is, neither is looked for. ``bools``: the images may hold ``true`` or
-    ``false``.
+    (``_gojson.drafts``), whose large floats are left to the entry path; ``zeros``: drafts
+    whose text may hold ``-0``, whose zeros are told (none looked for otherwise). ``bools``:
+    the images may hold ``true`` or ``false``.
     """
     count, width = len(group), len(layout.names)
     columns = list(chain.from_iterable(map(dict.values, group)))
@@ -286,8 +328,8 @@ def _read_group(
             repeat(None),
         ),
     )
-    found: Iterable[int] = range(count) if drafted and layout.zero_flags else []
-    for index in layout.number_columns if drafted and not layout.zero_flags else ():
+    found: Iterable[int] = range(count) if zeros and layout.zero_flags else []
+    for index in layout.number_columns if zeros and not layout.zero_flags else ():
         column = values[index::width]
         if 0 in column:  # == 0: 0.0, -0.0 and false as well
             found = [*found, *(k for k, value in enumerate(column) if value == 0)]
