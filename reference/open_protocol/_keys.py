@@ -76,7 +76,8 @@ def check_key(document: Json, entry: Entry) -> Key:
 _FAST_KEY_SIZE = 6
 """``ts``, ``scm``, ``tbl``, ``t``; ``rid`` for a table without a handle; ``ptn`` for a
 partitioned one."""
-_key = partial(tuple.__new__, Key)
+_new = tuple.__new__
+_key = partial(_new, Key)
 
 
 def _checked_key(document: Json, entry: Entry) -> Key:
@@ -147,6 +148,8 @@ _TS_GROUP = rb"(0|[1-9][0-9]{0,19})"
 """``_KEY_TEXT``'s ``ts`` integer."""
 _TS_DIGITS = 20
 """The most digits of ``_TS_GROUP``."""
+_TS_END = len(_TS)
+_UINT64_STOP = UINT64.stop
 
 
 class _TableKeys(NamedTuple):
@@ -238,19 +241,19 @@ def key_from_text(data: bytes) -> Key | None:
     text matches when its ``ts`` integer does (the pattern's ``0|[1-9][0-9]{0,19}``) and the
     rest matched. A key with ``rid`` (a row's own integer) is read by the pattern.
     """
-    comma = data.find(b",", 6)
-    if comma > len(_TS) and data.startswith(_TS):
+    comma = data.find(b",", _TS_END)
+    if comma > _TS_END and data.startswith(_TS):
         known = _AFTER_TS.get(data[comma:])
-        digits = data[6:comma]
+        digits = data[_TS_END:comma]
         if (
             known is not None
-            and len(digits) <= _TS_DIGITS
-            and digits.isdigit()
-            and (digits[0] != 0x30 or len(digits) == 1)  # no leading zero
-            and (commit_ts := int(digits)) in UINT64
+            and comma <= _TS_END + _TS_DIGITS
+            and digits.isdigit()  # ASCII digits only: no sign, so the integer is not negative
+            and (digits[0] != 0x30 or comma == _TS_END + 1)  # no leading zero
+            and (commit_ts := int(digits)) < _UINT64_STOP
         ):
             schema, table, kind, partition_id = known
-            return _key((commit_ts, schema, table, kind, None, partition_id, False, None))
+            return _new(Key, (commit_ts, schema, table, kind, None, partition_id, False, None))
     key = _key_from_pattern(data)
     if key is not None and key.row_id is None:
         rest = data[comma:]
@@ -259,7 +262,6 @@ def key_from_text(data: bytes) -> Key | None:
     return key
 
 
-_new = tuple.__new__
 _TOGETHER = 5
 """Keys from which a message's keys are tried together: fewer are read faster one by one."""
 

@@ -25,7 +25,6 @@ import sys
 from codecs import escape_decode
 from collections import deque
 from collections.abc import Callable, Sequence
-from functools import partial
 from operator import itemgetter
 from typing import Any
 
@@ -187,9 +186,7 @@ def _string(ctype: ColumnType, flags: int) -> Test | None:
 
 
 _first = itemgetter(0)
-
-
-_from_base64 = partial(binascii.a2b_base64, strict_mode=True)
+_from_base64 = binascii.a2b_base64
 
 
 def _base64(ctype: ColumnType, flags: int) -> Test | None:
@@ -201,7 +198,8 @@ def _base64(ctype: ColumnType, flags: int) -> Test | None:
         if set(map(type, values)) != _STR:
             return None
         try:
-            data: list[bytes] = list(map(_from_base64, values))
+            # a comprehension passes the keyword as it is; a partial of it merges a dict a call
+            data: list[bytes] = [_from_base64(value, strict_mode=True) for value in values]
             return list(data) if binary else list(map(bytes.decode, data))
         except ValueError:  # binascii.Error, or text that is not UTF-8: value by value
             return None
