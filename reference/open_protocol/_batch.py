@@ -119,9 +119,10 @@ def decode_rows(key: bytes, value: bytes) -> list[DecodedEvent] | None:
     keys = keys_from_texts(frame[0])
     if keys is None or set(map(_kind, keys)) != _ROWS:
         return None
-    # an entry may hold -0 as a number only where the value does: one scan of it, not one
-    # per entry (after an entry come the end or the next length, whose first byte is 0)
-    zeros = may_hold_negative_zero(value)
+    # orjson's drafts only: an entry may hold -0 as a number only where the value does, so
+    # one scan of it, not one per entry (after an entry come the end or the next length,
+    # whose first byte is 0)
+    zeros = orjson_active() and may_hold_negative_zero(value)
     if len(frame[1]) < COLUMN_WISE_ROWS:
         return _by_image(keys, _documents_of(frame[1], zeros_checked=zeros)[0])
     return _column_wise(keys, frame[1], zeros=zeros)
