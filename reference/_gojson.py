@@ -277,9 +277,11 @@ def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json |
         return [None] * len(documents)
     negative_zero = _NEGATIVE_ZERO_BYTES.search
     try:
-        if not zeros_checked:
-            return list(map(fast, documents))
-        return [None if b"-0" in data and negative_zero(data) else fast(data) for data in documents]
+        if zeros_checked:
+            return [
+                None if b"-0" in data and negative_zero(data) else fast(data) for data in documents
+            ]
+        return list(map(fast, documents))
     except ValueError:  # orjson refuses one: each on its own
         return list(map(draft_loads if zeros_checked else _orjson_or_none, documents))
 

@@ -7,10 +7,11 @@ column: each plan's members are checked for all of its images at once and each c
 values read across the images with the column's batch reader (``_many``), in C loops instead
 of a Python step per column. A smaller one is read image by image, each image by its plan's
 compiled reader (``_image_readers``). Value entries are orjson's drafts where it gives them
-(``_gojson.draft_loads``), which the readers confirm (``_documents_of``). Column by column,
-the drafts are taken even where the text may hold ``-0`` (orjson reads it as 0, the plain
-path as -0.0), and the entries where a number equal to 0 was taken (flags, or a value of a
-kind that takes numbers) are then checked for it (``_read_group``): only those pay for it.
+(``_gojson.draft_loads``), which the readers confirm (``_documents_of``). Whether any entry
+may hold ``-0`` as a number (orjson reads it as 0, the plain path as -0.0) is asked once, of
+the whole value; where one may, image by image such entries take the plain path, and column
+by column the drafts are taken all the same and the entries where a number equal to 0 was
+taken (flags, or a value of a kind that takes numbers) then checked (``_read_group``).
 
 It returns exactly what the decoder's entry-by-entry path returns for the message, or
 ``None``, and the decoder then takes that path, which words every error: a message whose

@@ -198,7 +198,7 @@ def _base64(ctype: ColumnType, flags: int) -> Test | None:
         if set(map(type, values)) != _STR:
             return None
         try:
-            # a comprehension passes the keyword as it is; a partial of it merges a dict a call
+            # the keyword passed as it is: a partial holding it copies it into a dict a call
             data: list[bytes] = [_from_base64(value, strict_mode=True) for value in values]
             return list(data) if binary else list(map(bytes.decode, data))
         except ValueError:  # binascii.Error, or text that is not UTF-8: value by value
