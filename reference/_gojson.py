@@ -269,15 +269,16 @@ def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json |
     """``draft_loads`` of each document, in one step.
 
     ``zeros_checked`` false: orjson's document even where the text may hold ``-0`` as a
-    number, which orjson reads as the integer 0 (the plain path: -0.0). The caller then also
-    asks ``may_hold_negative_zero`` of each document where it accepted a number equal to 0.
+    number, which orjson reads as the integer 0 (the plain path: -0.0). The caller then knows
+    that no document holds one, or asks ``may_hold_negative_zero`` of each document where it
+    accepted a number equal to 0.
     """
     fast = _ACCELERATOR[0]
     if fast is None:
         return [None] * len(documents)
-    negative_zero = _NEGATIVE_ZERO_BYTES.search
     try:
         if zeros_checked:
+            negative_zero = _NEGATIVE_ZERO_BYTES.search
             return [
                 None if b"-0" in data and negative_zero(data) else fast(data) for data in documents
             ]

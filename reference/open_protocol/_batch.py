@@ -91,8 +91,9 @@ def _documents_of(entries: list[bytes], *, zeros_checked: bool) -> tuple[list[Js
 
     The readers here confirm a draft (``_gojson.draft_loads``): none of them takes a float of
     ``DRAFT_FLOAT_BOUND`` or more (``_image_readers``, ``_small_floats``), and an image
-    nests three deep. ``zeros_checked`` false: drafts of texts that may hold ``-0`` too, for
-    the column-wise path, which checks the entries where it took a number equal to 0.
+    nests three deep. ``zeros_checked`` false: drafts of texts that may hold ``-0`` too, for a
+    message none of whose entries may (``decode_rows`` asks of its whole value) or for the
+    column-wise path, which then checks the entries where it took a number equal to 0.
     With them, whether any is a draft.
     """
     if not orjson_active():

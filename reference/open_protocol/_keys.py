@@ -149,7 +149,9 @@ _TS_GROUP = rb"(0|[1-9][0-9]{0,19})"
 _TS_DIGITS = 20
 """The most digits of ``_TS_GROUP``."""
 _TS_END = len(_TS)
+"""Where a key's ``ts`` integer starts."""
 _UINT64_STOP = UINT64.stop
+"""The first ``ts`` past uint64, compared with rather than looked up in ``UINT64``."""
 
 
 class _TableKeys(NamedTuple):
@@ -176,8 +178,8 @@ def _after_ts(data: bytes) -> tuple[bytes, bytes, bytes | None] | None:
 
     With it, the parts before and after that integer (``None`` after it without ``rid``).
     """
-    comma = data.find(b",", 6)
-    if comma <= len(_TS) or not data.startswith(_TS):
+    comma = data.find(b",", _TS_END)
+    if comma <= _TS_END or not data.startswith(_TS):
         return None
     at = data.find(_RID, comma)
     if at < 0:

@@ -186,7 +186,7 @@ def _string(ctype: ColumnType, flags: int) -> Test | None:
 
 
 _first = itemgetter(0)
-_from_base64 = binascii.a2b_base64
+_a2b_base64 = binascii.a2b_base64
 
 
 def _base64(ctype: ColumnType, flags: int) -> Test | None:
@@ -199,7 +199,7 @@ def _base64(ctype: ColumnType, flags: int) -> Test | None:
             return None
         try:
             # the keyword passed as it is: a partial holding it copies it into a dict a call
-            data: list[bytes] = [_from_base64(value, strict_mode=True) for value in values]
+            data: list[bytes] = [_a2b_base64(value, strict_mode=True) for value in values]
             return list(data) if binary else list(map(bytes.decode, data))
         except ValueError:  # binascii.Error, or text that is not UTF-8: value by value
             return None
