@@ -56,8 +56,7 @@ def below(bits: Callable[[int], int], n: int) -> int:
 def _datetime(bits: Callable[[int], int], fsp: int) -> str:
     """``2026-MM-DD hh:mm:ss[.f…]``: month 1..12, day 1..28, ``fsp`` fractional digits.
 
-    Each draw is ``below(bits, n)`` written out (``getrandbits`` of ``n``'s bit length, again
-    while ``n`` or more): a Python call per draw is most of a row's cost.
+    Each draw is ``below(bits, n)`` written out (the module's rules).
     """
     month = bits(4)
     while month >= 12:  # below(bits, 12)

@@ -12,14 +12,12 @@ from __future__ import annotations
 import itertools
 import marshal
 import os
-import random
 import tempfile
 import weakref
 from array import array
 from pathlib import Path
 from typing import Any
 
-from ticdc_conformance.generators._draws import below
 from ticdc_conformance.reference import DecimalValue, TimestampValue, Value
 from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
 
@@ -75,7 +73,7 @@ STORE_BUFFER = 1 << 20
 
 
 class LiveRows:
-    """The rows a table holds by row key, with a random pick and a removal in constant time.
+    """The rows a table holds by row key: ``keys`` to draw one from, a removal in constant time.
 
     Held compactly, since a long stream keeps millions of rows alive: row keys come from
     counters, so arrays indexed by key replace dictionaries, and each image is kept as
@@ -120,13 +118,6 @@ class LiveRows:
         if last != key:
             self.keys[index], self.where[last] = last, index
         self.spans[key] = -1
-
-    def pick(self, rng: random.Random) -> int:
-        """A live key at random: ``rng.randrange(len(self))``'s draw, made directly."""
-        keys = self.keys
-        if not keys:  # as randrange(0) refuses; below(bits, 0) would draw forever
-            raise IndexError("no live rows to pick from")
-        return keys[below(rng.getrandbits, len(keys))]
 
 
 _TAGGED = (DecimalValue, TimestampValue)

@@ -119,7 +119,7 @@ class _Producer:
         """A table's rule and partition, for rules whose partition is the table's alone."""
         self.queues: dict[int, tuple[TableInfo, tuple[str, str], list[RowChangedEvent]]] = {}
         """A table object's names and partition queue, for rules whose partition is the
-        table's alone (``add_rows``), by the object's identity, the object beside them."""
+        table's alone (``queue_rows``), by the object's identity, the object beside them."""
         self.delivered = 0
         """Deliveries appended to the log so far."""
 
@@ -257,12 +257,11 @@ def _run(
     messages: int | None,
     tables: Sequence[TableInfo],
     progress: Callable[[int], None] | None,
-    written: Callable[[], int],
 ) -> Iterator[None]:
     """Feed ``workload`` to ``producer`` item by item, yielding after each item and at the end.
 
-    ``written`` counts the records produced so far (the caller may take them out of the log
-    between items); the run stops once it reaches ``messages``.
+    The run stops once the producer has delivered ``messages`` records (counted by
+    ``producer.delivered``, so the caller may take them out of the log between items).
     """
     items = iter(workload)
     first = next(items, None)
@@ -277,7 +276,7 @@ def _run(
             producer.add_rows(item)
         else:
             producer.broadcast(item)
-        count = written()
+        count = producer.delivered
         if progress is not None:
             progress(count)
         if messages is not None and count >= messages:
@@ -303,15 +302,7 @@ def simulate(
     ``progress`` is told the records written so far after each workload item.
     """
     producer = _Producer(settings)
-    run = _run(
-        producer,
-        workload,
-        messages=messages,
-        tables=tables,
-        progress=progress,
-        written=lambda: producer.delivered,
-    )
-    for _ in run:
+    for _ in _run(producer, workload, messages=messages, tables=tables, progress=progress):
         pass
     return producer.log
 
@@ -334,15 +325,7 @@ def stream_records(
     log = producer.log
     offsets: dict[tuple[str, int], int] = {}
     taken = 0
-    run = _run(
-        producer,
-        workload,
-        messages=messages,
-        tables=tables,
-        progress=progress,
-        written=lambda: producer.delivered,
-    )
-    for _ in run:
+    for _ in _run(producer, workload, messages=messages, tables=tables, progress=progress):
         if producer.delivered == taken:  # the item queued rows only: nothing to take
             continue
         taken = producer.delivered

@@ -275,7 +275,7 @@ class _Shop:
         touched = [k for w, k in self.changes if w == which and k < len(spans) and spans[k] >= 0]
         if touched and rng.random() < 0.25:
             key = touched[below(bits, len(touched))]
-        else:  # live.pick(rng), written out
+        else:  # _draws.below(bits, len(keys)), written out
             live_count = len(keys)
             index = bits(live_count.bit_length())
             while index >= live_count:

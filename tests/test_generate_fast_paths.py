@@ -145,15 +145,9 @@ def test_queued_rows_are_the_per_row_loops(
     def run() -> tuple[list[Record], list[tuple[str, str]]]:
         producer = simulator._Producer(settings)
         workload = shop_workload(seed, ddl_every=3)
-        steps = simulator._run(
-            producer,
-            workload,
-            messages=400,
-            tables=SHOP_TABLES,
-            progress=None,
-            written=lambda: producer.delivered,
-        )
-        for _ in steps:
+        for _ in simulator._run(
+            producer, workload, messages=400, tables=SHOP_TABLES, progress=None
+        ):
             pass
         return list(producer.log.records()), list(producer.topics.active)
 

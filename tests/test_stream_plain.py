@@ -25,7 +25,8 @@ from stream_helpers import comparable, labelled
 from ticdc_conformance import fixtures
 from ticdc_conformance.cli.main import main
 from ticdc_conformance.suites.stream import plain
-from ticdc_conformance.suites.stream.job import add_arguments, engine_for
+from ticdc_conformance.suites.stream.arguments import SPARK_ABOVE_RECORDS, add_arguments
+from ticdc_conformance.suites.stream.job import engine_for
 from ticdc_conformance.suites.stream.rules import CheckSettings
 
 STREAMS = fixtures.load_manifest()["streams"]
@@ -77,12 +78,12 @@ def namespace(*argv: str) -> argparse.Namespace:
     ("argv", "records", "engine"),
     [
         ((), 124, "plain"),
-        ((), plain.SPARK_ABOVE_RECORDS, "plain"),
-        ((), plain.SPARK_ABOVE_RECORDS + 1, "spark"),
+        ((), SPARK_ABOVE_RECORDS, "plain"),
+        ((), SPARK_ABOVE_RECORDS + 1, "spark"),
         (("--spark",), 124, "spark"),
         (("--master", "local[2]"), 124, "spark"),
         (("--engine", "spark"), 124, "spark"),
-        (("--engine", "plain"), 10 * plain.SPARK_ABOVE_RECORDS, "plain"),
+        (("--engine", "plain"), 10 * SPARK_ABOVE_RECORDS, "plain"),
     ],
 )
 def test_the_engine_is_what_was_asked_else_by_size(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from itertools import islice
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -74,16 +73,6 @@ def test_below_is_randrange(seed: int, bound: int) -> None:
     assert direct.getstate() == helpers.getstate()
 
 
-@given(seed=st.integers(0, 2**32), keys=st.integers(1, 300))
-def test_a_live_pick_is_randrange(seed: int, keys: int) -> None:
-    live = _live_rows.LiveRows(_live_rows.ImageStore())
-    for key in range(keys):
-        live.put(key, (key,))
-    direct, helpers = random.Random(seed), random.Random(seed)  # noqa: S311 - seeded, not secret
-    assert live.pick(direct) == live.keys[helpers.randrange(keys)]
-    assert direct.getstate() == helpers.getstate()
-
-
 def test_row_events_are_the_constructors() -> None:
     for item in islice(shop_workload(5), 2000):
         if not isinstance(item, Transaction):
@@ -120,10 +109,3 @@ def test_packed_images_come_back(image: tuple[Value, ...]) -> None:
     back = _live_rows.unpacked(_live_rows.packed(image))
     assert back == image
     assert [type(v) for v in back] == [type(v) for v in image]
-
-
-def test_picking_from_no_live_rows_is_refused_as_randrange_refuses() -> None:
-    live = _live_rows.LiveRows(_live_rows.ImageStore())
-    rng = random.Random(1)  # noqa: S311 - seeded, not secret
-    with pytest.raises(IndexError, match="no live rows"):
-        live.pick(rng)

@@ -5,7 +5,8 @@
 log), ``values`` compares one value type-aware, ``check`` runs the rules of ``catalog`` in plain
 Python and ``spark`` at scale; ``job`` holds the ``expected-state`` and ``check-consumer``
 commands and ``assert_consumer_conforms``, their twin for tests; ``pytest_fixtures`` the
-plugin's ``ticdc_expected_state``. Needs pyarrow (the ``consumer`` extra).
+plugin's ``ticdc_expected_state``; ``arguments`` the two commands' command-line arguments.
+Needs pyarrow (the ``consumer`` extra), but for ``arguments``.
 """
 
 from __future__ import annotations

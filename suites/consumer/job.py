@@ -33,9 +33,7 @@ from ticdc_conformance.reference.errors import ExitCode, UsageError
 from ticdc_conformance.reference.fold import TableName
 from ticdc_conformance.reference.message import Message
 from ticdc_conformance.suites.consumer.actual import Snapshot, read_applied_log
-from ticdc_conformance.suites.consumer.arguments import (
-    SPARK_ABOVE_ROWS,
-)
+from ticdc_conformance.suites.consumer.arguments import SPARK_ABOVE_ROWS
 from ticdc_conformance.suites.consumer.check import Tally, check_log, check_snapshot
 from ticdc_conformance.suites.consumer.expected import (
     ExpectedState,
@@ -57,7 +55,6 @@ from ticdc_conformance.suites.stream.job import choose_engine
 from ticdc_conformance.suites.stream.plain import count_records
 
 __all__ = [
-    "SPARK_ABOVE_ROWS",
     "assert_consumer_conforms",
     "check_consumer",
     "consume_dump",

@@ -38,12 +38,12 @@ from ticdc_conformance.suites.report import (
     write_atomically,
 )
 from ticdc_conformance.suites.stream import plain
-from ticdc_conformance.suites.stream.arguments import add_arguments
+from ticdc_conformance.suites.stream.arguments import SPARK_ABOVE_RECORDS, add_arguments
 from ticdc_conformance.suites.stream.catalog import CheckResult
 from ticdc_conformance.suites.stream.report import build_report, print_summary
 from ticdc_conformance.suites.stream.rules import CheckSettings
 
-__all__ = ["add_arguments", "run", "run_from_command_line"]
+__all__ = ["run", "run_from_command_line"]
 
 
 _NO_DUMP = re.compile(r"not a topic dump: [^\n]*")
@@ -145,7 +145,7 @@ def choose_engine(asked: str, size: int, spark_above: int) -> str:
 def engine_for(args: argparse.Namespace, records: int) -> str:
     """``check-stream``'s engine: ``--spark`` and ``--master`` ask for Spark."""
     asked = "spark" if args.spark or args.master else str(args.engine)
-    return choose_engine(asked, records, plain.SPARK_ABOVE_RECORDS)
+    return choose_engine(asked, records, SPARK_ABOVE_RECORDS)
 
 
 def run(args: argparse.Namespace, out: IO[str]) -> int:

@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ticdc_conformance.generators.dump import dump_files
-from ticdc_conformance.suites.stream.arguments import SPARK_ABOVE_RECORDS
 from ticdc_conformance.suites.stream.catalog import (
     WATERMARK_BROADCAST,
     Broadcast,
@@ -34,7 +33,6 @@ from ticdc_conformance.suites.stream.catalog import (
 from ticdc_conformance.suites.stream.rules import CheckSettings, Item, PartitionChecker
 
 __all__ = [
-    "SPARK_ABOVE_RECORDS",
     "Outcome",
     "check_dump",
     "check_records",
