@@ -256,13 +256,7 @@ def draft_loads(data: bytes) -> Json | None:
     more than 512 deep (the plain path may refuse it): a reader that accepts a document only
     when every float in it is smaller and it nests no deeper has the plain path's document.
     """
-    fast = _ACCELERATOR[0]
-    if fast is None or (b"-0" in data and _NEGATIVE_ZERO_BYTES.search(data)):
-        return None
-    try:
-        return fast(data)
-    except ValueError:  # orjson.JSONDecodeError: the caller's full path words the error
-        return None
+    return None if may_hold_negative_zero(data) else _orjson_or_none(data)
 
 
 def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json | None]:
@@ -288,10 +282,11 @@ def drafts(documents: list[bytes], *, zeros_checked: bool = True) -> list[Json |
 
 
 def _orjson_or_none(data: bytes) -> Json | None:
+    """The document orjson reads in ``data``; ``None`` when orjson is off or refuses it."""
     fast = _ACCELERATOR[0]
     try:
         return None if fast is None else fast(data)
-    except ValueError:
+    except ValueError:  # orjson.JSONDecodeError: the caller's full path words the error
         return None
 
 

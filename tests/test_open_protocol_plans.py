@@ -122,12 +122,13 @@ def test_a_clean_image_makes_a_plan_that_the_next_one_uses() -> None:
     }
     _clear_plans()
     first = _read(image, loop=False)
-    plan = _plans.plan_for(tuple(image))
-    assert plan is not None
-    assert _plans.read_planned(plan, tuple(image), image) is not None
+    assert _plans.plan_for(tuple(image)) is not None
+    read = _plans.reader_for(tuple(image))
+    assert read is not None
+    assert read(image) is not None
     assert _read(image, loop=False) == first
     invalid: dict[str, Json] = {**image, "name": {"t": 15, "f": 64, "v": 1}}
-    assert _plans.read_planned(plan, tuple(invalid), invalid) is None
+    assert read(invalid) is None
 
 
 def test_plans_of_the_same_names_taking_turns_keep_their_readers() -> None:

@@ -22,10 +22,10 @@ invalid value or a float they leave to the entry path. Everything else, from the
 answers ``None``. Readers have no side effects, so reading a value again on the other path is
 harmless.
 
-The checks per plan are the ones ``_plans.read_planned`` makes per column: each column an
-object of exactly ``t``, ``f`` and ``v`` (and ``h``, ``true``, for a handle column), ``t`` and
-``f`` the plan's as JSON integers (equal values, and no float or ``true``/``false`` standing
-for an integer).
+The checks per plan are the ones its image reader (``_plans.reader_for``) makes per column:
+each column an object of exactly ``t``, ``f`` and ``v`` (and ``h``, ``true``, for a handle
+column), ``t`` and ``f`` the plan's as JSON integers (equal values, and no float or
+``true``/``false`` standing for an integer).
 """
 
 from __future__ import annotations

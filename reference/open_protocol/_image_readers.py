@@ -12,7 +12,7 @@ does not take. Two or more DATE, DATETIME and TIMESTAMP columns are tested by on
 over their texts joined (``_fast_checks.joined_test``; it matches where each column's own
 test matches), each by its own where it does not match.
 
-It returns what ``_plans.read_planned`` returns for the image: the columns, or ``None`` for
+It returns the image's columns, or ``None`` for
 anything it does not recognise, a reader's ``ValueError`` or ``Invalid`` value, and also for
 a float of magnitude ``_gojson.DRAFT_FLOAT_BOUND`` or more in a column whose reader may
 return a float (``_readers.takes_floats``): such an image is left to the column loop, so an

@@ -98,13 +98,16 @@ def _checked_key(document: Json, entry: Entry) -> Key:
     return Key(commit_ts, schema, table, kind, row_id, partition_id, handle_key_only, location)
 
 
+_TS = b'{"ts":'
+_TS_GROUP = rb"(0|[1-9][0-9]{0,19})"
+"""A key's ``ts`` integer: uint64's digits at most, no leading zero."""
 _PLAIN = rb"[ !#-\[\]-~]*"
 """Printable ASCII but the double quote and the backslash: a JSON string's text as it is."""
 _SIGNED = rb"0|-?[1-9][0-9]{0,18}"
 """A JSON integer of int64's digits at most, never ``-0`` (which the JSON reader keeps as
 -0.0, so the full check refuses it)."""
 _KEY_TEXT = re.compile(
-    rb'\{"ts":(0|[1-9][0-9]{0,19}),"scm":"(%s)","tbl":"(%s)"(?:,"rid":(%s))?(?:,"ptn":(%s))?'
+    re.escape(_TS) + _TS_GROUP + rb',"scm":"(%s)","tbl":"(%s)"(?:,"rid":(%s))?(?:,"ptn":(%s))?'
     rb',"t":([123])(?:,"ptn":(%s))?\}' % (_PLAIN, _PLAIN, _SIGNED, _SIGNED, _SIGNED)
 )
 """Today's keys as both profiles write them, compact: ``ts``, ``scm``, ``tbl``, then
@@ -142,10 +145,7 @@ def _key_from_pattern(data: bytes) -> Key | None:
     )
 
 
-_TS = b'{"ts":'
 _RID = b',"rid":'
-_TS_GROUP = rb"(0|[1-9][0-9]{0,19})"
-"""``_KEY_TEXT``'s ``ts`` integer."""
 _TS_DIGITS = 20
 """The most digits of ``_TS_GROUP``."""
 _TS_END = len(_TS)
@@ -215,7 +215,7 @@ def _table_keys(data: bytes) -> _TableKeys | None:
         text = _TS_GROUP + re.escape(rest)
     else:
         text = _TS_GROUP + re.escape(head) + b"(%s)" % _SIGNED + re.escape(tail)
-    pattern = re.compile(rb'^\{"ts":' + text + rb"$", re.MULTILINE)
+    pattern = re.compile(b"^" + re.escape(_TS) + text + b"$", re.MULTILINE)
     made = _TableKeys(
         pattern.findall,
         key.schema,
@@ -300,7 +300,7 @@ def _together(table: _TableKeys, texts: list[bytes]) -> list[Key] | None:
             return None
         row_ids = integers
     commit_ts = list(map(int, stamps))
-    if max(commit_ts) >= UINT64.stop:
+    if max(commit_ts) >= _UINT64_STOP:
         return None
     members = zip(
         commit_ts,

@@ -38,7 +38,13 @@ from ticdc_conformance.reference.mysql import (
 )
 from ticdc_conformance.reference.open_protocol._columns import WRITERS
 from ticdc_conformance.reference.tables import BINARY_FLAG, UNSIGNED_FLAG, ColumnInfo
-from ticdc_conformance.reference.validity import Check, ColumnType, check_of
+from ticdc_conformance.reference.validity import (
+    MAX_DECIMAL_DIGITS,
+    MAX_DECIMAL_SCALE,
+    Check,
+    ColumnType,
+    check_of,
+)
 from ticdc_conformance.reference.values import DecimalValue, TimestampValue, Value, string_bytes
 
 __all__ = ["Quick", "Unplanned", "Writer", "column_writer", "quick_form"]
@@ -284,7 +290,12 @@ def _decimal_pattern(ctype: ColumnType) -> re.Pattern[str] | None:
     digits and 30 decimals; a declared length and scale are needed.
     """
     length, scale = ctype.length, ctype.scale
-    if length is None or scale is None or not 0 <= scale <= _MAX_SCALE or length > _MAX_DIGITS:
+    if (
+        length is None
+        or scale is None
+        or not 0 <= scale <= MAX_DECIMAL_SCALE
+        or length > MAX_DECIMAL_DIGITS
+    ):
         return None
     whole = length - scale
     if whole < 1:
@@ -293,8 +304,6 @@ def _decimal_pattern(ctype: ColumnType) -> re.Pattern[str] | None:
     return re.compile(f"-?[0-9]{{1,{whole}}}" + fraction)
 
 
-_MAX_DIGITS = 65
-_MAX_SCALE = 30
 _DECIMAL_CHECK = check_of(ColumnType("decimal"))
 _BINARY_CHECK = check_of(ColumnType("blob"))
 _TEXT_CHECK = check_of(ColumnType("varchar"))

@@ -31,7 +31,7 @@ from ticdc_conformance.reference.open_protocol._image_readers import (
 )
 from ticdc_conformance.reference.open_protocol._readers import Invalid, takes_floats
 
-__all__ = ["Kind", "Plan", "plan_for", "read_planned", "reader_for", "remember"]
+__all__ = ["Kind", "Plan", "plan_for", "reader_for", "remember"]
 
 Plan = tuple[Kind, ...]
 
@@ -47,8 +47,9 @@ plan_for: Callable[[tuple[str, ...]], Plan | None] = _PLANS.get
 Python-level call per image)."""
 reader_for: Callable[[tuple[str, ...]], ImageReader | None] = _READERS.get
 """The reader of the plan of an image of these column names, if one was made (compiled, or a
-loop for a plan of more than ``_MAX_COMPILED`` columns): it returns ``read_planned``'s
-answer."""
+loop for a plan of more than ``_MAX_COMPILED`` columns): the image's columns, or ``None``
+for anything not of the plan (the module's rules) and for an image holding a float of
+magnitude ``_gojson.DRAFT_FLOAT_BOUND`` or more where its reader may return a float."""
 
 
 _MAX_COMPILED = 256
@@ -90,25 +91,13 @@ def _reader_of(names: tuple[str, ...], plan: Plan) -> ImageReader:
     return made
 
 
-def read_planned(
-    plan: Plan, names: tuple[str, ...], image: dict[str, Json]
-) -> tuple[DecodedColumn, ...] | None:
-    """The columns of ``image``, whose names are ``names``, read by ``plan``.
-
-    ``None``: not by this plan (the module's rules), and for an image holding a float of
-    magnitude ``_gojson.DRAFT_FLOAT_BOUND`` or more where its reader may return a float.
-    """
-    read = _READERS.get(names) if _PLANS.get(names) is plan else None
-    return (read or _reader_of(names, plan))(image)
-
-
 _new_tuple = tuple.__new__
 
 
 def _read_by_loop(
     plan: Plan, names: tuple[str, ...], image: dict[str, Json]
 ) -> tuple[DecodedColumn, ...] | None:
-    """``read_planned`` of an image too wide to compile its reader: a loop over its columns."""
+    """The reader of a plan too wide to compile (``reader_for``): a loop over its columns."""
     columns: list[DecodedColumn] = []
     append = columns.append
     bound = DRAFT_FLOAT_BOUND

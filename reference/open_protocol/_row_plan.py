@@ -133,7 +133,6 @@ def _image_function(
         names[f"w{j}"] = writer
         lines.append(f"    v = image[{position}]")
         lines += _quick_lines(j, quick_form(writer), names)
-        lines.append(f"        t{j} = w{j}(v)")
     joined = "".join(f"{{s{j}}}{{t{j}}}" for j in range(len(columns)))
     lines.append(f"    return f'{joined}{{s{len(columns)}}}'")  # one f-string: names only
     source = "\n".join(lines)  # positions, bounds and local names: nothing of the table's
@@ -143,9 +142,9 @@ def _image_function(
 
 
 def _quick_lines(j: int, quick: Quick | None, names: dict[str, object]) -> list[str]:
-    """Column ``j``'s inline tests of its quick form, as source: ``t{j}`` set, or the writer.
+    """Column ``j``'s text ``t{j}`` of value ``v``, as source.
 
-    The lines end in an ``else:`` whose body (the writer's call) the caller adds.
+    By its quick form's inline tests, else (or when it has none) by its writer ``w{j}``.
     """
     tests: list[tuple[str, str]] = []
     if quick is not None:
@@ -170,8 +169,9 @@ def _quick_lines(j: int, quick: Quick | None, names: dict[str, object]) -> list[
     for number, (test, text) in enumerate(tests):
         lines.append(f"    {'if' if number == 0 else 'elif'} {test}:")
         lines.append(f"        t{j} = {text}")
-    lines.append("    else:" if tests else "    if True:")
-    return lines
+    if not tests:
+        return [f"    t{j} = w{j}(v)"]
+    return [*lines, "    else:", f"        t{j} = w{j}(v)"]
 
 
 def _row_id_column(table: TableInfo) -> int | None:
@@ -182,11 +182,11 @@ def _row_id_column(table: TableInfo) -> int | None:
     return None
 
 
-def _row_id(event: RowChangedEvent, column: int | None) -> int:
-    """``event.effective_row_id()`` with the table's primary key column found once."""
-    if event.row_id is not None:
-        return event.row_id
-    assert column is not None
+def _row_id(event: RowChangedEvent, column: int) -> int:
+    """``event.effective_row_id()`` of an event without a row id.
+
+    Its table's single integer primary key is at ``column`` (found once per table).
+    """
     value = event.image[column]
     return wrap_int64(value) if isinstance(value, int) else 0
 
