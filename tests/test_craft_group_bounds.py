@@ -109,3 +109,23 @@ def test_a_long_uvarint_in_the_headers_is_refused_as_the_full_way() -> None:
     # a commit ts of 300,000 bytes: refused at its eleventh byte, as the full read refuses it
     fast, full = _both_decodings(build(b"\xff" * 300_000 + b"\x01" + bytes(4), [b""]))
     assert fast == full == ("error", "uvarint overflows 64 bits", 1)
+
+
+_PAST_THE_END = bytes.fromhex(
+    "01000101000001020002f901f9010141008004000102030405060708090a0b0c0d0e0f101112131415161718"
+    "191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f4041424344"
+    "45464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f70"
+    "7172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c"
+    "9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8"
+    "c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebeced0201013031020a"
+    "0001f603039a048104530c"
+)
+"""An UPDATE whose first group's size (a later negative one making up for it) ends past the
+message, where its value lengths also end: the next group starts past the last byte."""
+
+
+def test_a_group_starting_past_the_message_is_refused() -> None:
+    fast, full = _both_decodings(_PAST_THE_END)
+    assert repr(fast) == repr(full)
+    assert isinstance(full, tuple)
+    assert full[:2] == ("error", "a column group starts past the message's end")

@@ -63,6 +63,8 @@ Found = list[tuple[str, ColumnType, Value, int]]
 def _group(
     value: Buffer, start: int, end: int, terms: Terms, found: Found
 ) -> tuple[int, list[DecodedColumn]]:
+    if start >= len(value):  # placed there by a group before it that ran past the message
+        fail("a column group starts past the message's end", len(value))
     kind = value[start]
     if kind not in (NEW_GROUP, OLD_GROUP):
         fail(f"column group type {kind}; 1 new, 2 old", start)
