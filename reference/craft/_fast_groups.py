@@ -154,22 +154,13 @@ def fast_update(  # noqa: PLR0917 - the group bounds, by position
     both = header.update(value, start, middle, end, terms, names)
     if both is not None:
         return both[0], both[1], header
-    # another header for the old group, or a group not read through: each alone
-    data = header.data
-    new = header.read(value, start + 2 + len(data), middle, terms, names, start + 2)
+    # another header for the old group, or a group not read through: each alone (an old
+    # group of this header that ``update`` did not read, this header does not read alone)
+    new = header.read(value, start + 2 + len(header.data), middle, terms, names, start + 2)
     if new is None:
         return None
-    after = middle + 2 + len(data)
-    if (
-        after <= end
-        and value[middle] == 2
-        and value[middle + 1] == count
-        and value.startswith(data, middle + 2)
-    ):
-        old = header.read(value, after, end, terms, names, middle + 2)
-    else:
-        read = fast_group(value, middle, end, terms, names)
-        old = read[1] if read is not None and read[0] == 2 else None
+    read = fast_group(value, middle, end, terms, names)
+    old = read[1] if read is not None and read[0] == 2 else None
     return None if old is None else (old, new, header)
 
 

@@ -28,7 +28,6 @@ out of order raising as it would for the new group).
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable, Sequence
 
 from ticdc_conformance.reference._fast_checks import DATE_BYTES, DATETIME_BYTES, TIMESTAMP_BYTES
@@ -37,6 +36,8 @@ from ticdc_conformance.reference.craft._readers import (
     DECIMAL_CHARACTERS,
     DECIMAL_TEXT,
     FLOAT64,
+    LARGEST_FLOATS,
+    TEXT_TESTS,
     Invalid,
     Known,
     Reader,
@@ -48,7 +49,6 @@ from ticdc_conformance.reference.craft.primitives import read_uvarint_chunk
 from ticdc_conformance.reference.decoded import DecodedColumn
 from ticdc_conformance.reference.errors import DecodeError
 from ticdc_conformance.reference.validation import code_check
-from ticdc_conformance.reference.validity import FLOAT32_MAX
 from ticdc_conformance.reference.values import valid_decimal, valid_timestamp
 
 __all__ = ["GroupReader", "UpdateReader", "group_reader", "inline_read"]
@@ -69,8 +69,6 @@ new group (``start..middle``) and old group (``middle..end``) both have the head
 _ONE_BYTE_LENGTHS = bytes([1, *range(0, 0x80, 2)])
 """The ZigZag lengths of one byte that are no fault: NULL (1) and sizes up to 63 (even)."""
 _ODD = (1).__and__
-_LARGEST = {"float": FLOAT32_MAX, "double": sys.float_info.max}
-_TEXT_TESTS = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}
 
 
 _COMBINABLE = {DATE_BYTES, DATETIME_BYTES, TIMESTAMP_BYTES}
@@ -130,9 +128,9 @@ def inline_read(
     stated_type = checked is not None and stated(checked[0])
     full: dict[str, object] = {f"g{j}": reader(type_code, flags)}
     used: dict[str, object]
-    if name in _TEXT_TESTS and stated_type:
-        used = {f"m{j}": _TEXT_TESTS[name], **full}
-        return f"(d.decode() if m{j}(d := @) else g{j}(d))", used, _TEXT_TESTS[name]
+    if name in TEXT_TESTS and stated_type:
+        used = {f"m{j}": TEXT_TESTS[name], **full}
+        return f"(d.decode() if m{j}(d := @) else g{j}(d))", used, TEXT_TESTS[name]
     if name == "timestamp" and stated_type:
         used = {f"m{j}": TIMESTAMP_BYTES, "_ts": valid_timestamp, **full}
         return f"(_ts(d.decode()) if m{j}(d := @) else g{j}(d))", used, TIMESTAMP_BYTES
@@ -143,12 +141,12 @@ def inline_read(
             used,
             None,
         )
-    if name is not None and name in _LARGEST and stated_type:
+    if name is not None and name in LARGEST_FLOATS and stated_type:
         # unpacked where it lies, no slice: eight bytes are a length of 16 (ZigZag)
         used = {
             "_f64": FLOAT64.unpack_from,
-            f"hi{j}": _LARGEST[name],
-            f"lo{j}": -_LARGEST[name],
+            f"hi{j}": LARGEST_FLOATS[name],
+            f"lo{j}": -LARGEST_FLOATS[name],
             **full,
         }
         return (

@@ -59,6 +59,8 @@ __all__ = [
     "DECIMAL_TEXT",
     "FLOAT64",
     "KINDS_SEEN",
+    "LARGEST_FLOATS",
+    "TEXT_TESTS",
     "Invalid",
     "Known",
     "Reader",
@@ -243,9 +245,15 @@ def _integer(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     return read
 
 
+LARGEST_FLOATS = {"float": FLOAT32_MAX, "double": sys.float_info.max}
+"""The largest finite value of each floating-point type."""
+TEXT_TESTS = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}
+"""The test of the bytes of each date and time type Craft holds as text."""
+
+
 def _float(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
     del flags
-    largest = {"float": FLOAT32_MAX, "double": sys.float_info.max}.get(ctype.name)
+    largest = LARGEST_FLOATS.get(ctype.name)
     if largest is None:
         return None
     smallest = -largest
@@ -296,7 +304,7 @@ def _text(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
             return general(data)
 
         return read_time
-    test = {"date": DATE_BYTES, "datetime": DATETIME_BYTES}.get(ctype.name)
+    test = TEXT_TESTS.get(ctype.name)
     if test is None:
         return None
 
@@ -323,7 +331,7 @@ def _timestamp(ctype: ColumnType, flags: int, general: Reader) -> Reader | None:
 
 
 DECIMAL_TEXT = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?").fullmatch
-"""``DecimalValue``'s own pattern."""
+"""``DecimalValue``'s own pattern, as a test of bytes."""
 DECIMAL_CHARACTERS = 31
 
 

@@ -1,4 +1,4 @@
-"""Runs of uvarints read in C: each uvarint's bytes found by one pattern, its value looked up.
+"""Runs of uvarints read in bulk: mostly in C, each uvarint's bytes found by one pattern.
 
 A uvarint is bytes with 0x80 set, then one byte without (ground truth §3.2). One regular
 expression splits a region into its uvarints' bytes (``re.findall``, no Python per uvarint);
@@ -8,11 +8,13 @@ longer ones worked out when met. A uvarint of more than 64 bits (more than 10 by
 10th byte above 1) raises ``Overflow``; the callers answer ``None`` then, and the decoder's
 full read raises at it.
 
-``uvarints_filling`` takes the uvarints that fill a region exactly where few of many are longer
-than a byte (the five header chunks of many rows), ``split_uvarints`` where many are or the
-region holds few (the size tables), and ``fast_size_tables`` splits the size tables' numbers
-into tables. ``leading_uvarints`` takes a count of uvarints of one or two bytes from the start
-of a region (a column group's value lengths).
+``header_uvarints`` reads the five header chunks of many rows (a Python loop over the commit
+ts chunk, whose uvarints take five to nine bytes each, then the one-byte rest), and
+``uvarints_filling`` any region the uvarints fill exactly, where few of many are longer than
+a byte (``header_uvarints``' fallback); ``split_uvarints`` where many are or the region holds
+few (the size tables), and ``fast_size_tables`` splits the size tables' numbers into tables.
+``leading_uvarints`` takes a count of uvarints of one or two bytes from the start of a region
+(a column group's value lengths).
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ def uvarints_filling(value: bytes, start: int, end: int) -> list[int] | None:
 
     ``None`` also for a uvarint past 64 bits: the caller's full read raises at the fault. Read
     by ``read_uvarint_chunk``, which copies out the one-byte uvarints between longer ones in
-    one go: the cheaper way where few of many are longer (the headers of many rows: commit
-    ts deltas); a region of few uvarints is split (``split_uvarints``).
+    one go: the cheaper way where few of many are longer; a region of few uvarints is split
+    (``split_uvarints``).
     """
     region = value[start:end]
     if region.isascii():  # the common region: every uvarint takes one byte

@@ -134,7 +134,8 @@ class Plan:
                 _object_column(reader, column, ctype) if column.type == "timestamp" else reader
                 for column, ctype, reader in zip(columns, ctypes, readers, strict=True)
             ]
-            self.parsed_image = image_function(objects)
+            if objects != readers:  # else the image function made above reads them already
+                self.parsed_image = image_function(objects)
             self.parsed_update = update_function(objects)
             self.parsed_row = row_function(objects, general)
 
