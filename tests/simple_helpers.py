@@ -88,7 +88,6 @@ def feed_all(encoding: str, messages: list[Message]) -> list[DecodedEvent]:
 
 
 _PARSE = _decoder.parse
-_JSON_PARSE = _json.parse
 
 
 def _full_parse(
@@ -101,16 +100,12 @@ def _full_parse(
     return _PARSE(message, encoding, index, compression)
 
 
-def _full_json(value: bytes, index: int) -> Wire:
-    return _JSON_PARSE(value, index)
-
-
 @contextmanager
 def read_in_full() -> Iterator[None]:
     """Inside the block a ``SimpleDecoder`` reads every message in full, none lazily."""
     with (
         mock.patch.object(_decoder, "parse", _full_parse),
-        mock.patch.object(_lazy, "parse", _full_json),
+        mock.patch.object(_lazy, "parse", _json.parse),
     ):
         yield
 

@@ -17,12 +17,12 @@ from ticdc_conformance.reference import (
     ColumnInfo,
     RowChangedEvent,
     TableInfo,
-    TimestampValue,
     craft,
 )
 from ticdc_conformance.reference._fast_checks import DATE_BYTES, DATETIME_BYTES, TIMESTAMP_BYTES
 from ticdc_conformance.reference.craft import _encode, _group_code
 from ticdc_conformance.reference.validation import unchecked_values
+from ticdc_conformance.reference.values import valid_timestamp
 
 TABLE = TableInfo(
     schema="s",
@@ -53,10 +53,7 @@ def test_joined_text_tests_decode_as_the_full_way(
 ) -> None:
     events = []
     for i, (day, stamp, moment, other) in enumerate(rows):
-        stamped = None if stamp is None else TimestampValue.__new__(TimestampValue)
-        if stamped is not None:
-            object.__setattr__(stamped, "text", stamp)
-            object.__setattr__(stamped, "zone", None)
+        stamped = None if stamp is None else valid_timestamp(stamp)  # unchecked, as drawn
         image = (i, day, stamped, moment, other, "x")
         events.append(
             RowChangedEvent(commit_ts=1 + i, table=TABLE, op="update", before=image, after=image)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, nullcontext
 
 import pytest
+from helpers import frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_open_protocol_plans import misshapen
@@ -213,7 +214,7 @@ def test_a_batch_of_rows_takes_the_batch_path() -> None:
     image = {"id": {"t": 8, "h": True, "f": 11, "v": 1}, "at": {"t": 7, "f": 65, "v": None}}
     key = b'{"ts":1,"scm":"s","tbl":"t","t":1}'
     value = json.dumps({"u": image, "p": image}, separators=(",", ":")).encode()
-    message = Message(key=_frame([key] * 3, (1).to_bytes(8, "big")), value=_frame([value] * 3))
+    message = frame([key] * 3, [value] * 3)
     decode(message)
     assert message.key is not None
     assert message.value is not None
@@ -250,7 +251,7 @@ def test_a_batch_of_two_tables_takes_the_batch_path(rows: int, minus_zero: str) 
             head, _, tail = value.rpartition(b'"v":0.5')  # its before image's
             value = head + b'"v":-0' + tail
         values.append(value)
-    message = Message(key=_frame(keys, (1).to_bytes(8, "big")), value=_frame(values))
+    message = frame(keys, values)
     assert message.key is not None
     assert message.value is not None
     for block in _accelerators():

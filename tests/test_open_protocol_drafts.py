@@ -10,10 +10,13 @@ a type code or flags), in the columns whose readers take floats and in some that
 from __future__ import annotations
 
 import pytest
+from helpers import frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_open_protocol_batch import _decoded
+from test_open_protocol_plans import _clear_plans
 
-from ticdc_conformance.reference import DecodeError, Message
+from ticdc_conformance.reference import Message
 from ticdc_conformance.reference._gojson import orjson_active, plain_json_only
 from ticdc_conformance.reference.open_protocol import _batch, _plans, decode
 
@@ -52,18 +55,12 @@ def _column(draw: st.DrawFn, kind: tuple[int, int]) -> str:
     return f'{{"t":{t},"f":{f},"v":{draw(st.sampled_from(_NUMBERS))}}}'
 
 
-def _frame(documents: list[bytes], start: bytes = b"") -> bytes:
-    return start + b"".join(len(d).to_bytes(8, "big") + d for d in documents)
-
-
 def _message(values: list[str]) -> Message:
     keys = [
         f'{{"ts":{450_000_000_000_000_000 + i},"scm":"s","tbl":"t","t":1}}'.encode()
         for i in range(len(values))
     ]
-    return Message(
-        key=_frame(keys, (1).to_bytes(8, "big")), value=_frame([v.encode() for v in values])
-    )
+    return frame(keys, [v.encode() for v in values])
 
 
 @st.composite
@@ -82,13 +79,6 @@ def _messages(draw: st.DrawFn) -> tuple[Message, Message]:
         before = image([draw(_column(kind)) for kind in kinds])
         values.append(draw(st.sampled_from([f'{{"u":{after}}}', f'{{"u":{after},"p":{before}}}'])))
     return _message(values), _message([f'{{"u":{nulls}}}'])
-
-
-def _decoded(message: Message) -> object:
-    try:
-        return repr(decode(message))  # repr: 1, 1.0 and True are equal, their reprs are not
-    except DecodeError as error:
-        return "error", str(error), error.offset, error.path
 
 
 @settings(max_examples=600)
@@ -133,14 +123,10 @@ def test_numbers_orjson_reads_otherwise_take_the_plain_path(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_batch, "COLUMN_WISE_ROWS", column_wise)
         patch.setattr(_plans, "_MAX_COMPILED", 256 if compiled else 0)
-        _plans._PLANS.clear()  # the plan made again, compiled or not
-        _plans._READERS.clear()
-        _plans._MADE.clear()
+        _clear_plans()  # the plan made again, compiled or not
         decode(plan)
         accelerated = _decoded(message)
         with plain_json_only():
             plain = _decoded(message)
-        _plans._PLANS.clear()
-        _plans._READERS.clear()
-        _plans._MADE.clear()
+        _clear_plans()
     assert plain == accelerated

@@ -11,7 +11,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_simple_plan import _NAMES, _image, _json_values, _tables, _wire_values
+from test_simple_plan import _NAMES, _image, _tables
 from test_simple_readers import _COLUMNS, _EDGES, _raws
 
 from ticdc_conformance.reference.decoded import DecodedColumn
@@ -105,11 +105,6 @@ def _parsed_columns(table: TableInfo) -> list[Column]:
         parsed = _object_column(reader, column, ctype) if column.type == "timestamp" else reader
         columns.append(parsed._replace(quick=None))
     return columns
-
-
-_json_images = st.dictionaries(
-    st.sampled_from([*_NAMES, "z"]), _json_values | _wire_values, max_size=5
-)
 
 
 @settings(max_examples=2000)
